@@ -1,0 +1,51 @@
+import { Link, Outlet, useNavigate } from 'react-router-dom';
+import { useLogout, useMe } from '@/features/auth/hooks/useAuth';
+import { Button } from '@/components/ui';
+import { focusRing } from '@/lib/cn';
+
+/** The top bar (app name, the user's email, Sign out) above every signed-in page. */
+export function AppShell() {
+  const me = useMe();
+  const logout = useLogout();
+  const navigate = useNavigate();
+  return (
+    <div className="min-h-screen">
+      <a
+        href="#main"
+        className="sr-only rounded-xl bg-white px-3 py-2 text-sm focus:not-sr-only focus:absolute focus:left-4 focus:top-4 focus:z-50"
+      >
+        Skip to content
+      </a>
+      <header className="border-b border-zinc-200 bg-white">
+        <nav aria-label="Main" className="mx-auto flex h-14 max-w-6xl items-center justify-between gap-4 px-6">
+          <div className="flex items-center gap-6">
+            <Link to="/projects" className={`rounded-xl text-base font-semibold text-zinc-900 ${focusRing}`}>
+              Assay
+            </Link>
+            <Link to="/projects" className={`rounded-xl text-sm text-zinc-600 hover:text-zinc-900 ${focusRing}`}>
+              Projects
+            </Link>
+          </div>
+          <div className="flex items-center gap-3">
+            {me.data && (
+              <span className="text-sm text-zinc-600" data-testid="current-user">
+                {me.data.email}
+              </span>
+            )}
+            <Button
+              variant="secondary"
+              size="sm"
+              loading={logout.isPending}
+              onClick={() => logout.mutate(undefined, { onSettled: () => navigate('/login', { replace: true }) })}
+            >
+              Sign out
+            </Button>
+          </div>
+        </nav>
+      </header>
+      <main id="main" className="mx-auto max-w-6xl p-6">
+        <Outlet />
+      </main>
+    </div>
+  );
+}

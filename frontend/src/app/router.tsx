@@ -1,0 +1,36 @@
+import { createBrowserRouter, Navigate, type RouteObject } from 'react-router-dom';
+import { AppShell } from './AppShell';
+import { NotFoundPage } from './NotFoundPage';
+import { PublicOnly, RequireAuth } from './RequireAuth';
+import { LoginPage } from '@/features/auth/pages/LoginPage';
+import { RegisterPage } from '@/features/auth/pages/RegisterPage';
+import { ProjectsPage } from '@/features/projects/pages/ProjectsPage';
+import { ProjectHomePage } from '@/features/projects/pages/ProjectHomePage';
+import { RunPage } from '@/features/runs/pages/RunPage';
+
+export const routes: RouteObject[] = [
+  {
+    element: <PublicOnly />,
+    children: [
+      { path: '/login', element: <LoginPage /> },
+      { path: '/register', element: <RegisterPage /> },
+    ],
+  },
+  {
+    element: <RequireAuth />,
+    children: [
+      {
+        element: <AppShell />,
+        children: [
+          { path: '/', element: <Navigate to="/projects" replace /> },
+          { path: '/projects', element: <ProjectsPage /> },
+          { path: '/projects/:projectId', element: <ProjectHomePage /> },
+          { path: '/projects/:projectId/runs/:runId', element: <RunPage /> },
+        ],
+      },
+    ],
+  },
+  { path: '*', element: <NotFoundPage /> },
+];
+
+export const router = createBrowserRouter(routes);

@@ -1,0 +1,16 @@
+export { Alert } from './Alert';
+export { Badge, type BadgeTone } from './Badge';
+export { Button, buttonClasses, type ButtonProps } from './Button';
+export { Card, CardContent, CardHeader, CardTitle } from './Card';
+export { Checkbox } from './Checkbox';
+export { Dialog } from './Dialog';
+export { EmptyState } from './EmptyState';
+export { ErrorState } from './ErrorState';
+export { Field, describedBy } from './Field';
+export { Input, Textarea } from './Input';
+export { Label } from './Label';
+export { Progress } from './Progress';
+export { Select } from './Select';
+export { LoadingRows, Skeleton } from './Skeleton';
+export { Spinner } from './Spinner';
+export { Table, TBody, TD, TH, THead, TR } from './Table';

@@ -1,0 +1,54 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, setCsrfToken, unwrap } from '@/api/client';
+import { isApiError } from '@/api/errors';
+import { qk } from '@/api/queryKeys';
+import type { LoginBody, RegisterBody, User } from '@/api/types';
+
+/** The signed-in user, or null when the session is missing or expired. */
+export function useMe() {
+  return useQuery<User | null>({
+    queryKey: qk.me,
+    queryFn: async () => {
+      try {
+        return await unwrap(api.GET('/api/auth/me'));
+      } catch (e) {
+        if (isApiError(e) && e.status === 401) return null;
+        throw e;
+      }
+    },
+    staleTime: 5 * 60_000,
+  });
+}
+
+export function useLogin() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: LoginBody) => unwrap(api.POST('/api/auth/login', { body })),
+    meta: { anonymous: true },
+    onSuccess: (data) => {
+      setCsrfToken(data.csrf_token);
+      // Another user's cached data must never be shown to this one.
+      queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== 'me' });
+      queryClient.setQueryData(qk.me, data.user);
+    },
+  });
+}
+
+export function useRegister() {
+  return useMutation({
+    mutationFn: (body: RegisterBody) => unwrap(api.POST('/api/auth/register', { body })),
+    meta: { anonymous: true },
+  });
+}
+
+export function useLogout() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => unwrap(api.POST('/api/auth/logout')),
+    onSettled: () => {
+      setCsrfToken(null);
+      queryClient.clear();
+      queryClient.setQueryData(qk.me, null);
+    },
+  });
+}

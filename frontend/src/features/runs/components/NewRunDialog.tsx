@@ -1,0 +1,103 @@
+import { useState, type FormEvent } from 'react';
+import { useNavigate } from 'react-router-dom';
+import { Alert, Button, Checkbox, Dialog, ErrorState, Field, Input, Label, LoadingRows, Select } from '@/components/ui';
+import { errorMessage } from '@/api/errors';
+import { useCreateRun, useDatasets, useModels } from '../hooks/useRuns';
+
+/** Start a run of one dataset on one or more of the project's models. */
+export function NewRunDialog({ projectId, open, onClose }: { projectId: number; open: boolean; onClose: () => void }) {
+  const navigate = useNavigate();
+  const datasets = useDatasets(projectId, open);
+  const models = useModels(projectId, open);
+  const create = useCreateRun(projectId);
+  const [datasetId, setDatasetId] = useState('');
+  const [modelIds, setModelIds] = useState<number[]>([]);
+  const [name, setName] = useState('');
+  const [problem, setProblem] = useState<string | null>(null);
+
+  function close() {
+    setDatasetId('');
+    setModelIds([]);
+    setName('');
+    setProblem(null);
+    create.reset();
+    onClose();
+  }
+
+  function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    if (!datasetId) return setProblem('Choose a dataset.');
+    if (modelIds.length === 0) return setProblem('Choose at least one model.');
+    setProblem(null);
+    create.mutate(
+      { dataset_id: Number(datasetId), model_ids: modelIds, name: name.trim() || null },
+      {
+        onSuccess: (run) => {
+          close();
+          navigate(`/projects/${projectId}/runs/${run.id}`);
+        },
+      },
+    );
+  }
+
+  const loading = datasets.isPending || models.isPending;
+  const failed = datasets.isError ? datasets : models.isError ? models : null;
+  const empty = !loading && !failed && (datasets.data?.items.length === 0 || models.data?.items.length === 0);
+
+  return (
+    <Dialog open={open} onClose={close} title="New run" description="Run every case of a dataset on the models you choose.">
+      {loading ? (
+        <LoadingRows label="Loading datasets and models" />
+      ) : failed ? (
+        <ErrorState error={failed.error} onRetry={() => failed.refetch()} />
+      ) : empty ? (
+        <p className="text-sm text-zinc-600">
+          This project needs at least one dataset and one model. Start a demo run to create a demo dataset and two
+          fake models.
+        </p>
+      ) : (
+        <form noValidate onSubmit={onSubmit} className="space-y-4">
+          {(problem || create.isError) && <Alert>{problem ?? errorMessage(create.error)}</Alert>}
+          <Field id="run-name" label="Run name (optional)">
+            <Input id="run-name" value={name} onChange={(e) => setName(e.target.value)} maxLength={200} />
+          </Field>
+          <Field id="run-dataset" label="Dataset">
+            <Select id="run-dataset" className="w-full" value={datasetId} onChange={(e) => setDatasetId(e.target.value)}>
+              <option value="">Choose a dataset</option>
+              {datasets.data?.items.map((d) => (
+                <option key={d.id} value={d.id}>
+                  {d.name} (v{d.version}, {d.case_count} cases)
+                </option>
+              ))}
+            </Select>
+          </Field>
+          <fieldset className="space-y-2">
+            <legend className="text-sm font-medium">Models</legend>
+            {models.data?.items.map((m) => (
+              <div key={m.id} className="flex items-center gap-2">
+                <Checkbox
+                  id={`run-model-${m.id}`}
+                  checked={modelIds.includes(m.id)}
+                  onChange={(e) =>
+                    setModelIds((ids) => (e.target.checked ? [...ids, m.id] : ids.filter((x) => x !== m.id)))
+                  }
+                />
+                <Label htmlFor={`run-model-${m.id}`} className="font-normal">
+                  {m.name} <span className="text-zinc-500">({m.provider} · {m.model})</span>
+                </Label>
+              </div>
+            ))}
+          </fieldset>
+          <div className="flex justify-end gap-2 pt-2">
+            <Button variant="secondary" onClick={close}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={create.isPending}>
+              Start run
+            </Button>
+          </div>
+        </form>
+      )}
+    </Dialog>
+  );
+}
