@@ -1,0 +1,110 @@
+"""Register, sign in and out, who am I, personal API tokens."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from flask import Response, g, jsonify, request
+
+from assay.api.auth.schemas import (
+    LoginResultSchema, LoginSchema, RegisterSchema, TokenCreatedSchema, TokenCreateSchema,
+    TokenListSchema, UserSchema,
+)
+from assay.api.base import Blueprint, commit, runtime, session, user
+from assay.api.security import CSRF_COOKIE, SESSION_COOKIE
+from assay.core.auth import service as auth
+from assay.core.auth import sessions
+from assay.core.errors import DomainError
+from assay.ratelimit import Limiter
+
+blp = Blueprint("auth", __name__, url_prefix="/api/auth", description="Accounts and sessions")
+WINDOW_S = 15 * 60
+
+
+def _limiter(name: str, limit: int, message: str) -> Limiter:
+    return Limiter(runtime().redis, name, limit, WINDOW_S, message)
+
+
+@blp.post("/register")
+@blp.arguments(RegisterSchema)
+@blp.response(201, UserSchema)
+def register(data: dict[str, Any]) -> Any:
+    limiter = _limiter("register", runtime().settings.register_ip_limit,
+                       "Too many attempts, try again in 15 minutes")
+    limiter.check(request.remote_addr or "?")
+    limiter.hit(request.remote_addr or "?")
+    created = auth.register(session(), data["email"], data["password"], data["name"],
+                            runtime().settings.bcrypt_rounds)
+    commit()
+    return created
+
+
+@blp.post("/login")
+@blp.arguments(LoginSchema)
+@blp.response(200, LoginResultSchema)
+def login(data: dict[str, Any]) -> Any:
+    settings = runtime().settings
+    limiter = _limiter("login", settings.login_ip_failures,
+                       "Too many login attempts. Please wait.")
+    limiter.check(request.remote_addr or "?")
+    try:
+        found = auth.authenticate(session(), data["email"], data["password"],
+                                  settings.login_lock_failures, settings.login_lock_minutes)
+    except DomainError:
+        limiter.hit(request.remote_addr or "?")
+        raise
+    commit()
+    days = settings.remember_days if data["remember_me"] else settings.session_days
+    token = sessions.issue(found.id, found.email, settings.jwt_secret, timedelta(days=days))
+    csrf = sessions.csrf_token(token.jti, settings.jwt_secret)
+    response = jsonify(LoginResultSchema().dump({"user": found, "csrf_token": csrf}))
+    max_age = days * 86400 if data["remember_me"] else None
+    for name, value, http_only in ((SESSION_COOKIE, token.token, True),
+                                   (CSRF_COOKIE, csrf, False)):
+        response.set_cookie(name, value, max_age=max_age, httponly=http_only, samesite="Strict",
+                            secure=settings.cookie_secure, path="/")
+    return response
+
+
+@blp.post("/logout")
+@blp.response(204)
+def logout() -> Any:
+    claims = g.get("session_token")
+    if claims is not None:
+        auth.revoke_session(session(), user(), claims.jti, claims.expires_at)
+        commit()
+    response = Response(status=204)
+    for name in (SESSION_COOKIE, CSRF_COOKIE):
+        response.delete_cookie(name, path="/", samesite="Strict")
+    return response
+
+
+@blp.get("/me")
+@blp.response(200, UserSchema)
+def me() -> Any:
+    return user()
+
+
+@blp.get("/tokens")
+@blp.response(200, TokenListSchema)
+def list_tokens() -> Any:
+    return {"items": auth.list_api_tokens(session(), user())}
+
+
+@blp.post("/tokens")
+@blp.arguments(TokenCreateSchema)
+@blp.response(201, TokenCreatedSchema)
+def create_token(data: dict[str, Any]) -> Any:
+    token, plaintext = auth.create_api_token(session(), user(), data["name"])
+    commit()
+    return {"id": token.id, "name": token.name, "prefix": token.prefix,
+            "created_at": token.created_at, "last_used_at": None, "token": plaintext}
+
+
+@blp.delete("/tokens/<int:token_id>")
+@blp.response(204)
+def delete_token(token_id: int) -> Any:
+    auth.delete_api_token(session(), user(), token_id)
+    commit()
+    return None

@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate, validates_schema
+from marshmallow.exceptions import ValidationError
+
+EMAIL = [validate.Email(error="Invalid email format"), validate.Length(max=255)]
+
+
+class UserSchema(Schema):
+    id = fields.Integer(required=True)
+    email = fields.String(required=True)
+    name = fields.String(required=True, allow_none=True)
+    created_at = fields.DateTime(required=True)
+
+
+class RegisterSchema(Schema):
+    email = fields.String(required=True, validate=EMAIL)
+    name = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=255))
+    password = fields.String(required=True, validate=validate.Length(min=1, max=1024))
+    confirm_password = fields.String(required=True, validate=validate.Length(max=1024))
+
+    @validates_schema
+    def passwords_match(self, data: dict[str, str], **_: object) -> None:
+        if data.get("password") != data.get("confirm_password"):
+            raise ValidationError("Passwords don't match", "confirm_password")
+
+
+class LoginSchema(Schema):
+    email = fields.String(required=True, validate=EMAIL)
+    password = fields.String(required=True, validate=validate.Length(min=1, max=1024))
+    remember_me = fields.Boolean(load_default=False)
+
+
+class LoginResultSchema(Schema):
+    user = fields.Nested(UserSchema, required=True)
+    csrf_token = fields.String(required=True)
+
+
+class TokenCreateSchema(Schema):
+    name = fields.String(required=True, validate=validate.Length(min=1, max=100))
+
+
+class TokenSchema(Schema):
+    id = fields.Integer(required=True)
+    name = fields.String(required=True)
+    prefix = fields.String(required=True)
+    created_at = fields.DateTime(required=True)
+    last_used_at = fields.DateTime(required=True, allow_none=True)
+
+
+class TokenCreatedSchema(TokenSchema):
+    token = fields.String(required=True, metadata={"description": "Shown once; store it now."})
+
+
+class TokenListSchema(Schema):
+    items = fields.List(fields.Nested(TokenSchema), required=True)

@@ -1,0 +1,71 @@
+"""What every view shares: the session, the current user, project access, pagination."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import flask_smorest
+from flask import g
+from marshmallow import Schema, fields, validate
+from sqlalchemy.orm import Session
+
+from assay.api.errors import Parser
+from assay.core.auth.models import User
+from assay.core.errors import Unauthorized
+from assay.core.pagination import Page
+from assay.core.projects import service as projects
+from assay.core.projects.models import Project, Role
+from assay.extensions import db
+from assay.runtime import Runtime, current
+
+
+class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
+    ARGUMENTS_PARSER = Parser()
+
+
+def session() -> Session:
+    return db.session
+
+
+def runtime() -> Runtime:
+    return current()
+
+
+def user() -> User:
+    found: User | None = g.get("user")
+    if found is None:
+        raise Unauthorized("Sign in to continue")
+    return found
+
+
+def project_access(project_id: int, needed: Role) -> tuple[Project, Role]:
+    return projects.access(session(), user(), project_id, needed)
+
+
+def commit() -> None:
+    session().commit()
+
+
+class PageArgs(Schema):
+    page = fields.Integer(load_default=1, validate=validate.Range(min=1, max=100_000))
+    page_size = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+
+
+_pages: dict[str, type[Schema]] = {}
+
+
+def page_of(item: type[Schema]) -> type[Schema]:
+    """The paginated-list schema for `item`: {items, total, page, page_size}."""
+    name = item.__name__.removesuffix("Schema") + "PageSchema"
+    if name not in _pages:
+        _pages[name] = type(name, (Schema,), {
+            "items": fields.List(fields.Nested(item), required=True),
+            "total": fields.Integer(required=True),
+            "page": fields.Integer(required=True),
+            "page_size": fields.Integer(required=True),
+        })
+    return _pages[name]
+
+
+def page_dict(page: Page[Any], items: list[Any]) -> dict[str, Any]:
+    return {"items": items, "total": page.total, "page": page.page, "page_size": page.page_size}

@@ -1,0 +1,54 @@
+"""Liveness of the database, Redis and the workers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, fields
+from rq import Queue, Worker
+from sqlalchemy import text
+
+from assay.api.base import Blueprint, runtime, session
+
+blp = Blueprint("health", __name__, url_prefix="/api", description="Health")
+
+
+class CheckSchema(Schema):
+    ok = fields.Boolean(required=True)
+    error = fields.String()
+
+
+class WorkersSchema(Schema):
+    ok = fields.Boolean(required=True)
+    count = fields.Integer(required=True)
+
+
+class HealthSchema(Schema):
+    status = fields.String(required=True, metadata={"enum": ["ok", "degraded"]})
+    database = fields.Nested(CheckSchema, required=True)
+    redis = fields.Nested(CheckSchema, required=True)
+    workers = fields.Nested(WorkersSchema, required=True)
+
+
+def _check(probe: Any) -> dict[str, Any]:
+    try:
+        probe()
+        return {"ok": True}
+    except Exception as exc:  # health reports failures instead of raising them
+        return {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:300]}
+
+
+@blp.get("/health")
+@blp.response(200, HealthSchema)
+def health() -> Any:
+    rt = runtime()
+    database = _check(lambda: session().execute(text("SELECT 1")))
+    redis = _check(rt.redis.ping)
+    try:
+        queue = Queue(rt.runs_queue, connection=rt.redis)
+        count = len(Worker.all(queue=queue)) if redis["ok"] else 0
+    except Exception:
+        count = 0
+    ok = database["ok"] and redis["ok"] and count > 0
+    return {"status": "ok" if ok else "degraded", "database": database, "redis": redis,
+            "workers": {"ok": count > 0, "count": count}}

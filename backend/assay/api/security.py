@@ -1,0 +1,70 @@
+"""Authentication for every API request, in one place: bearer tokens, or the session
+cookie plus the CSRF double-submit header on unsafe methods."""
+
+from __future__ import annotations
+
+from flask import Flask, Response, g, request
+
+from assay.core.auth import service as auth
+from assay.core.auth import sessions
+from assay.core.auth.models import User
+from assay.core.errors import Forbidden, Unauthorized
+from assay.extensions import db
+from assay.runtime import current
+
+SESSION_COOKIE = "assay_session"
+CSRF_COOKIE = "assay_csrf"
+CSRF_HEADER = "X-CSRF-Token"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+PUBLIC_ENDPOINTS = frozenset({
+    "auth.register", "auth.login", "health.health", "api-docs.openapi_json",
+    "api-docs.openapi_swagger_ui", "static",
+})
+
+
+def _bearer() -> str | None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+def _from_cookie(token: str) -> User:
+    settings = current().settings
+    claims = sessions.decode(token, settings.jwt_secret)
+    if auth.is_revoked(db.session, claims.jti):
+        raise Unauthorized("You have signed out. Please sign in again.")
+    if request.method not in SAFE_METHODS and not sessions.csrf_matches(
+        claims.jti, settings.jwt_secret, request.cookies.get(CSRF_COOKIE),
+        request.headers.get(CSRF_HEADER),
+    ):
+        raise Forbidden("Missing or invalid CSRF token", code="CSRF_FAILED")
+    user = db.session.get(User, claims.user_id)
+    if user is None:
+        raise Unauthorized("Invalid session. Please sign in again.")
+    g.session_token = claims
+    return user
+
+
+def authenticate_request() -> None:
+    if not request.path.startswith("/api/") or request.endpoint in PUBLIC_ENDPOINTS:
+        return
+    bearer = _bearer()
+    if bearer is not None:
+        g.user = auth.user_for_api_token(db.session, bearer)
+        return
+    cookie = request.cookies.get(SESSION_COOKIE)
+    if not cookie:
+        raise Unauthorized("Sign in to continue")
+    g.user = _from_cookie(cookie)
+
+
+def no_store(response: Response) -> Response:
+    if request.path.startswith("/api/"):
+        response.headers.setdefault("Cache-Control", "no-store")
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    return response
+
+
+def init_app(app: Flask) -> None:
+    app.before_request(authenticate_request)
+    app.after_request(no_store)

@@ -1,0 +1,65 @@
+"""create_app(settings): the factory, nothing else."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, send_from_directory
+from flask.typing import ResponseReturnValue
+from swagger_ui_bundle import swagger_ui_path
+
+from assay import __version__, runtime
+from assay.api import security
+from assay.api.auth.routes import blp as auth_blp
+from assay.api.catalog.routes import blp as catalog_blp
+from assay.api.errors import AssayApi, register_error_handlers
+from assay.api.health.routes import blp as health_blp
+from assay.api.members.routes import blp as members_blp
+from assay.api.projects.routes import blp as projects_blp
+from assay.api.runs.routes import blp as runs_blp
+from assay.extensions import db, migrate
+from assay.settings import REPO_ROOT, Settings
+
+BLUEPRINTS = [auth_blp, projects_blp, members_blp, catalog_blp, runs_blp, health_blp]
+DOCS_ASSETS = "/api/docs/assets/"
+
+
+def _config(settings: Settings) -> dict[str, Any]:
+    return {
+        "SECRET_KEY": settings.secret_key,
+        "MAX_CONTENT_LENGTH": settings.max_body_bytes,
+        "API_TITLE": "Assay",
+        "API_VERSION": __version__,
+        "OPENAPI_VERSION": "3.0.3",
+        "OPENAPI_URL_PREFIX": "/api",
+        "OPENAPI_JSON_PATH": "openapi.json",
+        "OPENAPI_SWAGGER_UI_PATH": "/docs",
+        "OPENAPI_SWAGGER_UI_URL": DOCS_ASSETS,  # served below: the docs work offline
+        "API_SPEC_OPTIONS": {"components": {"securitySchemes": {
+            "bearer": {"type": "http", "scheme": "bearer"},
+            "cookie": {"type": "apiKey", "in": "cookie", "name": security.SESSION_COOKIE},
+        }}, "security": [{"bearer": []}, {"cookie": []}]},
+    }
+
+
+def create_app(settings: Settings | None = None) -> Flask:
+    settings = settings or Settings.from_env()
+    app = Flask(__name__, instance_path=str(settings.instance_path))
+    app.config.update(_config(settings))
+    runtime.configure(settings)
+    migrate.init_app(app, db, directory=str(REPO_ROOT / "migrations"), render_as_batch=True)
+    api = AssayApi(app)
+    for blueprint in BLUEPRINTS:
+        api.register_blueprint(blueprint)
+    security.init_app(app)
+    register_error_handlers(app)
+
+    @app.get(DOCS_ASSETS + "<path:filename>")
+    def docs_assets(filename: str) -> ResponseReturnValue:
+        return send_from_directory(swagger_ui_path, filename)
+
+    @app.teardown_appcontext
+    def _remove_session(_exc: BaseException | None) -> None:
+        db.scoped.remove()
+
+    return app

@@ -1,0 +1,81 @@
+"""The `assay` command: a FlaskGroup with serve, worker, seed, fake-provider and up."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+import click
+from flask import Flask
+from flask.cli import FlaskGroup
+
+from assay.settings import Settings
+
+
+def _create_app() -> Flask:
+    from assay.app import create_app
+
+    return create_app()
+
+
+@click.group(cls=FlaskGroup, create_app=_create_app, add_default_commands=True)
+def main() -> None:
+    """Assay: evaluate LLMs and the prompts that drive them."""
+    logging.basicConfig(level=os.environ.get("ASSAY_LOG_LEVEL", "INFO"),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=int, default=lambda: int(os.environ.get("ASSAY_PORT", 8000)),
+              show_default="ASSAY_PORT or 8000")
+@click.option("--threads", type=int, default=32, show_default=True,
+              help="Worker threads; each open progress stream holds one.")
+def serve(host: str, port: int, threads: int) -> None:
+    """Run the API with gunicorn."""
+    from assay.serve import run_gunicorn
+
+    run_gunicorn(host, port, threads)
+
+
+@main.command()
+@click.option("--burst", is_flag=True, help="Exit when the queue is empty.")
+def worker(burst: bool) -> None:
+    """Run an RQ worker for Assay's queues."""
+    from assay.serve import run_worker
+
+    run_worker(burst)
+
+
+@main.command()
+def seed() -> None:
+    """Create the demo user and project (idempotent) and print the demo login."""
+    from assay.extensions import db
+    from assay.seeds import DEMO_EMAIL, DEMO_PASSWORD, seed_demo
+
+    settings = Settings.from_env()
+    db.configure(settings)
+    with db.factory() as session:
+        _, project = seed_demo(session, settings)
+    click.echo(f"Demo project '{project.name}' ready. Sign in as {DEMO_EMAIL} / {DEMO_PASSWORD}")
+
+
+@main.command("fake-provider")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=int, default=lambda: int(os.environ.get("ASSAY_FAKE_PORT", 8100)),
+              show_default="ASSAY_FAKE_PORT or 8100")
+def fake_provider(host: str, port: int) -> None:
+    """Run the fake OpenAI/Anthropic-compatible LLM provider used by tests and the demo."""
+    from assay.providers.fake import FakeConfig, run_server
+
+    run_server(host, port, FakeConfig.from_env())
+
+
+@main.command()
+@click.option("--no-build", is_flag=True, help="Serve the SPA build as it is.")
+def up(no_build: bool) -> None:
+    """Start everything: fake provider, API, worker and the SPA server; Ctrl-C stops all."""
+    from assay.supervise import run_all
+
+    sys.exit(run_all(Settings.from_env(), build=not no_build))

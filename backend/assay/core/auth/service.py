@@ -1,0 +1,126 @@
+"""Registration, sign-in with lockout, session revocation and personal API tokens."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from assay.core import audit
+from assay.core.auth.models import ApiToken, RevokedSession, User
+from assay.core.auth.passwords import hash_password, password_problems, verify_password
+from assay.core.base import utcnow
+from assay.core.errors import Conflict, Invalid, Locked, NotFound, Unauthorized
+
+TOKEN_PREFIX = "assay_"
+INVALID_CREDENTIALS = "Invalid email or password"
+# Verified against when the email is unknown, so both paths cost one bcrypt check.
+_DUMMY_HASH = hash_password("not-a-real-password", 4)
+
+
+def normalize_email(email: str) -> str:
+    return email.strip().lower()
+
+
+def register(session: Session, email: str, password: str, name: str | None,
+             rounds: int) -> User:
+    problems = password_problems(password)
+    if problems:
+        raise Invalid("Password is too weak", {"json": {"password": problems}},
+                      code="WEAK_PASSWORD")
+    email = normalize_email(email)
+    if session.scalar(select(User.id).where(User.email == email)) is not None:
+        raise Conflict("Email already in use", {"json": {"email": ["Email already in use"]}},
+                       code="EMAIL_TAKEN")
+    user = User(email=email, name=name or None, password_hash=hash_password(password, rounds))
+    session.add(user)
+    session.flush()
+    audit.record(session, user, "user.registered", "user", user.id)
+    return user
+
+
+def _minutes_left(until: datetime) -> int:
+    return max(1, int((until - utcnow()).total_seconds() + 59) // 60)
+
+
+def authenticate(session: Session, email: str, password: str, max_failures: int,
+                 lock_minutes: int) -> User:
+    """Check a password; lock the account for `lock_minutes` after `max_failures` in a row."""
+    user = session.scalar(select(User).where(User.email == normalize_email(email)))
+    if user is None:
+        verify_password(password, _DUMMY_HASH)
+        raise Unauthorized(INVALID_CREDENTIALS, code="INVALID_CREDENTIALS")
+    if user.locked_until and user.locked_until > utcnow():
+        raise Locked(_locked_message(user.locked_until))
+    if not verify_password(password, user.password_hash):
+        user.failed_logins += 1
+        audit.record(session, user, "auth.login_failed", "user", user.id,
+                     data={"failures": user.failed_logins})
+        if user.failed_logins >= max_failures:
+            user.failed_logins = 0
+            user.locked_until = utcnow() + timedelta(minutes=lock_minutes)
+            session.commit()
+            raise Locked(_locked_message(user.locked_until))
+        session.commit()
+        raise Unauthorized(INVALID_CREDENTIALS, code="INVALID_CREDENTIALS")
+    user.failed_logins = 0
+    user.locked_until = None
+    audit.record(session, user, "auth.login", "user", user.id)
+    return user
+
+
+def _locked_message(until: datetime) -> str:
+    return f"Account temporarily locked. Try again in {_minutes_left(until)} minutes."
+
+
+def revoke_session(session: Session, user: User, jti: str, expires_at: datetime) -> None:
+    session.execute(delete(RevokedSession).where(RevokedSession.expires_at < utcnow()))
+    if session.get(RevokedSession, jti) is None:
+        session.add(RevokedSession(jti=jti, expires_at=expires_at))
+    audit.record(session, user, "auth.logout", "user", user.id)
+
+
+def is_revoked(session: Session, jti: str) -> bool:
+    return session.get(RevokedSession, jti) is not None
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def create_api_token(session: Session, user: User, name: str) -> tuple[ApiToken, str]:
+    plaintext = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token = ApiToken(user_id=user.id, name=name, prefix=plaintext[:12],
+                     token_hash=_digest(plaintext))
+    session.add(token)
+    session.flush()
+    audit.record(session, user, "token.created", "api_token", token.id, data={"name": name})
+    return token, plaintext
+
+
+def list_api_tokens(session: Session, user: User) -> list[ApiToken]:
+    stmt = select(ApiToken).where(ApiToken.user_id == user.id).order_by(ApiToken.id.desc())
+    return list(session.scalars(stmt))
+
+
+def delete_api_token(session: Session, user: User, token_id: int) -> None:
+    token = session.get(ApiToken, token_id)
+    if token is None or token.user_id != user.id:
+        raise NotFound("Token not found")
+    session.delete(token)
+    audit.record(session, user, "token.deleted", "api_token", token_id)
+
+
+def user_for_api_token(session: Session, plaintext: str) -> User:
+    token = session.scalar(select(ApiToken).where(ApiToken.token_hash == _digest(plaintext)))
+    if token is None:
+        raise Unauthorized("Invalid API token")
+    if token.last_used_at is None or utcnow() - token.last_used_at > timedelta(minutes=1):
+        token.last_used_at = utcnow()  # throttled: a read must not write on every call
+    user = session.get(User, token.user_id)
+    if user is None:
+        raise Unauthorized("Invalid API token")
+    return user

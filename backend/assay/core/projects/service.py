@@ -1,0 +1,174 @@
+"""Projects and their members: creation with a unique slug, listing, roles, membership."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from assay.core import audit
+from assay.core.auth.models import User
+from assay.core.auth.service import normalize_email
+from assay.core.base import utcnow
+from assay.core.errors import Conflict, Forbidden, NotFound
+from assay.core.pagination import Page, paginate
+from assay.core.projects.models import Membership, Project, Role
+
+
+def slugify(name: str) -> str:
+    slug = re.sub(r"[^a-z0-9\s-]", "", name.lower())
+    slug = re.sub(r"-+", "-", re.sub(r"\s+", "-", slug.strip())).strip("-")[:50]
+    return slug or "project"
+
+
+def unique_slug(session: Session, name: str) -> str:
+    base = slugify(name)
+    taken = set(session.scalars(
+        select(Project.slug).where((Project.slug == base) | Project.slug.like(f"{base}-%"))
+    ))
+    slug, counter = base, 1
+    while slug in taken:
+        slug, counter = f"{base}-{counter}", counter + 1
+    return slug
+
+
+def create_project(session: Session, owner: User, name: str,
+                   description: str | None = None) -> Project:
+    project = Project(name=name.strip(), slug=unique_slug(session, name),
+                      description=description or None)
+    session.add(project)
+    session.flush()
+    session.add(Membership(project_id=project.id, user_id=owner.id, role=Role.owner))
+    audit.record(session, owner, "project.created", "project", project.id, project.id,
+                 {"name": project.name, "slug": project.slug})
+    return project
+
+
+def touch(project: Project) -> None:
+    project.updated_at = utcnow()
+
+
+def list_projects(session: Session, user: User, page: int, page_size: int,
+                  query: str | None = None, role: str | None = None) -> Page[Any]:
+    """Rows of (project, the user's role, member count), most recently updated first."""
+    counts = (select(Membership.project_id, func.count().label("n"))
+              .group_by(Membership.project_id).subquery())
+    stmt = (
+        select(Project, Membership.role, counts.c.n)
+        .join(Membership, Membership.project_id == Project.id)
+        .join(counts, counts.c.project_id == Project.id)
+        .where(Membership.user_id == user.id)
+        .order_by(Project.updated_at.desc(), Project.id.desc())
+    )
+    if query:
+        stmt = stmt.where(func.lower(Project.name).contains(query.lower(), autoescape=True))
+    if role:
+        stmt = stmt.where(Membership.role == role)
+    return paginate(session, stmt, page, page_size, scalars=False)
+
+
+def access(session: Session, user: User, project_id: int, needed: Role) -> tuple[Project, Role]:
+    """A non-member learns nothing (404); a member below `needed` is refused (403)."""
+    row = session.execute(
+        select(Project, Membership.role)
+        .join(Membership, Membership.project_id == Project.id)
+        .where(Project.id == project_id, Membership.user_id == user.id)
+    ).first()
+    if row is None:
+        raise NotFound("Project not found")
+    project, role = row[0], Role(row[1])
+    if not role.at_least(needed):
+        raise Forbidden(f"This needs the {needed.value} role; you are {role.value}")
+    return project, role
+
+
+def update_project(session: Session, actor: User, project: Project,
+                   changes: dict[str, Any]) -> Project:
+    before = {key: getattr(project, key) for key in changes}
+    for key, value in changes.items():
+        setattr(project, key, value)
+    touch(project)
+    audit.record(session, actor, "project.updated", "project", project.id, project.id,
+                 {"before": before, "after": changes})
+    return project
+
+
+def delete_project(session: Session, actor: User, project: Project) -> None:
+    audit.record(session, actor, "project.deleted", "project", project.id, None,
+                 {"name": project.name, "slug": project.slug})
+    session.delete(project)
+
+
+def list_members(session: Session, project: Project, page: int, page_size: int) -> Page[Any]:
+    stmt = (select(Membership).where(Membership.project_id == project.id)
+            .order_by(Membership.created_at, Membership.id))
+    return paginate(session, stmt, page, page_size)
+
+
+def _member(session: Session, project: Project, user_id: int) -> Membership:
+    member = session.scalar(select(Membership).where(
+        Membership.project_id == project.id, Membership.user_id == user_id))
+    if member is None:
+        raise NotFound("Member not found")
+    return member
+
+
+def _owner_count(session: Session, project: Project) -> int:
+    return session.scalar(select(func.count()).where(
+        Membership.project_id == project.id, Membership.role == Role.owner)) or 0
+
+
+def _check_grant(actor_role: Role, target_role: Role | None, new_role: Role | None) -> None:
+    """Admins manage roles up to admin; only owners touch owners or make new ones."""
+    if actor_role == Role.owner:
+        return
+    if target_role == Role.owner or new_role == Role.owner:
+        raise Forbidden("Only an owner can grant, change or remove the owner role")
+
+
+def add_member(session: Session, actor: User, actor_role: Role, project: Project,
+               email: str, role: Role) -> Membership:
+    _check_grant(actor_role, None, role)
+    user = session.scalar(select(User).where(User.email == normalize_email(email)))
+    if user is None:
+        raise NotFound("No user with that email. Ask them to register first.",
+                       {"json": {"email": ["No user with that email"]}}, code="USER_NOT_FOUND")
+    exists = session.scalar(select(Membership.id).where(
+        Membership.project_id == project.id, Membership.user_id == user.id))
+    if exists is not None:
+        raise Conflict("That user is already a member", code="ALREADY_MEMBER")
+    member = Membership(project_id=project.id, user_id=user.id, role=role, user=user)
+    session.add(member)
+    touch(project)
+    audit.record(session, actor, "member.added", "user", user.id, project.id,
+                 {"email": user.email, "role": role.value})
+    session.flush()
+    return member
+
+
+def change_role(session: Session, actor: User, actor_role: Role, project: Project,
+                user_id: int, role: Role) -> Membership:
+    member = _member(session, project, user_id)
+    old = Role(member.role)
+    _check_grant(actor_role, old, role)
+    if old == Role.owner and role != Role.owner and _owner_count(session, project) <= 1:
+        raise Conflict("A project needs at least one owner", code="LAST_OWNER")
+    member.role = role
+    touch(project)
+    audit.record(session, actor, "member.role_changed", "user", user_id, project.id,
+                 {"before": old.value, "after": role.value})
+    return member
+
+
+def remove_member(session: Session, actor: User, actor_role: Role, project: Project,
+                  user_id: int) -> None:
+    member = _member(session, project, user_id)
+    _check_grant(actor_role, Role(member.role), None)
+    if member.role == Role.owner and _owner_count(session, project) <= 1:
+        raise Conflict("The last owner cannot be removed", code="LAST_OWNER")
+    session.delete(member)
+    touch(project)
+    audit.record(session, actor, "member.removed", "user", user_id, project.id,
+                 {"role": member.role})

@@ -1,0 +1,35 @@
+"""Executes claimed cells concurrently through the LLM client and turns calls into results."""
+
+from __future__ import annotations
+
+import asyncio
+
+from assay.core.runs.service import Cell, CellResult
+from assay.providers.base import ChatRequest
+from assay.providers.client import LLMClient
+
+
+def cost_micros(tokens_in: int | None, tokens_out: int | None, price_in: int,
+                price_out: int) -> int:
+    """Prices are micro-dollars per million tokens; round up so cost is never understated."""
+    numerator = (tokens_in or 0) * price_in + (tokens_out or 0) * price_out
+    return -(-numerator // 1_000_000)
+
+
+async def execute_cell(client: LLMClient, cell: Cell) -> CellResult:
+    result = await client.chat(cell.base_url, ChatRequest(cell.model, cell.messages, cell.params))
+    if result.error is not None:
+        return CellResult(cell.output_id, ok=False, error_class=result.error.error_class,
+                          error_message=result.error.message, latency_ms=result.latency_ms)
+    response = result.response
+    assert response is not None
+    return CellResult(
+        cell.output_id, ok=True, text=response.text, tokens_in=response.tokens_in,
+        tokens_out=response.tokens_out, latency_ms=result.latency_ms,
+        cost_micros=cost_micros(response.tokens_in, response.tokens_out, cell.price_in,
+                                cell.price_out),
+    )
+
+
+async def execute_batch(client: LLMClient, cells: list[Cell]) -> list[CellResult]:
+    return list(await asyncio.gather(*(execute_cell(client, cell) for cell in cells)))

@@ -1,0 +1,207 @@
+"""Runs: plan every cell up front, claim cells under a lease, record results once, finish."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import func, or_, select, update
+from sqlalchemy.orm import Session
+
+from assay.core import audit
+from assay.core.auth.models import User
+from assay.core.datasets.models import Case
+from assay.core.datasets.service import get_dataset, latest_version, version_cases
+from assay.core.base import utcnow
+from assay.core.errors import Invalid, NotFound
+from assay.core.llm.models import ModelConfig
+from assay.core.llm.service import models_by_id
+from assay.core.pagination import Page, paginate
+from assay.core.projects.models import Project
+from assay.core.runs.models import TERMINAL, CellStatus, Output, Run, RunStatus, RunTarget
+
+
+def create_run(session: Session, actor: User | None, project: Project, dataset_id: int,
+               model_ids: list[int], name: str | None = None, repeats: int = 1) -> Run:
+    if not model_ids:
+        raise Invalid("Choose at least one model", {"json": {"model_ids": ["Required"]}})
+    dataset = get_dataset(session, project, dataset_id)
+    version = latest_version(session, dataset.id)
+    models = models_by_id(session, project, list(dict.fromkeys(model_ids)))
+    cases = version_cases(session, version.id)
+    if not cases:
+        raise Invalid("The dataset has no cases", {"json": {"dataset_id": ["No cases"]}})
+    run = Run(project_id=project.id, name=name or f"{dataset.name} v{version.number}",
+              dataset_version_id=version.id, created_by=actor.id if actor else None,
+              total=len(cases) * len(models) * repeats, settings={"repeats": repeats})
+    session.add(run)
+    session.flush()
+    targets = [RunTarget(run_id=run.id, model_id=m.id, position=i) for i, m in enumerate(models)]
+    session.add_all(targets)
+    session.flush()
+    session.execute(Output.__table__.insert(), [
+        {"run_id": run.id, "case_id": case.id, "target_id": target.id, "repeat": r,
+         "status": CellStatus.pending, "attempts": 0}
+        for case in cases for target in targets for r in range(repeats)
+    ])
+    audit.record(session, actor, "run.created", "run", run.id, project.id,
+                 {"dataset_id": dataset.id, "version": version.number, "model_ids": model_ids,
+                  "cells": run.total})
+    return run
+
+
+def get_run(session: Session, project: Project, run_id: int) -> Run:
+    run = session.get(Run, run_id)
+    if run is None or run.project_id != project.id:
+        raise NotFound("Run not found")
+    return run
+
+
+def list_runs(session: Session, project: Project, page: int, page_size: int) -> Page[Any]:
+    stmt = select(Run).where(Run.project_id == project.id).order_by(Run.id.desc())
+    return paginate(session, stmt, page, page_size)
+
+
+def target_model_ids(session: Session, run_ids: list[int]) -> dict[int, list[int]]:
+    rows = session.execute(select(RunTarget.run_id, RunTarget.model_id)
+                           .where(RunTarget.run_id.in_(run_ids)).order_by(RunTarget.position))
+    out: dict[int, list[int]] = {run_id: [] for run_id in run_ids}
+    for run_id, model_id in rows:
+        out[run_id].append(model_id)
+    return out
+
+
+def list_outputs(session: Session, run: Run, page: int, page_size: int) -> Page[Any]:
+    """Rows of (output, model id, model name) in case then target order."""
+    stmt = (select(Output, ModelConfig.id, ModelConfig.name)
+            .join(RunTarget, RunTarget.id == Output.target_id)
+            .join(ModelConfig, ModelConfig.id == RunTarget.model_id)
+            .where(Output.run_id == run.id)
+            .order_by(Output.case_id, RunTarget.position, Output.repeat))
+    return paginate(session, stmt, page, page_size, scalars=False)
+
+
+def start_run(session: Session, run_id: int) -> bool:
+    """pending -> running; True when this call made the transition."""
+    moved = session.execute(update(Run).where(Run.id == run_id, Run.status == RunStatus.pending)
+                            .values(status=RunStatus.running, started_at=utcnow()))
+    session.commit()
+    return bool(getattr(moved, "rowcount", 0))
+
+
+@dataclass(frozen=True)
+class Cell:
+    """Everything a worker needs to make one call, detached from the session."""
+
+    output_id: int
+    model: str
+    base_url: str
+    provider: str
+    params: dict[str, Any]
+    messages: list[dict[str, Any]]
+    price_in: int
+    price_out: int
+
+
+def _messages(case: Case) -> list[dict[str, Any]]:
+    if isinstance(case.input.get("messages"), list):
+        return list(case.input["messages"])
+    text = case.input.get("question") or case.input.get("prompt") or str(case.input)
+    return [{"role": "user", "content": str(text)}]
+
+
+def claim_cells(session: Session, run_id: int, owner: str, limit: int,
+                lease: timedelta) -> list[Cell]:
+    """Lease up to `limit` pending (or lease-expired) cells of a running run to `owner`."""
+    now = utcnow()
+    candidates = (select(Output.id).join(Run, Run.id == Output.run_id)
+                  .where(Output.run_id == run_id, Run.status == RunStatus.running,
+                         or_(Output.status == CellStatus.pending,
+                             (Output.status == CellStatus.running) & (Output.lease_until < now)))
+                  .order_by(Output.id).limit(limit))
+    if session.get_bind().dialect.name == "postgresql":
+        candidates = candidates.with_for_update(skip_locked=True, of=Output)
+    ids = list(session.scalars(candidates))
+    if not ids:
+        session.commit()
+        return []
+    session.execute(update(Output).where(Output.id.in_(ids)).values(
+        status=CellStatus.running, lease_owner=owner, lease_until=now + lease,
+        attempts=Output.attempts + 1))
+    rows = session.execute(
+        select(Output.id, Case, ModelConfig).join(Case, Case.id == Output.case_id)
+        .join(RunTarget, RunTarget.id == Output.target_id)
+        .join(ModelConfig, ModelConfig.id == RunTarget.model_id)
+        .where(Output.id.in_(ids), Output.lease_owner == owner).order_by(Output.id)).all()
+    session.commit()
+    return [Cell(output_id=oid, model=m.model, base_url=m.credential.base_url,
+                 provider=m.credential.kind, params=dict(m.params), messages=_messages(case),
+                 price_in=m.input_price_per_mtok_micros, price_out=m.output_price_per_mtok_micros)
+            for oid, case, m in rows]
+
+
+@dataclass(frozen=True)
+class CellResult:
+    output_id: int
+    ok: bool
+    text: str | None = None
+    error_class: str | None = None
+    error_message: str | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost_micros: int | None = None
+    latency_ms: int | None = None
+
+
+def record_results(session: Session, run_id: int, owner: str,
+                   results: list[CellResult]) -> None:
+    """Write finished cells; a cell whose lease another worker took over is left to it."""
+    now = utcnow()
+    for r in results:
+        session.execute(
+            update(Output).where(Output.id == r.output_id, Output.lease_owner == owner,
+                                 Output.status == CellStatus.running)
+            .values(status=CellStatus.succeeded if r.ok else CellStatus.failed, text=r.text,
+                    error_class=r.error_class, error_message=r.error_message,
+                    tokens_in=r.tokens_in, tokens_out=r.tokens_out, cost_micros=r.cost_micros,
+                    latency_ms=r.latency_ms, finished_at=now, lease_until=None))
+    refresh_counts(session, run_id)
+    session.commit()
+
+
+def refresh_counts(session: Session, run_id: int) -> Run:
+    counts = dict(session.execute(select(Output.status, func.count())
+                                  .where(Output.run_id == run_id).group_by(Output.status)).all())
+    run = session.get(Run, run_id)
+    if run is None:
+        raise NotFound("Run not found")
+    run.succeeded = counts.get(CellStatus.succeeded, 0)
+    run.failed = counts.get(CellStatus.failed, 0)
+    return run
+
+
+def finish_if_done(session: Session, run_id: int) -> Run | None:
+    """Close the run when no cell is left to do; returns it only on that transition."""
+    open_cells = session.scalar(select(func.count()).where(
+        Output.run_id == run_id, Output.status.in_([CellStatus.pending, CellStatus.running])))
+    run = refresh_counts(session, run_id)
+    if open_cells or RunStatus(run.status) in TERMINAL:
+        session.commit()
+        return None
+    status = (RunStatus.completed if run.failed == 0
+              else RunStatus.failed if run.succeeded == 0 else RunStatus.partial)
+    finished_at = utcnow()
+    moved = session.execute(update(Run).where(Run.id == run_id, Run.status == RunStatus.running)
+                            .values(status=status, finished_at=finished_at,
+                                    succeeded=run.succeeded, failed=run.failed))
+    session.commit()
+    if not getattr(moved, "rowcount", 0):
+        return None  # another worker closed it first
+    session.refresh(run)
+    return run
+
+
+def progress(run: Run) -> dict[str, Any]:
+    return {"run_id": run.id, "status": run.status, "total": run.total,
+            "succeeded": run.succeeded, "failed": run.failed}

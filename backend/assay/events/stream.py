@@ -1,0 +1,52 @@
+"""Server-Sent Events for a run: replay after Last-Event-ID, then tail, with heartbeats."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import redis
+
+from assay.events.publish import FINISHED, stream_key
+
+_STREAM_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
+
+
+def valid_last_id(value: str | None) -> str:
+    """The id to resume after; anything that is not a stream id replays from the start."""
+    return value if value and _STREAM_ID.match(value) else "0-0"
+
+
+def _frame(event_id: str, event_type: str, data: str) -> str:
+    return f"id: {event_id}\nevent: {event_type}\ndata: {data}\n\n"
+
+
+def sse(conn: redis.Redis, run_id: int, last_id: str, heartbeat_s: float,
+        final_snapshot: Callable[[], dict[str, Any] | None]) -> Iterator[str]:
+    """Yield SSE frames until the run's finished event has been sent.
+
+    `final_snapshot` returns the run's progress when it is already over, so a stream that
+    lost its events (capped, or Redis restarted) still ends with a truthful finish.
+    """
+    key = stream_key(run_id)
+    yield "retry: 2000\n\n"
+    while True:
+        over = final_snapshot()
+        if over is not None:  # nothing more will be written: drain without waiting
+            reply = conn.xread({key: last_id}, count=500)
+            if not reply:
+                yield _frame(last_id, FINISHED, json.dumps({"type": FINISHED, **over}))
+                return
+        else:
+            reply = conn.xread({key: last_id}, count=500, block=int(heartbeat_s * 1000))
+            if not reply:
+                yield ": heartbeat\n\n"
+                continue
+        for raw_id, fields in reply[0][1]:
+            last_id = raw_id.decode()
+            event_type = fields[b"type"].decode()
+            yield _frame(last_id, event_type, fields[b"data"].decode())
+            if event_type == FINISHED:
+                return

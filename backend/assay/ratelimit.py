@@ -1,0 +1,28 @@
+"""Fixed-window counters in Redis, shared by every API process."""
+
+from __future__ import annotations
+
+import redis
+
+from assay.core.errors import RateLimited
+
+
+class Limiter:
+    def __init__(self, conn: redis.Redis, name: str, limit: int, window_s: int, message: str):
+        self.conn, self.name, self.limit, self.window_s = conn, name, limit, window_s
+        self.message = message
+
+    def _key(self, subject: str) -> str:
+        return f"assay:limit:{self.name}:{subject}"
+
+    def check(self, subject: str) -> None:
+        used = self.conn.get(self._key(subject))
+        if used is not None and int(used) >= self.limit:
+            raise RateLimited(self.message)
+
+    def hit(self, subject: str) -> None:
+        key = self._key(subject)
+        with self.conn.pipeline() as pipe:
+            pipe.set(key, 0, ex=self.window_s, nx=True)  # opens the window (Redis 6 has no EXPIRE NX)
+            pipe.incr(key)
+            pipe.execute()

@@ -1,0 +1,44 @@
+"""Seed data shipped in the repository's seeds/ folder, and the demo account."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from assay.core.auth.models import User
+from assay.core.auth.service import register
+from assay.core.datasets.service import ensure_demo_dataset
+from assay.core.llm.service import ensure_demo_models
+from assay.core.projects.models import Membership, Project
+from assay.core.projects.service import create_project
+from assay.settings import REPO_ROOT, Settings
+
+DEMO_EMAIL = "demo@assay.local"
+DEMO_PASSWORD = "Demo-password-2026!"
+DEMO_PROJECT = "Demo"
+
+
+@cache
+def demo_cases() -> list[dict[str, Any]]:
+    data = json.loads((REPO_ROOT / "seeds" / "demo_dataset.json").read_text())
+    return list(data["cases"])
+
+
+def seed_demo(session: Session, settings: Settings) -> tuple[User, Project]:
+    """The demo user and project, idempotently: running it twice changes nothing."""
+    demo = session.scalar(select(User).where(User.email == DEMO_EMAIL))
+    if demo is None:
+        demo = register(session, DEMO_EMAIL, DEMO_PASSWORD, "Demo user", settings.bcrypt_rounds)
+    project = session.scalar(select(Project).join(Membership).where(
+        Membership.user_id == demo.id, Project.name == DEMO_PROJECT))
+    if project is None:
+        project = create_project(session, demo, DEMO_PROJECT,
+                                 "A demo project on Assay's fake LLM provider")
+    ensure_demo_models(session, demo, project, settings.fake_provider_url)
+    ensure_demo_dataset(session, demo, project, demo_cases())
+    session.commit()
+    return demo, project

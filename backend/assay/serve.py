@@ -1,0 +1,52 @@
+"""Long-running processes: the API under gunicorn, and RQ workers."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from gunicorn.app.base import BaseApplication
+
+from assay.redis_conn import connect, embedded_url
+from assay.settings import Settings
+
+
+class _Gunicorn(BaseApplication):  # type: ignore[misc]
+    def __init__(self, options: dict[str, Any]):
+        self.options = options
+        super().__init__()
+
+    def load_config(self) -> None:
+        for key, value in self.options.items():
+            self.cfg.set(key, value)
+
+    def load(self) -> Any:
+        from assay.app import create_app
+
+        return create_app()
+
+
+def share_embedded_redis(settings: Settings) -> Settings:
+    """Put the embedded Redis's URL in the environment so child processes use the same one."""
+    if settings.redis_url:
+        return settings
+    os.environ["REDIS_URL"] = embedded_url(settings)
+    return Settings.from_env()
+
+
+def run_gunicorn(host: str, port: int, threads: int) -> None:
+    share_embedded_redis(Settings.from_env())
+    _Gunicorn({
+        "bind": f"{host}:{port}", "workers": 1, "worker_class": "gthread", "threads": threads,
+        "timeout": 0,  # progress streams stay open; gthread still reaps dead clients
+        "graceful_timeout": 5, "accesslog": None, "errorlog": "-", "loglevel": "warning",
+    }).run()
+
+
+def run_worker(burst: bool) -> None:
+    from rq import Queue, Worker
+
+    settings = share_embedded_redis(Settings.from_env())
+    conn = connect(settings)
+    queue = Queue(f"{settings.queue_prefix}-runs", connection=conn)
+    Worker([queue], connection=conn).work(burst=burst, logging_level="WARNING")

@@ -1,0 +1,106 @@
+"""One typed settings object, read from the environment once.
+
+Everything has a default that needs nothing installed: a SQLite file and an embedded
+Redis in the instance folder, and secret keys generated there on first start.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def _int(env: dict[str, str], name: str, default: int) -> int:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError as exc:
+        raise ValueError(f"{name} must be an integer, got {raw!r}") from exc
+
+
+def _bool(env: dict[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    return raw.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _secret(instance: Path, env: dict[str, str], name: str) -> str:
+    """The secret from the environment, else one generated once into the instance folder."""
+    if env.get(name):
+        return env[name]
+    path = instance / f"{name.lower()}.key"
+    if path.exists():
+        return path.read_text().strip()
+    value = secrets.token_urlsafe(48)
+    instance.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(value)
+    log.warning("%s is not set: generated one into %s (set it in production)", name, path)
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    instance_path: Path
+    database_url: str
+    redis_url: str | None  # None: start an embedded Redis in the instance folder
+    secret_key: str
+    jwt_secret: str
+    bcrypt_rounds: int = 12
+    session_days: int = 7
+    remember_days: int = 30
+    cookie_secure: bool = False
+    login_lock_failures: int = 5
+    login_lock_minutes: int = 15
+    login_ip_failures: int = 20  # failed logins per IP per lock window before 429
+    register_ip_limit: int = 30  # registrations per IP per 15 minutes
+    queue_prefix: str = "assay"
+    fake_provider_url: str = "http://127.0.0.1:8100"
+    max_body_bytes: int = 1_000_000
+    sse_heartbeat_s: float = 15.0
+    run_concurrency: int = 50
+    stream_maxlen: int = 10_000
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
+        env = dict(os.environ if env is None else env)
+        instance = Path(env.get("ASSAY_INSTANCE_PATH") or REPO_ROOT / "instance").resolve()
+        instance.mkdir(parents=True, exist_ok=True)
+        database_url = env.get("DATABASE_URL") or f"sqlite:///{instance / 'assay.db'}"
+        if database_url.startswith("postgres://"):
+            database_url = "postgresql://" + database_url.removeprefix("postgres://")
+        if database_url.startswith("postgresql://"):
+            database_url = "postgresql+psycopg://" + database_url.removeprefix("postgresql://")
+        fake_port = _int(env, "ASSAY_FAKE_PORT", 8100)
+        return cls(
+            instance_path=instance,
+            database_url=database_url,
+            redis_url=env.get("REDIS_URL") or None,
+            secret_key=_secret(instance, env, "SECRET_KEY"),
+            jwt_secret=_secret(instance, env, "JWT_SECRET"),
+            bcrypt_rounds=_int(env, "ASSAY_BCRYPT_ROUNDS", 12),
+            cookie_secure=_bool(env, "ASSAY_COOKIE_SECURE", False),
+            login_ip_failures=_int(env, "ASSAY_LOGIN_IP_FAILURES", 20),
+            register_ip_limit=_int(env, "ASSAY_REGISTER_IP_LIMIT", 30),
+            queue_prefix=env.get("ASSAY_QUEUE_PREFIX") or "assay",
+            fake_provider_url=env.get("ASSAY_FAKE_PROVIDER_URL")
+            or f"http://127.0.0.1:{fake_port}",
+            sse_heartbeat_s=float(env.get("ASSAY_SSE_HEARTBEAT_S") or 15.0),
+            run_concurrency=_int(env, "ASSAY_RUN_CONCURRENCY", 50),
+        )
