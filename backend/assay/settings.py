@@ -73,6 +73,10 @@ class Settings:
     stream_maxlen: int = 10_000
     extra: dict[str, str] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if len(self.jwt_secret) < 32:
+            raise ValueError("JWT_SECRET must be at least 32 characters")
+
     @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")

@@ -1,0 +1,123 @@
+"""Shared fixtures: a real database (SQLite file or PostgreSQL), real Redis, the fake provider.
+
+ASSAY_TEST_DATABASE_URL picks the database (default: a SQLite file). `make test` runs the
+suite once on each. Redis is the machine's real server (ASSAY_TEST_REDIS_URL), on a
+database number of its own that is flushed between tests.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+import redis
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+
+from assay.app import create_app
+from assay.extensions import db
+from assay.providers.fake import FakeConfig, FakeProviderThread
+from assay.settings import Settings
+from tests.factories import Factory
+
+REDIS_URL = os.environ.get("ASSAY_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
+
+
+def _fresh_postgres(url: str) -> str:
+    """A database of this test session's own, so parallel suites never collide."""
+    name = f"assay_test_{os.getpid()}"
+    admin = make_url(url).set(drivername="postgresql")
+    conninfo = admin.render_as_string(hide_password=False)
+    with psycopg.connect(conninfo, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return admin.set(drivername="postgresql+psycopg", database=name).render_as_string(
+        hide_password=False)
+
+
+@pytest.fixture(scope="session")
+def fake_provider() -> Iterator[FakeProviderThread]:
+    with FakeProviderThread(FakeConfig(latency_ms=5.0, seed=7)) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def test_env(tmp_path_factory: pytest.TempPathFactory,
+             fake_provider: FakeProviderThread) -> dict[str, str]:
+    instance: Path = tmp_path_factory.mktemp("instance")
+    url = os.environ.get("ASSAY_TEST_DATABASE_URL") or f"sqlite:///{instance / 'test.db'}"
+    if url.startswith("postgres"):
+        url = _fresh_postgres(url)
+    return {
+        "ASSAY_INSTANCE_PATH": str(instance),
+        "DATABASE_URL": url,
+        "REDIS_URL": REDIS_URL,
+        "ASSAY_QUEUE_PREFIX": f"assay-test-{uuid.uuid4().hex[:8]}",
+        "ASSAY_BCRYPT_ROUNDS": "4",
+        "ASSAY_REGISTER_IP_LIMIT": "100000",
+        "ASSAY_FAKE_PROVIDER_URL": fake_provider.url,
+        "ASSAY_SSE_HEARTBEAT_S": "1",
+        "SECRET_KEY": "test-secret-key-" + "s" * 40,
+        "JWT_SECRET": "test-jwt-secret-" + "j" * 40,
+    }
+
+
+@pytest.fixture(scope="session")
+def settings(test_env: dict[str, str]) -> Settings:
+    return Settings.from_env(test_env)
+
+
+@pytest.fixture(scope="session")
+def app(settings: Settings, test_env: dict[str, str]) -> Flask:
+    app = create_app(settings)
+    previous = dict(os.environ)
+    os.environ.update(test_env)  # `db upgrade` runs the real migrations against the test DB
+    try:
+        with app.app_context():
+            from flask_migrate import upgrade
+
+            upgrade()
+    finally:
+        os.environ.clear()
+        os.environ.update(previous)
+    return app
+
+
+@pytest.fixture(scope="session")
+def redis_conn() -> redis.Redis:
+    return redis.Redis.from_url(REDIS_URL)
+
+
+def _empty_tables() -> None:
+    tables = [t.name for t in reversed(db.metadata.sorted_tables)]
+    with db.engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(text(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE"))
+        else:
+            for table in tables:
+                conn.execute(text(f"DELETE FROM {table}"))
+
+
+@pytest.fixture(autouse=True)
+def clean_state(request: pytest.FixtureRequest) -> Iterator[None]:
+    yield
+    if "app" in request.fixturenames:
+        db.scoped.remove()
+        _empty_tables()
+        redis.Redis.from_url(REDIS_URL).flushdb()
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+@pytest.fixture
+def factory(app: Flask, settings: Settings) -> Factory:
+    return Factory(app, settings)

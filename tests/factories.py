@@ -1,0 +1,91 @@
+"""Builders for users, projects and signed-in clients, through the real services and API."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Flask
+from flask.testing import FlaskClient
+from werkzeug.test import TestResponse
+
+from assay.core.auth.models import User
+from assay.core.auth.service import create_api_token, register
+from assay.core.projects import service as projects
+from assay.core.projects.models import Project, Role
+from assay.extensions import db
+from assay.settings import Settings
+
+PASSWORD = "Correct-horse-42!"
+_ids = itertools.count(1)
+
+
+@dataclass
+class Session:
+    """A signed-in browser: the session cookie plus the CSRF header on unsafe methods."""
+
+    client: FlaskClient
+    csrf: str
+    user_id: int
+
+    def request(self, method: str, url: str, **kwargs: Any) -> TestResponse:
+        headers = dict(kwargs.pop("headers", {}) or {})
+        if method.upper() not in {"GET", "HEAD", "OPTIONS"}:
+            headers.setdefault("X-CSRF-Token", self.csrf)
+        return self.client.open(url, method=method.upper(), headers=headers, **kwargs)
+
+    def get(self, url: str, **kw: Any) -> TestResponse:
+        return self.request("GET", url, **kw)
+
+    def post(self, url: str, **kw: Any) -> TestResponse:
+        return self.request("POST", url, **kw)
+
+    def patch(self, url: str, **kw: Any) -> TestResponse:
+        return self.request("PATCH", url, **kw)
+
+    def delete(self, url: str, **kw: Any) -> TestResponse:
+        return self.request("DELETE", url, **kw)
+
+
+class Factory:
+    def __init__(self, app: Flask, settings: Settings):
+        self.app, self.settings = app, settings
+
+    def user(self, email: str | None = None, password: str = PASSWORD) -> User:
+        email = email or f"user{next(_ids)}@example.com"
+        with db.factory() as session:
+            user = register(session, email, password, None, self.settings.bcrypt_rounds)
+            session.commit()
+            return user
+
+    def login(self, user: User, password: str = PASSWORD) -> Session:
+        client = self.app.test_client()
+        reply = client.post("/api/auth/login", json={"email": user.email, "password": password})
+        assert reply.status_code == 200, reply.json
+        return Session(client, reply.json["csrf_token"], user.id)
+
+    def signed_in(self) -> Session:
+        return self.login(self.user())
+
+    def project(self, owner: User, name: str = "Project") -> Project:
+        with db.factory() as session:
+            found = session.merge(owner)
+            project = projects.create_project(session, found, name)
+            session.commit()
+            return project
+
+    def member(self, project: Project, role: Role) -> User:
+        user = self.user()
+        with db.factory() as session:
+            from assay.core.projects.models import Membership
+
+            session.add(Membership(project_id=project.id, user_id=user.id, role=role))
+            session.commit()
+        return user
+
+    def api_token(self, user: User) -> str:
+        with db.factory() as session:
+            _, plaintext = create_api_token(session, session.merge(user), "test")
+            session.commit()
+            return plaintext
