@@ -1,0 +1,144 @@
+import type { ReactNode } from 'react';
+import { act, renderHook } from '@testing-library/react';
+import { QueryClientProvider } from '@tanstack/react-query';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { makeQueryClient } from '@/app/queryClient';
+import { qk } from './queryKeys';
+import type { Run } from './types';
+import { useEventStream, type EventSourceLike } from './useEventStream';
+
+/** A stand-in for the browser's EventSource that tests drive by hand. */
+class FakeEventSource implements EventSourceLike {
+  static instances: FakeEventSource[] = [];
+  readyState = 0;
+  closed = false;
+  onopen: ((ev: Event) => unknown) | null = null;
+  onerror: ((ev: Event) => unknown) | null = null;
+  private listeners = new Map<string, Array<(ev: MessageEvent) => void>>();
+  constructor(
+    public url: string,
+    public init?: EventSourceInit,
+  ) {
+    FakeEventSource.instances.push(this);
+  }
+  addEventListener(type: string, listener: (ev: MessageEvent) => void) {
+    this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
+  }
+  close() {
+    this.closed = true;
+    this.readyState = 2;
+  }
+  open() {
+    this.readyState = 1;
+    this.onopen?.(new Event('open'));
+  }
+  emit(type: string, data: unknown, id = '1-0') {
+    const ev = new MessageEvent(type, { data: JSON.stringify(data), lastEventId: id });
+    for (const l of this.listeners.get(type) ?? []) l(ev);
+  }
+  fail(readyState: number) {
+    this.readyState = readyState;
+    this.onerror?.(new Event('error'));
+  }
+}
+
+const run: Run = {
+  id: 7, name: 'demo', status: 'pending', total: 4, succeeded: 0, failed: 0,
+  created_at: '2024-01-01T00:00:00Z', started_at: null, finished_at: null, dataset_id: 1, model_ids: [1, 2],
+};
+
+function setup(options: { enabled?: boolean } = {}) {
+  const client = makeQueryClient({ retry: false });
+  client.setQueryData(qk.run(3, 7), run);
+  client.setQueryData(qk.outputs(3, 7, 1), { items: [], total: 0, page: 1, page_size: 50 });
+  const wrapper = ({ children }: { children: ReactNode }) => <QueryClientProvider client={client}>{children}</QueryClientProvider>;
+  const hook = renderHook(() => useEventStream(3, 7, { EventSourceImpl: FakeEventSource, ...options }), { wrapper });
+  return { client, hook, es: FakeEventSource.instances.at(-1)! };
+}
+
+const ev = (type: string, status: string, succeeded: number, failed: number) => ({
+  type, run_id: 7, status, total: 4, succeeded, failed, at: '2024-01-01T00:00:05Z',
+});
+
+afterEach(() => {
+  FakeEventSource.instances = [];
+});
+
+describe('useEventStream', () => {
+  it('connects to the run events URL with credentials', () => {
+    const { es, hook } = setup();
+    expect(es.url).toBe('/api/projects/3/runs/7/events');
+    expect(es.init).toEqual({ withCredentials: true });
+    expect(hook.result.current.state).toBe('connecting');
+    act(() => es.open());
+    expect(hook.result.current.state).toBe('open');
+  });
+
+  it('writes each event into the cached run and invalidates the outputs', () => {
+    const { es, client, hook } = setup();
+    act(() => es.emit('run.started', ev('run.started', 'running', 0, 0)));
+    expect(client.getQueryData<Run>(qk.run(3, 7))).toMatchObject({ status: 'running', succeeded: 0, started_at: '2024-01-01T00:00:05Z' });
+
+    expect(client.getQueryState(qk.outputs(3, 7, 1))?.isInvalidated).toBe(true);
+    client.setQueryData(qk.outputs(3, 7, 1), { items: [], total: 0, page: 1, page_size: 50 });
+
+    act(() => es.emit('run.progress', ev('run.progress', 'running', 2, 1)));
+    expect(client.getQueryData<Run>(qk.run(3, 7))).toMatchObject({ status: 'running', succeeded: 2, failed: 1, total: 4 });
+    expect(client.getQueryState(qk.outputs(3, 7, 1))?.isInvalidated).toBe(true);
+    expect(hook.result.current.lastEvent?.succeeded).toBe(2);
+    expect(es.closed).toBe(false);
+  });
+
+  it('ignores an older progress event that arrives late', () => {
+    const { es, client } = setup();
+    act(() => es.emit('run.progress', ev('run.progress', 'running', 3, 0)));
+    act(() => es.emit('run.progress', ev('run.progress', 'running', 1, 0)));
+    expect(client.getQueryData<Run>(qk.run(3, 7))?.succeeded).toBe(3);
+  });
+
+  it('closes the stream on run.finished and stops applying events', () => {
+    const { es, client, hook } = setup();
+    act(() => es.emit('run.finished', ev('run.finished', 'completed', 4, 0)));
+    expect(es.closed).toBe(true);
+    expect(hook.result.current.state).toBe('closed');
+    expect(client.getQueryData<Run>(qk.run(3, 7))).toMatchObject({ status: 'completed', succeeded: 4, finished_at: '2024-01-01T00:00:05Z' });
+    act(() => es.emit('run.progress', ev('run.progress', 'running', 1, 0)));
+    expect(client.getQueryData<Run>(qk.run(3, 7))?.status).toBe('completed');
+  });
+
+  it('also reads unnamed message events by their type field, and skips junk', () => {
+    const { es, client } = setup();
+    act(() => es.emit('message', ev('run.progress', 'running', 1, 0)));
+    expect(client.getQueryData<Run>(qk.run(3, 7))?.succeeded).toBe(1);
+    act(() => {
+      const bad = new MessageEvent('run.progress', { data: 'not json' });
+      (es as unknown as { listeners: Map<string, Array<(e: MessageEvent) => void>> }).listeners.get('run.progress')?.forEach((l) => l(bad));
+    });
+    expect(client.getQueryData<Run>(qk.run(3, 7))?.succeeded).toBe(1);
+  });
+
+  it('reports reconnecting while the browser retries and error once it gives up', () => {
+    const { es, hook } = setup();
+    act(() => es.fail(0));
+    expect(hook.result.current.state).toBe('connecting');
+    act(() => es.fail(2));
+    expect(hook.result.current.state).toBe('error');
+  });
+
+  it('does not connect when disabled and closes on unmount', () => {
+    setup({ enabled: false });
+    expect(FakeEventSource.instances).toHaveLength(0);
+    const { es, hook } = setup();
+    hook.unmount();
+    expect(es.closed).toBe(true);
+  });
+
+  it('refetches the run when an event arrives before the run is cached', () => {
+    const client = makeQueryClient({ retry: false });
+    const spy = vi.spyOn(client, 'invalidateQueries');
+    const wrapper = ({ children }: { children: ReactNode }) => <QueryClientProvider client={client}>{children}</QueryClientProvider>;
+    renderHook(() => useEventStream(3, 7, { EventSourceImpl: FakeEventSource }), { wrapper });
+    act(() => FakeEventSource.instances[0].emit('run.progress', ev('run.progress', 'running', 1, 0)));
+    expect(spy).toHaveBeenCalledWith({ queryKey: qk.run(3, 7), exact: true });
+  });
+});
