@@ -110,7 +110,10 @@ def clean_state(request: pytest.FixtureRequest) -> Iterator[None]:
     if "app" in request.fixturenames:
         db.scoped.remove()
         _empty_tables()
-        redis.Redis.from_url(REDIS_URL).flushdb()
+        conn = redis.Redis.from_url(REDIS_URL)
+        keys = list(conn.scan_iter("assay:*", count=1000))  # RQ's own keys stay: workers live on
+        if keys:
+            conn.delete(*keys)
 
 
 @pytest.fixture
