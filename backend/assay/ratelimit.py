@@ -23,6 +23,7 @@ class Limiter:
     def hit(self, subject: str) -> None:
         key = self._key(subject)
         with self.conn.pipeline() as pipe:
-            pipe.set(key, 0, ex=self.window_s, nx=True)  # opens the window (Redis 6 has no EXPIRE NX)
+            # SET NX opens the window: Redis 6 (embedded) has no EXPIRE NX
+            pipe.set(key, 0, ex=self.window_s, nx=True)
             pipe.incr(key)
             pipe.execute()

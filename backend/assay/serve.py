@@ -11,7 +11,7 @@ from assay.redis_conn import connect, embedded_url
 from assay.settings import Settings
 
 
-class _Gunicorn(BaseApplication):  # type: ignore[misc]
+class _Gunicorn(BaseApplication):
     def __init__(self, options: dict[str, Any]):
         self.options = options
         super().__init__()

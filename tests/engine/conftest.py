@@ -19,7 +19,8 @@ from assay.settings import Settings
 
 
 @pytest.fixture(scope="session")
-def worker(app: Flask, test_env: dict[str, str], settings: Settings) -> Iterator[subprocess.Popen[bytes]]:
+def worker(app: Flask, test_env: dict[str, str],
+           settings: Settings) -> Iterator[subprocess.Popen[bytes]]:
     proc = subprocess.Popen([sys.executable, "-m", "assay", "worker"],
                             env={**os.environ, **test_env})
     conn = redis.Redis.from_url(test_env["REDIS_URL"])

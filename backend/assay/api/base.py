@@ -19,7 +19,7 @@ from assay.extensions import db
 from assay.runtime import Runtime, current
 
 
-class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
+class Blueprint(flask_smorest.Blueprint):
     ARGUMENTS_PARSER = Parser()
 
 

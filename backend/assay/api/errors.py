@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, NoReturn
 
 from flask import Flask, jsonify
 from flask.typing import ResponseReturnValue
@@ -35,15 +35,15 @@ def error_body(status: int, message: str, code: str | None = None,
             "errors": errors or {}}
 
 
-class Parser(FlaskParser):  # type: ignore[misc]
+class Parser(FlaskParser):
     """Malformed JSON is a validation failure (422), like every other bad input."""
 
     def _handle_invalid_json_error(self, error: Exception, req: Any, *args: Any,
-                                   **kwargs: Any) -> None:
+                                   **kwargs: Any) -> NoReturn:
         raise UnprocessableEntity() from error  # mapped to the field error below
 
 
-class AssayApi(Api):  # type: ignore[misc]
+class AssayApi(Api):
     ERROR_SCHEMA = ErrorSchema
 
     def handle_http_exception(self, error: HTTPException) -> ResponseReturnValue:

@@ -19,7 +19,7 @@ class Page(Generic[T]):
     page_size: int
 
 
-def paginate(session: Session, stmt: Select[Any], page: int, page_size: int,
+def paginate(session: Session, stmt: Select[*tuple[Any, ...]], page: int, page_size: int,
              scalars: bool = True) -> Page[Any]:
     total = session.scalar(select(func.count()).select_from(stmt.order_by(None).subquery())) or 0
     window = stmt.limit(page_size).offset((page - 1) * page_size)

@@ -8,8 +8,13 @@ from typing import Any
 from flask import Response, g, jsonify, request
 
 from assay.api.auth.schemas import (
-    LoginResultSchema, LoginSchema, RegisterSchema, TokenCreatedSchema, TokenCreateSchema,
-    TokenListSchema, UserSchema,
+    LoginResultSchema,
+    LoginSchema,
+    RegisterSchema,
+    TokenCreatedSchema,
+    TokenCreateSchema,
+    TokenListSchema,
+    UserSchema,
 )
 from assay.api.base import Blueprint, commit, runtime, session, user
 from assay.api.security import CSRF_COOKIE, SESSION_COOKIE

@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from assay.api.base import (
-    Blueprint, PageArgs, commit, page_dict, page_of, project_access, session, user,
+    Blueprint,
+    PageArgs,
+    commit,
+    page_dict,
+    page_of,
+    project_access,
+    session,
+    user,
 )
 from assay.api.members.schemas import MemberAddSchema, MemberRoleSchema, MemberSchema
 from assay.core.projects import service as projects

@@ -7,10 +7,21 @@ from typing import Any
 from sqlalchemy import func, select
 
 from assay.api.base import (
-    Blueprint, PageArgs, commit, page_dict, page_of, project_access, session, user,
+    Blueprint,
+    PageArgs,
+    commit,
+    page_dict,
+    page_of,
+    project_access,
+    session,
+    user,
 )
 from assay.api.projects.schemas import (
-    AuditEventSchema, ProjectCreateSchema, ProjectListArgs, ProjectSchema, ProjectUpdateSchema,
+    AuditEventSchema,
+    ProjectCreateSchema,
+    ProjectListArgs,
+    ProjectSchema,
+    ProjectUpdateSchema,
 )
 from assay.core.pagination import paginate
 from assay.core.projects import service as projects

@@ -7,7 +7,15 @@ from typing import Any
 from flask import Response, request, stream_with_context
 
 from assay.api.base import (
-    Blueprint, PageArgs, commit, page_dict, page_of, project_access, runtime, session, user,
+    Blueprint,
+    PageArgs,
+    commit,
+    page_dict,
+    page_of,
+    project_access,
+    runtime,
+    session,
+    user,
 )
 from assay.api.runs.schemas import OutputSchema, RunCreateSchema, RunSchema
 from assay.core.datasets.service import ensure_demo_dataset

@@ -6,14 +6,14 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from assay.core import audit
 from assay.core.auth.models import User
+from assay.core.base import utcnow
 from assay.core.datasets.models import Case
 from assay.core.datasets.service import get_dataset, latest_version, version_cases
-from assay.core.base import utcnow
 from assay.core.errors import Invalid, NotFound
 from assay.core.llm.models import ModelConfig
 from assay.core.llm.service import models_by_id
@@ -40,7 +40,7 @@ def create_run(session: Session, actor: User | None, project: Project, dataset_i
     targets = [RunTarget(run_id=run.id, model_id=m.id, position=i) for i, m in enumerate(models)]
     session.add_all(targets)
     session.flush()
-    session.execute(Output.__table__.insert(), [
+    session.execute(insert(Output), [
         {"run_id": run.id, "case_id": case.id, "target_id": target.id, "repeat": r,
          "status": CellStatus.pending, "attempts": 0}
         for case in cases for target in targets for r in range(repeats)

@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+import logging
+import sqlite3
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from assay.db import make_engine
+from assay.settings import Settings
+
+
+def test_defaults_need_nothing(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING):
+        settings = Settings.from_env({"ASSAY_INSTANCE_PATH": str(tmp_path)})
+    assert settings.database_url == f"sqlite:///{tmp_path / 'assay.db'}"
+    assert settings.redis_url is None
+    assert settings.bcrypt_rounds == 12
+    assert len(settings.jwt_secret) >= 32
+    assert "JWT_SECRET is not set" in caplog.text
+    assert (tmp_path / "jwt_secret.key").stat().st_mode & 0o777 == 0o600
+
+
+def test_generated_secrets_are_kept(tmp_path: Path) -> None:
+    first = Settings.from_env({"ASSAY_INSTANCE_PATH": str(tmp_path)})
+    second = Settings.from_env({"ASSAY_INSTANCE_PATH": str(tmp_path)})
+    assert (first.secret_key, first.jwt_secret) == (second.secret_key, second.jwt_secret)
+
+
+def test_environment_wins(tmp_path: Path) -> None:
+    settings = Settings.from_env({
+        "ASSAY_INSTANCE_PATH": str(tmp_path), "DATABASE_URL": "postgres://u@h/db",
+        "REDIS_URL": "redis://h:6379/2", "JWT_SECRET": "x" * 40, "ASSAY_BCRYPT_ROUNDS": "10",
+    })
+    assert settings.database_url == "postgresql+psycopg://u@h/db"
+    assert settings.redis_url == "redis://h:6379/2"
+    assert settings.jwt_secret == "x" * 40 and settings.bcrypt_rounds == 10
+
+
+@pytest.mark.parametrize("env, message", [
+    ({"JWT_SECRET": "short"}, "at least 32"),
+    ({"ASSAY_BCRYPT_ROUNDS": "twelve"}, "must be an integer"),
+])
+def test_bad_settings_fail_clearly(tmp_path: Path, env: dict[str, str], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Settings.from_env({"ASSAY_INSTANCE_PATH": str(tmp_path), **env})
+
+
+def test_sqlite_runs_with_wal_busy_timeout_and_foreign_keys(tmp_path: Path) -> None:
+    engine = make_engine(Settings.from_env({"ASSAY_INSTANCE_PATH": str(tmp_path)}))
+    with engine.connect() as conn:
+        assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+        assert conn.execute(text("PRAGMA foreign_keys")).scalar() == 1
+        assert conn.execute(text("PRAGMA busy_timeout")).scalar() == 10000
+    engine.dispose()
+    assert sqlite3.connect(tmp_path / "assay.db").execute("PRAGMA journal_mode").fetchone()[0] \
+        == "wal"
