@@ -1,0 +1,487 @@
+"""Accounts and sessions: password rules, login lockout and rate limit, JWT validation,
+CSRF, API tokens, logout, cookie flags, bcrypt cost, audit of failed logins."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import jwt
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import func, select, update
+from werkzeug.test import TestResponse
+
+from assay.core.auth.models import User
+from assay.core.auth.passwords import hash_password
+from assay.core.base import utcnow
+from assay.core.projects.models import AuditEvent, Project
+from assay.extensions import db
+from assay.settings import Settings
+from tests.factories import PASSWORD, Factory
+
+SESSION_COOKIE, CSRF_COOKIE, CSRF_HEADER = "assay_session", "assay_csrf", "X-CSRF-Token"
+STRONG = "Sturdy-passw0rd!"
+
+
+def _count(model: type[Any], *where: Any) -> int:
+    with db.factory() as session:
+        return session.scalar(select(func.count()).select_from(model).where(*where)) or 0
+
+
+def _assert_error(reply: TestResponse, status: int, code: str) -> dict[str, Any]:
+    assert reply.status_code == status, reply.get_data(as_text=True)
+    body: dict[str, Any] = reply.json or {}
+    assert body["code"] == code and body["status"] == status, body
+    assert isinstance(body["message"], str) and body["message"]
+    assert isinstance(body["errors"], dict)
+    return body
+
+
+def _register(client: FlaskClient, email: str = "new@example.com", password: str = STRONG,
+              confirm: str | None = None) -> TestResponse:
+    return client.post("/api/auth/register", json={
+        "email": email, "password": password,
+        "confirm_password": password if confirm is None else confirm})
+
+
+def _login(client: FlaskClient, email: str, password: str = PASSWORD,
+           **kwargs: Any) -> TestResponse:
+    return client.post("/api/auth/login", json={"email": email, "password": password},
+                       **kwargs)
+
+
+def _claims(user: User, **changes: Any) -> dict[str, Any]:
+    now = utcnow()
+    claims = {"sub": str(user.id), "email": user.email, "iat": now,
+              "exp": now + timedelta(hours=1), "jti": secrets.token_hex(16)}
+    claims.update(changes)
+    return {key: value for key, value in claims.items() if value is not None}
+
+
+def _me_with_cookie(app: Flask, token: str) -> TestResponse:
+    client = app.test_client()
+    client.set_cookie(SESSION_COOKIE, token)
+    return client.get("/api/auth/me")
+
+
+# --- registration -------------------------------------------------------------------------
+
+
+def test_register_creates_an_account_that_can_sign_in(client: FlaskClient) -> None:
+    reply = _register(client, "Fresh@Example.com")
+    assert reply.status_code == 201, reply.json
+    assert reply.json is not None and reply.json["email"] == "fresh@example.com"
+    assert "password" not in reply.json and "password_hash" not in reply.json
+    assert _login(client, "fresh@example.com", STRONG).status_code == 200
+
+
+@pytest.mark.parametrize(("password", "message"), [
+    ("Sh0rt!pass", "Password must be at least 12 characters"),
+    ("no-upper-case-1!", "Password must contain an uppercase letter"),
+    ("NO-LOWER-CASE-1!", "Password must contain a lowercase letter"),
+    ("No-digits-here!!", "Password must contain a number"),
+    ("NoSpecialChars123", "Password must contain a special character (!@#$%^&*)"),
+], ids=["too-short", "no-upper", "no-lower", "no-digit", "no-special"])
+def test_each_password_rule_is_rejected_with_its_own_message(
+        client: FlaskClient, password: str, message: str) -> None:
+    body = _assert_error(_register(client, password=password), 422, "WEAK_PASSWORD")
+    assert body["errors"]["json"]["password"] == [message]
+    assert _count(User) == 0
+
+
+def test_passwords_that_do_not_match_are_rejected_on_confirm_password(
+        client: FlaskClient) -> None:
+    body = _assert_error(_register(client, confirm=STRONG + "x"), 422, "VALIDATION_ERROR")
+    assert body["errors"]["json"]["confirm_password"] == ["Passwords don't match"]
+    assert _count(User) == 0
+
+
+def test_duplicate_email_is_refused_case_insensitively(client: FlaskClient) -> None:
+    assert _register(client, "alice@example.com").status_code == 201
+    body = _assert_error(_register(client, "ALICE@Example.COM"), 409, "EMAIL_TAKEN")
+    assert body["errors"]["json"]["email"]
+    assert _count(User) == 1
+
+
+# --- login, lockout, rate limit -----------------------------------------------------------
+
+
+def test_wrong_password_and_unknown_email_get_the_same_answer(
+        client: FlaskClient, factory: Factory) -> None:
+    user = factory.user()
+    wrong = _assert_error(_login(client, user.email, "Wrong-password-1!"), 401,
+                          "INVALID_CREDENTIALS")
+    unknown = _assert_error(_login(client, "nobody@example.com"), 401, "INVALID_CREDENTIALS")
+    assert wrong["message"] == unknown["message"] == "Invalid email or password"
+    assert wrong == unknown
+    assert SESSION_COOKIE not in _set_cookies(_login(client, user.email, "Wrong-password-1!"))
+
+
+def test_login_email_is_case_insensitive(client: FlaskClient, factory: Factory) -> None:
+    user = factory.user("carol@example.com")
+    reply = _login(client, "Carol@EXAMPLE.com")
+    assert reply.status_code == 200
+    assert reply.json is not None and reply.json["user"]["id"] == user.id
+
+
+def test_five_failures_lock_the_account_even_for_the_right_password(
+        client: FlaskClient, factory: Factory, settings: Settings) -> None:
+    user = factory.user()
+    assert settings.login_lock_failures == 5
+    for _ in range(4):
+        _assert_error(_login(client, user.email, "Wrong-password-1!"), 401,
+                      "INVALID_CREDENTIALS")
+    body = _assert_error(_login(client, user.email, "Wrong-password-1!"), 423, "ACCOUNT_LOCKED")
+    assert "locked" in body["message"].lower()
+    body = _assert_error(_login(client, user.email, PASSWORD), 423, "ACCOUNT_LOCKED")
+    assert "15 minutes" in body["message"]
+    with db.factory() as session:
+        locked_until = session.get(User, user.id).locked_until  # type: ignore[union-attr]
+    assert locked_until is not None
+    assert timedelta(minutes=14) < locked_until - utcnow() <= timedelta(minutes=15)
+
+
+def test_login_works_again_after_the_lock_expires(
+        client: FlaskClient, factory: Factory) -> None:
+    user = factory.user()
+    for _ in range(5):
+        _login(client, user.email, "Wrong-password-1!")
+    _assert_error(_login(client, user.email), 423, "ACCOUNT_LOCKED")
+    with db.factory() as session:
+        session.execute(update(User).where(User.id == user.id).values(
+            locked_until=utcnow() - timedelta(seconds=1)))
+        session.commit()
+    reply = _login(client, user.email)
+    assert reply.status_code == 200, reply.json
+    with db.factory() as session:
+        found = session.get(User, user.id)
+        assert found is not None and found.failed_logins == 0 and found.locked_until is None
+
+
+def test_a_success_resets_the_failure_count(client: FlaskClient, factory: Factory) -> None:
+    user = factory.user()
+    for _ in range(4):
+        _login(client, user.email, "Wrong-password-1!")
+    assert _login(client, user.email).status_code == 200
+    for _ in range(4):
+        _assert_error(_login(client, user.email, "Wrong-password-1!"), 401,
+                      "INVALID_CREDENTIALS")
+    assert _login(client, user.email).status_code == 200
+
+
+def test_failed_logins_per_ip_are_rate_limited(
+        client: FlaskClient, factory: Factory, settings: Settings) -> None:
+    limit = settings.login_ip_failures
+    assert limit == 20  # ASSAY_LOGIN_IP_FAILURES default
+    fresh = factory.user()
+    accounts = [factory.user() for _ in range(limit // 4 + 1)]
+    failures = 0
+    for account in accounts:  # four misses each: no account reaches its own lock
+        for _ in range(4):
+            if failures == limit:
+                break
+            _assert_error(_login(client, account.email, "Wrong-password-1!"), 401,
+                          "INVALID_CREDENTIALS")
+            failures += 1
+    assert failures == limit
+    body = _assert_error(_login(client, fresh.email), 429, "RATE_LIMITED")
+    assert "too many" in body["message"].lower()
+    _assert_error(_login(client, "nobody@example.com"), 429, "RATE_LIMITED")
+    # Another address is not affected.
+    other = _login(client, fresh.email, environ_base={"REMOTE_ADDR": "10.9.8.7"})
+    assert other.status_code == 200, other.json
+
+
+def test_successful_logins_do_not_count_toward_the_ip_limit(
+        client: FlaskClient, factory: Factory, settings: Settings) -> None:
+    user = factory.user()
+    for _ in range(settings.login_ip_failures + 2):
+        assert _login(client, user.email).status_code == 200
+
+
+def test_a_failed_login_is_audited(client: FlaskClient, factory: Factory) -> None:
+    user = factory.user()
+    _login(client, user.email, "Wrong-password-1!")
+    with db.factory() as session:
+        events = list(session.scalars(select(AuditEvent).where(
+            AuditEvent.action == "auth.login_failed")))
+    assert len(events) == 1
+    assert events[0].actor_id == user.id and events[0].target_id == str(user.id)
+    assert events[0].data == {"failures": 1}
+
+
+# --- session JWT ----------------------------------------------------------------------------
+
+
+def test_a_well_formed_token_is_accepted(app: Flask, factory: Factory,
+                                         settings: Settings) -> None:
+    """The control for the forgeries below: a token built the same way but valid works."""
+    user = factory.user()
+    token = jwt.encode(_claims(user), settings.jwt_secret, algorithm="HS256")
+    reply = _me_with_cookie(app, token)
+    assert reply.status_code == 200 and reply.json is not None
+    assert reply.json["id"] == user.id
+
+
+def test_an_expired_token_is_rejected(app: Flask, factory: Factory,
+                                      settings: Settings) -> None:
+    user = factory.user()
+    past = utcnow() - timedelta(days=8)
+    token = jwt.encode(_claims(user, iat=past, exp=past + timedelta(days=7)),
+                       settings.jwt_secret, algorithm="HS256")
+    _assert_error(_me_with_cookie(app, token), 401, "UNAUTHORIZED")
+
+
+def _resign_none(token: str) -> str:
+    payload = token.split(".")[1]
+    none_header = jwt.utils.base64url_encode(b'{"alg":"none","typ":"JWT"}').decode()
+    return f"{none_header}.{payload}."
+
+
+def _flip_signature(token: str) -> str:
+    head, _, signature = token.rpartition(".")
+    flipped = ("A" if signature[0] != "A" else "B") + signature[1:]
+    return f"{head}.{flipped}"
+
+
+def _flip_payload(token: str, settings: Settings, user: User) -> str:
+    """The payload of someone else's token spliced onto this token's signature."""
+    header, _, signature = token.split(".")
+    other = jwt.encode(_claims(user, sub=str(user.id + 1000)), settings.jwt_secret, "HS256")
+    return f"{header}.{other.split('.')[1]}.{signature}"
+
+
+@pytest.mark.filterwarnings("ignore::jwt.warnings.InsecureKeyLengthWarning")
+@pytest.mark.parametrize("forgery", ["signature", "payload", "alg-none", "other-key",
+                                     "hs512", "garbage"])
+def test_a_tampered_token_is_rejected(app: Flask, factory: Factory, settings: Settings,
+                                      forgery: str) -> None:
+    user = factory.user()
+    good = jwt.encode(_claims(user), settings.jwt_secret, algorithm="HS256")
+    token = {
+        "signature": lambda: _flip_signature(good),
+        "payload": lambda: _flip_payload(good, settings, user),
+        "alg-none": lambda: _resign_none(good),
+        "other-key": lambda: jwt.encode(_claims(user), "another-secret-" + "k" * 40, "HS256"),
+        "hs512": lambda: jwt.encode(_claims(user), settings.jwt_secret, algorithm="HS512"),
+        "garbage": lambda: "not-a-jwt",
+    }[forgery]()
+    assert token != good
+    _assert_error(_me_with_cookie(app, token), 401, "UNAUTHORIZED")
+
+
+@pytest.mark.parametrize("claim", ["sub", "email", "iat", "exp", "jti"])
+def test_a_token_missing_a_required_claim_is_rejected(
+        app: Flask, factory: Factory, settings: Settings, claim: str) -> None:
+    user = factory.user()
+    token = jwt.encode(_claims(user, **{claim: None}), settings.jwt_secret, algorithm="HS256")
+    assert claim not in jwt.decode(token, options={"verify_signature": False})
+    _assert_error(_me_with_cookie(app, token), 401, "UNAUTHORIZED")
+
+
+@pytest.mark.parametrize("sub", ["not-a-number", "999999"])
+def test_a_token_for_no_such_user_is_rejected(app: Flask, factory: Factory,
+                                              settings: Settings, sub: str) -> None:
+    user = factory.user()
+    token = jwt.encode(_claims(user, sub=sub), settings.jwt_secret, algorithm="HS256")
+    _assert_error(_me_with_cookie(app, token), 401, "UNAUTHORIZED")
+
+
+def test_me_without_auth_is_401(client: FlaskClient) -> None:
+    _assert_error(client.get("/api/auth/me"), 401, "UNAUTHORIZED")
+    _assert_error(client.get("/api/projects"), 401, "UNAUTHORIZED")
+
+
+# --- cookies and CSRF --------------------------------------------------------------------
+
+
+def _set_cookies(reply: TestResponse) -> dict[str, str]:
+    found = {}
+    for header in reply.headers.getlist("Set-Cookie"):
+        name = header.split("=", 1)[0]
+        found[name] = header
+    return found
+
+
+def _flags(header: str) -> set[str]:
+    return {part.strip().lower() for part in header.split(";")[1:]}
+
+
+def test_the_session_cookie_is_httponly_and_samesite_strict(
+        client: FlaskClient, factory: Factory, settings: Settings) -> None:
+    user = factory.user()
+    reply = _login(client, user.email)
+    cookies = _set_cookies(reply)
+    session_flags, csrf_flags = _flags(cookies[SESSION_COOKIE]), _flags(cookies[CSRF_COOKIE])
+    assert "httponly" in session_flags
+    assert "samesite=strict" in session_flags and "path=/" in session_flags
+    assert "samesite=strict" in csrf_flags
+    assert "httponly" not in csrf_flags  # the SPA reads it to send the header
+    assert not any(flag.startswith("max-age") for flag in session_flags)  # not remembered
+    claims = jwt.decode(cookies[SESSION_COOKIE].split(";")[0].split("=", 1)[1],
+                        settings.jwt_secret, algorithms=["HS256"])
+    lifetime = claims["exp"] - claims["iat"]
+    assert lifetime == pytest.approx(settings.session_days * 86400, abs=5)
+
+
+def test_remember_me_extends_the_session_to_thirty_days(
+        client: FlaskClient, factory: Factory, settings: Settings) -> None:
+    user = factory.user()
+    reply = client.post("/api/auth/login", json={"email": user.email, "password": PASSWORD,
+                                                 "remember_me": True})
+    header = _set_cookies(reply)[SESSION_COOKIE]
+    assert f"max-age={30 * 86400}" in _flags(header)
+    claims = jwt.decode(header.split(";")[0].split("=", 1)[1], settings.jwt_secret,
+                        algorithms=["HS256"])
+    assert claims["exp"] - claims["iat"] == pytest.approx(30 * 86400, abs=5)
+
+
+def _projects() -> int:
+    return _count(Project)
+
+
+def test_unsafe_request_without_csrf_header_is_refused(factory: Factory) -> None:
+    browser = factory.signed_in()
+    reply = browser.client.post("/api/projects", json={"name": "Sneaky"})  # no header
+    _assert_error(reply, 403, "CSRF_FAILED")
+    assert _projects() == 0
+    assert browser.post("/api/projects", json={"name": "Honest"}).status_code == 201
+    assert _projects() == 1
+
+
+@pytest.mark.parametrize("header", ["wrong", "", "0" * 64])
+def test_unsafe_request_with_a_wrong_csrf_header_is_refused(factory: Factory,
+                                                            header: str) -> None:
+    browser = factory.signed_in()
+    reply = browser.post("/api/projects", json={"name": "Sneaky"},
+                         headers={CSRF_HEADER: header})
+    _assert_error(reply, 403, "CSRF_FAILED")
+    assert _projects() == 0
+
+
+def test_a_csrf_token_of_another_session_is_refused(factory: Factory) -> None:
+    mine, theirs = factory.signed_in(), factory.signed_in()
+    mine.client.set_cookie(CSRF_COOKIE, theirs.csrf)
+    reply = mine.post("/api/projects", json={"name": "Sneaky"},
+                      headers={CSRF_HEADER: theirs.csrf})
+    _assert_error(reply, 403, "CSRF_FAILED")
+    assert _projects() == 0
+
+
+def test_csrf_header_without_the_csrf_cookie_is_refused(factory: Factory) -> None:
+    browser = factory.signed_in()
+    browser.client.delete_cookie(CSRF_COOKIE)
+    _assert_error(browser.post("/api/projects", json={"name": "Sneaky"}), 403, "CSRF_FAILED")
+    assert _projects() == 0
+
+
+def test_csrf_is_checked_on_every_unsafe_method(factory: Factory) -> None:
+    owner = factory.user()
+    project = factory.project(owner)
+    browser = factory.login(owner)
+    url = f"/api/projects/{project.id}"
+    _assert_error(browser.client.patch(url, json={"name": "Renamed"}), 403, "CSRF_FAILED")
+    _assert_error(browser.client.delete(url), 403, "CSRF_FAILED")
+    _assert_error(browser.client.post("/api/auth/logout"), 403, "CSRF_FAILED")
+    reply = browser.get(url)
+    assert reply.status_code == 200 and reply.json is not None
+    assert reply.json["name"] == "Project"  # nothing changed, nothing deleted
+
+
+# --- API tokens ---------------------------------------------------------------------------
+
+
+def test_bearer_api_token_works_for_get_and_post_without_csrf(
+        app: Flask, factory: Factory) -> None:
+    browser = factory.signed_in()
+    created = browser.post("/api/auth/tokens", json={"name": "ci"})
+    assert created.status_code == 201 and created.json is not None
+    token = created.json["token"]
+    assert token.startswith(created.json["prefix"])
+    client = app.test_client()  # no cookies at all
+    auth = {"Authorization": f"Bearer {token}"}
+    me = client.get("/api/auth/me", headers=auth)
+    assert me.status_code == 200 and me.json is not None
+    assert me.json["id"] == browser.user_id
+    made = client.post("/api/projects", json={"name": "By token"}, headers=auth)
+    assert made.status_code == 201, made.json
+    listed = browser.get("/api/auth/tokens")
+    assert listed.json is not None
+    assert [t["name"] for t in listed.json["items"]] == ["ci"]
+    assert "token" not in listed.json["items"][0]
+
+
+def test_a_deleted_api_token_stops_working(app: Flask, factory: Factory) -> None:
+    user = factory.user()
+    token = factory.api_token(user)
+    browser = factory.login(user)
+    auth = {"Authorization": f"Bearer {token}"}
+    client = app.test_client()
+    assert client.get("/api/auth/me", headers=auth).status_code == 200
+    token_id = browser.get("/api/auth/tokens").json["items"][0]["id"]  # type: ignore[index]
+    assert browser.delete(f"/api/auth/tokens/{token_id}").status_code == 204
+    _assert_error(client.get("/api/auth/me", headers=auth), 401, "UNAUTHORIZED")
+    _assert_error(client.post("/api/projects", json={"name": "x"}, headers=auth), 401,
+                  "UNAUTHORIZED")
+
+
+def test_an_unknown_bearer_token_is_401_even_with_a_valid_cookie(factory: Factory) -> None:
+    browser = factory.signed_in()
+    reply = browser.get("/api/auth/me", headers={"Authorization": "Bearer assay_nope"})
+    _assert_error(reply, 401, "UNAUTHORIZED")
+
+
+def test_tokens_of_other_users_cannot_be_deleted(factory: Factory) -> None:
+    owner, other = factory.user(), factory.signed_in()
+    factory.api_token(owner)
+    token_id = factory.login(owner).get("/api/auth/tokens").json["items"][0]["id"]  # type: ignore[index]
+    _assert_error(other.delete(f"/api/auth/tokens/{token_id}"), 404, "NOT_FOUND")
+    assert len(factory.login(owner).get("/api/auth/tokens").json["items"]) == 1  # type: ignore[index]
+
+
+# --- logout ---------------------------------------------------------------------------------
+
+
+def test_logout_invalidates_the_session_cookie(app: Flask, factory: Factory) -> None:
+    browser = factory.signed_in()
+    cookie = browser.client.get_cookie(SESSION_COOKIE)
+    assert cookie is not None
+    old = cookie.value
+    reply = browser.post("/api/auth/logout")
+    assert reply.status_code == 204
+    cleared = _set_cookies(reply)
+    assert SESSION_COOKIE in cleared and CSRF_COOKIE in cleared
+    assert browser.client.get_cookie(SESSION_COOKIE) is None
+    _assert_error(browser.get("/api/auth/me"), 401, "UNAUTHORIZED")
+    replayed = _me_with_cookie(app, old)
+    _assert_error(replayed, 401, "UNAUTHORIZED")
+
+
+def test_logout_leaves_other_sessions_signed_in(factory: Factory) -> None:
+    user = factory.user()
+    first, second = factory.login(user), factory.login(user)
+    assert first.post("/api/auth/logout").status_code == 204
+    assert second.get("/api/auth/me").status_code == 200
+
+
+# --- hashing --------------------------------------------------------------------------------
+
+
+def test_bcrypt_default_cost_is_12(tmp_path: Path) -> None:
+    defaults = Settings.from_env({"ASSAY_INSTANCE_PATH": str(tmp_path)})
+    assert defaults.bcrypt_rounds == 12
+    assert hash_password("Correct-horse-42!", defaults.bcrypt_rounds).startswith("$2b$12$")
+
+
+def test_registration_hashes_with_the_configured_cost(client: FlaskClient,
+                                                      settings: Settings) -> None:
+    assert _register(client).status_code == 201
+    with db.factory() as session:
+        stored = session.scalar(select(User.password_hash))
+    assert stored is not None
+    assert stored.startswith(f"$2b${settings.bcrypt_rounds:02d}$")
+    assert STRONG not in stored
