@@ -20,7 +20,8 @@ blp = Blueprint("catalog", __name__, url_prefix="/api/projects/<int:project_id>"
 def list_models(args: dict[str, Any], project_id: int) -> Any:
     project, _ = project_access(project_id, Role.viewer)
     page = llm.list_models(session(), project, args["page"], args["page_size"])
-    return page_dict(page, [{**{c: getattr(m, c) for c in ModelSchema().fields},
+    return page_dict(page, [{**{c: getattr(m, c) for c in ModelSchema().fields
+                                if c != "provider"},
                              "provider": m.credential.kind} for m in page.items])
 
 
