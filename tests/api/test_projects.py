@@ -244,6 +244,30 @@ def test_delete_removes_the_project_and_its_memberships(factory: Factory) -> Non
         assert session.get(Project, keep.id) is not None
 
 
+def test_delete_a_project_with_runs_datasets_and_models(factory: Factory) -> None:
+    """Everything inside goes with it (on PostgreSQL too), and nothing of another project."""
+    owner = factory.user()
+    doomed, kept = factory.project(owner, "Doomed"), factory.project(owner, "Kept")
+    factory.finished_run(owner, doomed, execute=True)
+    factory.finished_run(owner, kept, execute=True)
+    before = _table_counts()
+    assert before["outputs"] > 0 and before["cases"] > 0 and before["model_configs"] > 0
+    browser = factory.login(owner)
+    assert browser.delete(f"/api/projects/{doomed.id}").status_code == 204
+    after = _table_counts()
+    for table in ("runs", "run_targets", "outputs", "datasets", "dataset_versions", "cases",
+                  "version_cases", "model_configs", "credentials", "memberships"):
+        assert after[table] * 2 == before[table], table  # exactly the kept project's half
+    kept_run = browser.get(f"/api/projects/{kept.id}/runs").json
+    assert kept_run is not None and kept_run["total"] == 1
+
+
+def _table_counts() -> dict[str, int]:
+    with db.factory() as session:
+        return {table.name: session.scalar(select(func.count()).select_from(table)) or 0
+                for table in db.metadata.sorted_tables}
+
+
 @pytest.mark.parametrize("name", ["", "   ", "no/slashes", "emoji 🙂", "x" * 101, "dot.name"])
 def test_create_rejects_invalid_names(factory: Factory, name: str) -> None:
     browser = factory.signed_in()

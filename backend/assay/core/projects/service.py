@@ -5,16 +5,19 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from assay.core import audit
 from assay.core.auth.models import User
 from assay.core.auth.service import normalize_email
 from assay.core.base import utcnow
+from assay.core.datasets.models import Dataset, DatasetVersion, VersionCase
 from assay.core.errors import Conflict, Forbidden, NotFound
+from assay.core.llm.models import ModelConfig
 from assay.core.pagination import Page, paginate
 from assay.core.projects.models import Membership, Project, Role
+from assay.core.runs.models import Run
 
 
 def slugify(name: str) -> str:
@@ -98,6 +101,14 @@ def update_project(session: Session, actor: User, project: Project,
 def delete_project(session: Session, actor: User, project: Project) -> None:
     audit.record(session, actor, "project.deleted", "project", project.id, None,
                  {"name": project.name, "slug": project.slug})
+    # Some references into the project's rows do not cascade (run_targets -> model_configs,
+    # version_cases -> cases, model_configs -> credentials). SQLite checks them at the end of
+    # the statement but PostgreSQL fails the cascade, so the referring rows go first.
+    session.execute(delete(Run).where(Run.project_id == project.id))
+    versions = (select(DatasetVersion.id).join(Dataset, Dataset.id == DatasetVersion.dataset_id)
+                .where(Dataset.project_id == project.id))
+    session.execute(delete(VersionCase).where(VersionCase.version_id.in_(versions)))
+    session.execute(delete(ModelConfig).where(ModelConfig.project_id == project.id))
     session.delete(project)
 
 
