@@ -84,6 +84,33 @@ class Factory:
             session.commit()
         return user
 
+    def finished_run(self, owner: User, project: Project, execute: bool = False) -> int:
+        """A demo run (fake-provider models, demo dataset) that is already over: executed
+        for real when `execute`, else closed as completed without calling the provider."""
+        from sqlalchemy import update
+
+        from assay.core.base import utcnow
+        from assay.core.datasets.service import ensure_demo_dataset
+        from assay.core.llm.service import ensure_demo_models
+        from assay.core.runs.models import Run, RunStatus
+        from assay.core.runs.service import create_run
+        from assay.jobs.runs import execute_run
+        from assay.seeds import demo_cases
+
+        with db.factory() as session:
+            actor, found = session.merge(owner), session.merge(project)
+            models = ensure_demo_models(session, actor, found, self.settings.fake_provider_url)
+            dataset = ensure_demo_dataset(session, actor, found, demo_cases())
+            run_id = create_run(session, actor, found, dataset.id, [m.id for m in models]).id
+            if not execute:
+                now = utcnow()
+                session.execute(update(Run).where(Run.id == run_id).values(
+                    status=RunStatus.completed, started_at=now, finished_at=now))
+            session.commit()
+        if execute:
+            execute_run(run_id)
+        return run_id
+
     def api_token(self, user: User) -> str:
         with db.factory() as session:
             _, plaintext = create_api_token(session, session.merge(user), "test")

@@ -1,0 +1,378 @@
+"""Tenancy: every project route x method x role, the owner-role rules, and the audit trail.
+
+The expected minimum role of each route is written down in ROUTES; the table must cover
+exactly the project routes found in the app's url_map, so a new route without a row (or a
+row without a route) fails `test_routes_table_covers_every_project_route`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from flask import Flask
+from sqlalchemy import func, select
+
+from assay.core.auth.models import User
+from assay.core.projects.models import AuditEvent, Membership, Project, Role
+from assay.core.runs.models import Run
+from assay.extensions import db
+from tests.factories import Factory, Session
+
+PROJECT = "/api/projects/{project_id}"
+FOREIGN = "foreign"
+ACTORS = [*(role.value for role in Role), FOREIGN]
+
+
+@dataclass
+class World:
+    """One project with a member of every role, a finished run, and a foreign user who
+    owns a project of their own but is no member of this one."""
+
+    factory: Factory
+    project: Project
+    users: dict[str, User]
+    run_id: int
+    target: User  # a viewer the member routes act on
+    newcomer: User  # registered, not a member yet
+    foreign_project: Project
+
+    def path_args(self) -> dict[str, int]:
+        return {"project_id": self.project.id, "run_id": self.run_id, "user_id": self.target.id}
+
+    def run_body(self) -> dict[str, Any]:
+        with db.factory() as session:
+            run = session.get(Run, self.run_id)
+            assert run is not None
+            from assay.core.datasets.models import DatasetVersion
+            from assay.core.runs.models import RunTarget
+
+            version = session.get(DatasetVersion, run.dataset_version_id)
+            assert version is not None
+            models = list(session.scalars(select(RunTarget.model_id).where(
+                RunTarget.run_id == run.id)))
+        return {"dataset_id": version.dataset_id, "model_ids": models, "name": "Tenancy"}
+
+
+@dataclass(frozen=True)
+class Rule:
+    needs: Role
+    ok: int = 200
+    body: Callable[[World], dict[str, Any]] | None = None
+
+
+ROUTES: dict[tuple[str, str], Rule] = {
+    ("GET", PROJECT): Rule(Role.viewer),
+    ("PATCH", PROJECT): Rule(Role.admin, 200, lambda w: {"name": "Renamed"}),
+    ("DELETE", PROJECT): Rule(Role.owner, 204),
+    ("GET", PROJECT + "/audit"): Rule(Role.admin),
+    ("GET", PROJECT + "/members"): Rule(Role.viewer),
+    ("POST", PROJECT + "/members"): Rule(
+        Role.admin, 201, lambda w: {"email": w.newcomer.email, "role": "viewer"}),
+    ("PATCH", PROJECT + "/members/{user_id}"): Rule(Role.admin, 200,
+                                                    lambda w: {"role": "reviewer"}),
+    ("DELETE", PROJECT + "/members/{user_id}"): Rule(Role.admin, 204),
+    ("GET", PROJECT + "/models"): Rule(Role.viewer),
+    ("GET", PROJECT + "/datasets"): Rule(Role.viewer),
+    ("GET", PROJECT + "/runs"): Rule(Role.viewer),
+    ("POST", PROJECT + "/runs"): Rule(Role.editor, 202, World.run_body),
+    ("POST", PROJECT + "/runs/demo"): Rule(Role.editor, 202),
+    ("GET", PROJECT + "/runs/{run_id}"): Rule(Role.viewer),
+    ("GET", PROJECT + "/runs/{run_id}/outputs"): Rule(Role.viewer),
+    ("GET", PROJECT + "/runs/{run_id}/events"): Rule(Role.viewer),
+}
+SSE = ("GET", PROJECT + "/runs/{run_id}/events")
+
+
+def _template(rule: str) -> str:
+    """`/a/<int(min=1):project_id>/b` -> `/a/{project_id}/b`, whatever the converter."""
+    return re.sub(r"<(?:[^<>:]+:)?([^<>:]+)>", r"{\1}", rule)
+
+
+def project_routes(app: Flask) -> set[tuple[str, str]]:
+    found = set()
+    for rule in app.url_map.iter_rules():
+        if "project_id" not in rule.arguments:
+            continue
+        for method in (rule.methods or set()) - {"HEAD", "OPTIONS"}:
+            found.add((method, _template(rule.rule)))
+    return found
+
+
+def test_routes_table_covers_every_project_route(app: Flask) -> None:
+    found = project_routes(app)
+    assert found, "no project routes found in url_map"
+    assert set(ROUTES) - found == set(), "rows for routes that do not exist"
+    assert found - set(ROUTES) == set(), "project routes without a row in ROUTES"
+    project_itself = {key for key in found if key[1] == PROJECT}
+    assert project_itself == {("GET", PROJECT), ("PATCH", PROJECT), ("DELETE", PROJECT)}
+
+
+def _row_counts() -> dict[str, int]:
+    with db.factory() as session:
+        return {table.name: session.scalar(select(func.count()).select_from(table)) or 0
+                for table in db.metadata.sorted_tables}
+
+
+def build_world(factory: Factory) -> World:
+    owner = factory.user()
+    project = factory.project(owner, "Tenant")
+    users = {Role.owner.value: owner}
+    for role in (Role.viewer, Role.reviewer, Role.editor, Role.admin):
+        users[role.value] = factory.member(project, role)
+    foreign = factory.user()
+    foreign_project = factory.project(foreign, "Elsewhere")
+    users[FOREIGN] = foreign
+    run_id = factory.finished_run(owner, project)
+    factory.finished_run(foreign, foreign_project)
+    return World(factory=factory, project=project, users=users, run_id=run_id,
+                 target=factory.member(project, Role.viewer), newcomer=factory.user(),
+                 foreign_project=foreign_project)
+
+
+@pytest.fixture
+def world(factory: Factory) -> World:
+    return build_world(factory)
+
+
+def _expected(actor: str, rule: Rule) -> int:
+    if actor == FOREIGN:
+        return 404
+    return rule.ok if Role(actor).at_least(rule.needs) else 403
+
+
+def _call(browser: Session, method: str, url: str,
+          body: dict[str, Any] | None) -> Any:
+    kwargs: dict[str, Any] = {} if body is None else {"json": body}
+    return browser.request(method, url, **kwargs)
+
+
+@pytest.mark.parametrize("actor", ACTORS)
+@pytest.mark.parametrize(("method", "route"), sorted(ROUTES))
+def test_role_matrix(world: World, method: str, route: str, actor: str) -> None:
+    rule = ROUTES[(method, route)]
+    expected = _expected(actor, rule)
+    url = route.format(**world.path_args())
+    body = rule.body(world) if rule.body else None
+    browser = world.factory.login(world.users[actor])
+    before = _row_counts()
+    reply = _call(browser, method, url, body)
+    assert reply.status_code == expected, (actor, method, url, reply.get_data(as_text=True))
+    if expected >= 400:
+        assert reply.json is not None
+        assert reply.json["code"] == {403: "FORBIDDEN", 404: "NOT_FOUND"}[expected]
+        assert reply.json["status"] == expected
+        if expected == 404:
+            assert "Tenant" not in reply.get_data(as_text=True)  # nothing leaks
+        assert _row_counts() == before, "a refused request wrote something"
+    elif (method, route) == SSE:
+        assert reply.mimetype == "text/event-stream"
+        assert "event: run.finished" in reply.get_data(as_text=True)
+    elif expected != 204:
+        assert reply.json is not None
+
+
+def test_every_project_route_refuses_anonymous_requests(app: Flask, world: World) -> None:
+    client = app.test_client()
+    for method, route in ROUTES:
+        reply = client.open(route.format(**world.path_args()), method=method, json={})
+        assert reply.status_code == 401, (method, route)
+        assert reply.json is not None and reply.json["code"] == "UNAUTHORIZED"
+
+
+def test_a_project_that_does_not_exist_is_404_for_everyone(world: World) -> None:
+    browser = world.factory.login(world.users[Role.owner.value])
+    missing = {**world.path_args(), "project_id": world.foreign_project.id + 1000}
+    for (method, route), rule in ROUTES.items():
+        body = rule.body(world) if rule.body else None
+        reply = _call(browser, method, route.format(**missing), body)
+        assert reply.status_code == 404, (method, route)
+
+
+def test_nested_ids_of_another_project_are_not_found(world: World) -> None:
+    """A foreign owner addressing this project's run or member through their own project."""
+    browser = world.factory.login(world.users[FOREIGN])
+    theirs = {**world.path_args(), "project_id": world.foreign_project.id}
+    before = _row_counts()
+    for (method, route), rule in ROUTES.items():
+        if "{run_id}" not in route and "{user_id}" not in route:
+            continue
+        body = rule.body(world) if rule.body else None
+        reply = _call(browser, method, route.format(**theirs), body)
+        assert reply.status_code == 404, (method, route, reply.json)
+    # Starting a run in their project on this project's dataset and models.
+    reply = browser.post(f"/api/projects/{world.foreign_project.id}/runs",
+                         json=world.run_body())
+    assert reply.status_code in (404, 422), reply.json
+    assert _row_counts() == before
+    assert world.target.id in _members(world.project)
+
+
+def test_the_project_list_never_shows_foreign_projects(world: World) -> None:
+    foreign = world.factory.login(world.users[FOREIGN])
+    listed = foreign.get("/api/projects").json
+    assert listed is not None
+    assert [p["name"] for p in listed["items"]] == ["Elsewhere"]
+    for query in ({"q": "Tenant"}, {"role": "viewer"}, {"page_size": 100}):
+        found = foreign.get("/api/projects", query_string=query).json
+        assert found is not None
+        assert "Tenant" not in [p["name"] for p in found["items"]]
+
+
+# --- the owner role -----------------------------------------------------------------------
+
+
+def _members(project: Project) -> dict[int, str]:
+    with db.factory() as session:
+        return dict(session.execute(select(Membership.user_id, Membership.role).where(
+            Membership.project_id == project.id)).all())
+
+
+def _code(reply: Any) -> tuple[int, str]:
+    return reply.status_code, (reply.json or {}).get("code")
+
+
+def test_the_last_owner_cannot_be_removed_or_demoted(factory: Factory) -> None:
+    owner = factory.user()
+    project = factory.project(owner)
+    browser = factory.login(owner)
+    url = f"/api/projects/{project.id}/members/{owner.id}"
+    for role in ("admin", "editor", "viewer"):
+        assert _code(browser.patch(url, json={"role": role})) == (409, "LAST_OWNER")
+    assert _code(browser.delete(url)) == (409, "LAST_OWNER")
+    assert _members(project) == {owner.id: "owner"}
+    assert browser.patch(url, json={"role": "owner"}).status_code == 200  # a no-op is fine
+
+
+def test_with_two_owners_one_may_go_but_not_the_last(factory: Factory) -> None:
+    owner = factory.user()
+    project = factory.project(owner)
+    second = factory.member(project, Role.owner)
+    browser = factory.login(owner)
+    base = f"/api/projects/{project.id}/members"
+    assert browser.patch(f"{base}/{second.id}", json={"role": "admin"}).status_code == 200
+    assert _code(browser.patch(f"{base}/{owner.id}", json={"role": "admin"})) == \
+        (409, "LAST_OWNER")
+    assert browser.patch(f"{base}/{second.id}", json={"role": "owner"}).status_code == 200
+    assert browser.delete(f"{base}/{second.id}").status_code == 204
+    assert _code(browser.delete(f"{base}/{owner.id}")) == (409, "LAST_OWNER")
+    assert _members(project) == {owner.id: "owner"}
+
+
+def test_an_owner_may_leave_when_another_owner_stays(factory: Factory) -> None:
+    owner = factory.user()
+    project = factory.project(owner)
+    heir = factory.member(project, Role.owner)
+    browser = factory.login(owner)
+    assert browser.delete(f"/api/projects/{project.id}/members/{owner.id}").status_code == 204
+    assert _members(project) == {heir.id: "owner"}
+
+
+def test_an_admin_cannot_touch_owners_nor_grant_owner(factory: Factory) -> None:
+    owner = factory.user()
+    project = factory.project(owner)
+    admin = factory.member(project, Role.admin)
+    member = factory.member(project, Role.viewer)
+    newcomer = factory.user()
+    browser = factory.login(admin)
+    base = f"/api/projects/{project.id}/members"
+    before = (_members(project), _row_counts())
+    attempts = [
+        browser.patch(f"{base}/{owner.id}", json={"role": "admin"}),   # change an owner
+        browser.patch(f"{base}/{owner.id}", json={"role": "owner"}),
+        browser.delete(f"{base}/{owner.id}"),                          # remove an owner
+        browser.post(base, json={"email": newcomer.email, "role": "owner"}),  # grant owner
+        browser.patch(f"{base}/{member.id}", json={"role": "owner"}),
+        browser.patch(f"{base}/{admin.id}", json={"role": "owner"}),   # promote oneself
+    ]
+    for reply in attempts:
+        assert _code(reply) == (403, "FORBIDDEN"), reply.json
+    assert (_members(project), _row_counts()) == before
+    assert browser.patch(f"{base}/{member.id}", json={"role": "admin"}).status_code == 200
+
+
+# --- the audit trail --------------------------------------------------------------------------
+
+
+def _latest_audit(browser: Session, project_id: int) -> dict[str, Any]:
+    reply = browser.get(f"/api/projects/{project_id}/audit")
+    assert reply.status_code == 200 and reply.json is not None
+    return dict(reply.json["items"][0])
+
+
+def test_every_mutation_writes_an_audit_event(factory: Factory) -> None:
+    owner = factory.user()
+    browser = factory.login(owner)
+    made = browser.post("/api/projects", json={"name": "Audited"})
+    assert made.status_code == 201 and made.json is not None
+    pid = made.json["id"]
+    event = _latest_audit(browser, pid)
+    assert event["action"] == "project.created" and event["actor_email"] == owner.email
+    assert event["target_type"] == "project" and event["target_id"] == str(pid)
+
+    assert browser.patch(f"/api/projects/{pid}", json={"name": "Audited Too"}).status_code == 200
+    event = _latest_audit(browser, pid)
+    assert event["action"] == "project.updated"
+    assert event["data"] == {"before": {"name": "Audited"}, "after": {"name": "Audited Too"}}
+
+    member = factory.user()
+    base = f"/api/projects/{pid}/members"
+    assert browser.post(base, json={"email": member.email, "role": "viewer"}).status_code == 201
+    event = _latest_audit(browser, pid)
+    assert event["action"] == "member.added" and event["target_id"] == str(member.id)
+    assert event["data"]["role"] == "viewer"
+
+    assert browser.patch(f"{base}/{member.id}", json={"role": "editor"}).status_code == 200
+    event = _latest_audit(browser, pid)
+    assert event["action"] == "member.role_changed"
+    assert event["data"] == {"before": "viewer", "after": "editor"}
+
+    assert browser.delete(f"{base}/{member.id}").status_code == 204
+    event = _latest_audit(browser, pid)
+    assert event["action"] == "member.removed" and event["target_id"] == str(member.id)
+
+    started = browser.post(f"/api/projects/{pid}/runs/demo")
+    assert started.status_code == 202 and started.json is not None
+    event = _latest_audit(browser, pid)
+    assert event["action"] == "run.created" and event["target_id"] == str(started.json["id"])
+    assert event["actor_email"] == owner.email
+
+    trail = browser.get(f"/api/projects/{pid}/audit", query_string={"page_size": 100}).json
+    assert trail is not None
+    actions = [item["action"] for item in trail["items"]]
+    for action in ("project.created", "project.updated", "member.added",
+                   "member.role_changed", "member.removed", "run.created"):
+        assert actions.count(action) == 1, actions
+    assert trail["total"] == len(actions)
+
+    assert browser.delete(f"/api/projects/{pid}").status_code == 204
+    with db.factory() as session:
+        deleted = session.scalars(select(AuditEvent).where(
+            AuditEvent.action == "project.deleted")).all()
+    assert [(e.target_id, e.actor_id, e.data["name"]) for e in deleted] == \
+        [(str(pid), owner.id, "Audited Too")]
+
+
+def test_refused_mutations_write_no_audit_event(world: World) -> None:
+    viewer = world.factory.login(world.users[Role.viewer.value])
+    with db.factory() as session:
+        before = session.scalar(select(func.count()).select_from(AuditEvent))
+    assert viewer.patch(f"/api/projects/{world.project.id}",
+                        json={"name": "Nope"}).status_code == 403
+    assert viewer.post(f"/api/projects/{world.project.id}/runs/demo").status_code == 403
+    with db.factory() as session:
+        assert session.scalar(select(func.count()).select_from(AuditEvent)) == before
+
+
+def test_token_mutations_are_audited(factory: Factory) -> None:
+    browser = factory.signed_in()
+    made = browser.post("/api/auth/tokens", json={"name": "ci"})
+    assert made.status_code == 201 and made.json is not None
+    assert browser.delete(f"/api/auth/tokens/{made.json['id']}").status_code == 204
+    with db.factory() as session:
+        actions = list(session.scalars(select(AuditEvent.action).where(
+            AuditEvent.actor_id == browser.user_id).order_by(AuditEvent.id)))
+    assert actions[-2:] == ["token.created", "token.deleted"]
