@@ -1,5 +1,6 @@
 // Fails when src/api/schema.d.ts is stale with respect to src/api/openapi.json.
-// Regenerates into a temp file with the same generator and compares byte for byte.
+// Regenerates into a temp file with the same generator and options as `npm run gen:api`
+// and compares byte for byte.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,7 @@ const dir = mkdtempSync(join(tmpdir(), 'assay-check-api-'));
 const fresh = join(dir, 'schema.d.ts');
 try {
   const bin = join(root, 'node_modules/.bin/openapi-typescript');
-  execFileSync(bin, [spec, '-o', fresh], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(bin, [spec, '--default-non-nullable', 'false', '-o', fresh], { stdio: ['ignore', 'ignore', 'inherit'] });
   const a = readFileSync(fresh, 'utf8');
   let b = '';
   try {

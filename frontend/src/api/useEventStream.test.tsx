@@ -44,7 +44,7 @@ class FakeEventSource implements EventSourceLike {
 
 const run: Run = {
   id: 7, name: 'demo', status: 'pending', total: 4, succeeded: 0, failed: 0,
-  created_at: '2024-01-01T00:00:00Z', started_at: null, finished_at: null, dataset_id: 1, model_ids: [1, 2],
+  created_at: '2024-01-01T00:00:00Z', started_at: null, finished_at: null, dataset_version_id: 1, model_ids: [1, 2],
 };
 
 function setup(options: { enabled?: boolean } = {}) {

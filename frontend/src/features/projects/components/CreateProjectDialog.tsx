@@ -14,6 +14,7 @@ export function validateProject(name: string, description: string): Errors {
   if (!n) errors.name = 'Enter a project name.';
   else if (n.length > 100) errors.name = 'The name must be at most 100 characters.';
   else if (!NAME_RE.test(n)) errors.name = 'Use only letters, digits, spaces, hyphens and underscores.';
+  else if (!/[A-Za-z0-9]/.test(n)) errors.name = 'The name needs at least one letter or digit.';
   if (description.length > 1000) errors.description = 'The description must be at most 1000 characters.';
   return errors;
 }
