@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 
 import httpx
+from httpx_aiohttp import AiohttpTransport
 
 from assay.providers import openai
 from assay.providers.base import ChatRequest, ChatResponse, ProviderError, classify_status
@@ -49,7 +50,9 @@ class LLMClient:
                  max_connections: int = 200):
         limits = httpx.Limits(max_connections=max_connections,
                               max_keepalive_connections=max_connections)
-        self._http = httpx.AsyncClient(timeout=timeout_s, limits=limits)
+        # aiohttp underneath: httpx's own pool is CPU-bound well below 200 calls in flight
+        self._http = httpx.AsyncClient(timeout=timeout_s, limits=limits,
+                                       transport=AiohttpTransport(limits=limits))
         self.retry = retry or RetryPolicy()
 
     async def aclose(self) -> None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import func, insert, or_, select, update
+from sqlalchemy import bindparam, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from assay.core import audit
@@ -155,19 +155,31 @@ class CellResult:
 
 
 def record_results(session: Session, run_id: int, owner: str,
-                   results: list[CellResult]) -> None:
+                   results: list[CellResult]) -> Run | None:
     """Write finished cells; a cell whose lease another worker took over is left to it."""
+    if not results:
+        return
     now = utcnow()
-    for r in results:
-        session.execute(
-            update(Output).where(Output.id == r.output_id, Output.lease_owner == owner,
-                                 Output.status == CellStatus.running)
-            .values(status=CellStatus.succeeded if r.ok else CellStatus.failed, text=r.text,
-                    error_class=r.error_class, error_message=r.error_message,
-                    tokens_in=r.tokens_in, tokens_out=r.tokens_out, cost_micros=r.cost_micros,
-                    latency_ms=r.latency_ms, finished_at=now, lease_until=None))
-    refresh_counts(session, run_id)
+    statement = (
+        update(Output.__table__)
+        .where(Output.id == bindparam("oid"), Output.lease_owner == owner,
+               Output.status == CellStatus.running)
+        .values(status=bindparam("new_status"), text=bindparam("new_text"),
+                error_class=bindparam("new_error_class"),
+                error_message=bindparam("new_error_message"),
+                tokens_in=bindparam("new_tokens_in"), tokens_out=bindparam("new_tokens_out"),
+                cost_micros=bindparam("new_cost"), latency_ms=bindparam("new_latency"),
+                finished_at=now, lease_until=None)
+    )
+    session.execute(statement, [  # one executemany for the whole batch
+        {"oid": r.output_id, "new_status": CellStatus.succeeded if r.ok else CellStatus.failed,
+         "new_text": r.text, "new_error_class": r.error_class,
+         "new_error_message": r.error_message, "new_tokens_in": r.tokens_in,
+         "new_tokens_out": r.tokens_out, "new_cost": r.cost_micros,
+         "new_latency": r.latency_ms} for r in results])
+    run = refresh_counts(session, run_id)
     session.commit()
+    return run
 
 
 def refresh_counts(session: Session, run_id: int) -> Run:

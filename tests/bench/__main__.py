@@ -1,0 +1,151 @@
+"""`make bench`: DESIGN.md section 9 figures measured in one run, printed as ratios to the bar.
+
+Uses the real engine (shard runner, SQLite file, real Redis) against the fake provider at
+100 ms latency, and a real HTTP server for the SSE delivery figure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import resource
+import statistics
+import tempfile
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+from werkzeug.serving import make_server
+
+from assay.app import create_app
+from assay.core.auth.service import create_api_token, register
+from assay.core.datasets.service import create_dataset
+from assay.core.llm.service import ensure_demo_models
+from assay.core.projects.service import create_project
+from assay.core.runs.service import create_run
+from assay.events.publish import PROGRESS, publish
+from assay.extensions import db
+from assay.jobs.runs import _execute
+from assay.runtime import current
+from assay.settings import Settings
+
+LATENCY_S = 0.1
+
+
+def _setup(fake_url: str, concurrency: int) -> Settings:
+    instance = tempfile.mkdtemp(prefix="assay-bench-")
+    env = {"ASSAY_INSTANCE_PATH": instance, "ASSAY_BCRYPT_ROUNDS": "4",
+           "ASSAY_FAKE_PROVIDER_URL": fake_url, "ASSAY_RUN_CONCURRENCY": str(concurrency),
+           "REDIS_URL": os.environ.get("ASSAY_BENCH_REDIS_URL", "redis://127.0.0.1:6379/14")}
+    os.environ.update(env)
+    return Settings.from_env()
+
+
+def _plan_run(settings: Settings, cells: int) -> tuple[int, int, str]:
+    with db.factory() as session:
+        user = register(session, f"bench{time.time_ns()}@example.com", "Bench-password-1!",
+                        None, 4)
+        project = create_project(session, user, "Bench")
+        models = ensure_demo_models(session, user, project, settings.fake_provider_url)[:1]
+        cases = [{"input": {"question": f"question {i}"}} for i in range(cells)]
+        dataset = create_dataset(session, user, project, "bench", "questions", cases)
+        run = create_run(session, user, project, dataset.id, [m.id for m in models])
+        _, token = create_api_token(session, user, "bench")
+        session.commit()
+        return project.id, run.id, token
+
+
+def throughput(fake_url: str, concurrency: int, seconds: float = 4.0) -> dict[str, Any]:
+    settings = _setup(fake_url, concurrency)
+    app = create_app(settings)
+    with app.app_context():
+        from flask_migrate import upgrade
+
+        upgrade()
+    cells = int(concurrency / LATENCY_S * seconds)
+    _, run_id, _ = _plan_run(settings, cells)
+    started = time.perf_counter()
+    cpu_started = time.process_time()
+    asyncio.run(_execute(current(), run_id))
+    elapsed = time.perf_counter() - started
+    rate = cells / elapsed
+    limit = concurrency / LATENCY_S
+    return {"concurrency": concurrency, "cells": cells, "seconds": round(elapsed, 2),
+            "calls_per_s": round(rate), "limit": round(limit), "ratio": round(rate / limit, 3),
+            "cpu_ms_per_call": round((time.process_time() - cpu_started) * 1000 / cells, 3)}
+
+
+def sse_latency(samples: int = 40) -> dict[str, Any]:
+    """Time from XADD to the frame arriving at an HTTP client of the SSE endpoint."""
+    rt = current()
+    project_id, run_id, token = _plan_run(rt.settings, 1)
+    server = make_server("127.0.0.1", 0, create_app(rt.settings), threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_port}/api/projects/{project_id}/runs/{run_id}/events"
+    delays: list[float] = []
+    with httpx.stream("GET", url, headers={"Authorization": f"Bearer {token}"},
+                      timeout=30) as reply:
+        lines = reply.iter_lines()
+        next(lines)  # the retry: line
+        for _ in range(samples):
+            sent = time.perf_counter()
+            publish(rt.redis, run_id, PROGRESS, {"n": 1})
+            for line in lines:
+                if line.startswith("data:"):
+                    delays.append((time.perf_counter() - sent) * 1000)
+                    break
+            time.sleep(0.02)
+    server.shutdown()
+    p95 = statistics.quantiles(delays, n=20)[18]
+    return {"p50_ms": round(statistics.median(delays), 2), "p95_ms": round(p95, 2),
+            "bar_ms": 100, "ratio_to_bar": round(p95 / 100, 3)}
+
+
+@contextmanager
+def fake_provider_process() -> Iterator[str]:
+    """The fake provider in a process of its own, so it does not share the engine's GIL."""
+    port = 8790
+    proc = subprocess.Popen([sys.executable, "-m", "assay", "fake-provider", "--port", str(port)],
+                            env={**os.environ, "ASSAY_FAKE_LATENCY_MS": str(LATENCY_S * 1000)},
+                            stdout=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                httpx.get(f"{url}/_fake/health", timeout=1)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def main() -> None:
+    logging.disable(logging.WARNING)
+    with fake_provider_process() as fake_url:
+        print("Assay bench (DESIGN.md section 9); ratios: higher is better for throughput,"
+              " lower is better for latency.\n")
+        for concurrency, bar in ((50, 0.90), (200, 0.75)):
+            figures = throughput(fake_url, concurrency)
+            print(f"run throughput, concurrency {concurrency:>3}: {figures['calls_per_s']:>5} "
+                  f"calls/s of {figures['limit']} = {figures['ratio']:.3f} of the limit "
+                  f"(bar {bar}); {figures['cpu_ms_per_call']} ms CPU per call; "
+                  f"{figures['cells']} cells in {figures['seconds']} s")
+        sse = sse_latency()
+        print(f"SSE delivery: p50 {sse['p50_ms']} ms, p95 {sse['p95_ms']} ms "
+              f"= {sse['ratio_to_bar']:.3f} of the 100 ms bar")
+        rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"peak RSS of the bench process (engine in-process): {rss_mb:.0f} MB "
+              f"= {rss_mb / 250:.3f} of the 250 MB bar")
+
+
+if __name__ == "__main__":
+    main()
