@@ -11,9 +11,9 @@ import logging
 import os
 import resource
 import statistics
-import tempfile
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator

@@ -11,6 +11,7 @@ import redis
 
 from assay.events.publish import FINISHED, stream_key
 
+FINISH_GRACE_MS = 2000
 _STREAM_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
 
 
@@ -34,10 +35,12 @@ def sse(conn: redis.Redis, run_id: int, last_id: str, heartbeat_s: float,
     yield "retry: 2000\n\n"
     while True:
         over = final_snapshot()
-        if over is not None:  # nothing more will be written: drain without waiting
-            reply = conn.xread({key: last_id}, count=500)
+        if over is not None:
+            # The run is over in the database; its finished event is written just after the
+            # commit, so wait briefly for it before standing in for a lost one.
+            reply = conn.xread({key: last_id}, count=500, block=FINISH_GRACE_MS)
             if not reply:
-                yield _frame(last_id, FINISHED, json.dumps({"type": FINISHED, **over}))
+                yield f"event: {FINISHED}\ndata: {json.dumps({'type': FINISHED, **over})}\n\n"
                 return
         else:
             reply = conn.xread({key: last_id}, count=500, block=int(heartbeat_s * 1000))

@@ -38,9 +38,9 @@ async def _execute(rt: Runtime, run_id: int) -> None:
                 break
             results = await execute_batch(client, cells)
             with rt.db.factory() as session:
-                run = service.record_results(session, run_id, owner, results)
-                if run is not None:
-                    publish(rt.redis, run_id, PROGRESS, service.progress(run), maxlen)
+                recorded = service.record_results(session, run_id, owner, results)
+                if recorded is not None:
+                    publish(rt.redis, run_id, PROGRESS, service.progress(recorded), maxlen)
         with rt.db.factory() as session:
             finished = service.finish_if_done(session, run_id)
             if finished is not None:

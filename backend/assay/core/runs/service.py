@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import bindparam, func, insert, or_, select, update
+from sqlalchemy import Table, bindparam, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from assay.core import audit
@@ -158,10 +158,10 @@ def record_results(session: Session, run_id: int, owner: str,
                    results: list[CellResult]) -> Run | None:
     """Write finished cells; a cell whose lease another worker took over is left to it."""
     if not results:
-        return
+        return None
     now = utcnow()
     statement = (
-        update(Output.__table__)
+        update(cast(Table, Output.__table__))  # Core: the ORM has no bulk update with WHERE
         .where(Output.id == bindparam("oid"), Output.lease_owner == owner,
                Output.status == CellStatus.running)
         .values(status=bindparam("new_status"), text=bindparam("new_text"),
