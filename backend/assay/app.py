@@ -7,6 +7,7 @@ from typing import Any
 from flask import Flask, send_from_directory
 from flask.typing import ResponseReturnValue
 from swagger_ui_bundle import swagger_ui_path
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from assay import __version__, runtime
 from assay.api import security
@@ -46,6 +47,8 @@ def create_app(settings: Settings | None = None) -> Flask:
     settings = settings or Settings.from_env()
     app = Flask(__name__, instance_path=str(settings.instance_path))
     app.config.update(_config(settings))
+    if settings.trusted_proxies:  # rate limits must see the client, not the proxy
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
     runtime.configure(settings)
     migrate.init_app(app, db, directory=str(REPO_ROOT / "migrations"), render_as_batch=True)
     api = AssayApi(app)

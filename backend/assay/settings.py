@@ -65,6 +65,7 @@ class Settings:
     login_lock_minutes: int = 15
     login_ip_failures: int = 20  # failed logins per IP per lock window before 429
     register_ip_limit: int = 30  # registrations per IP per 15 minutes
+    trusted_proxies: int = 0  # proxies in front whose X-Forwarded-For names the client
     queue_prefix: str = "assay"
     fake_provider_url: str = "http://127.0.0.1:8100"
     max_body_bytes: int = 1_000_000
@@ -102,6 +103,7 @@ class Settings:
             cookie_secure=_bool(env, "ASSAY_COOKIE_SECURE", False),
             login_ip_failures=_int(env, "ASSAY_LOGIN_IP_FAILURES", 20),
             register_ip_limit=_int(env, "ASSAY_REGISTER_IP_LIMIT", 30),
+            trusted_proxies=_int(env, "ASSAY_TRUSTED_PROXIES", 0),
             queue_prefix=env.get("ASSAY_QUEUE_PREFIX") or "assay",
             fake_provider_url=env.get("ASSAY_FAKE_PROVIDER_URL")
             or f"http://127.0.0.1:{fake_port}",

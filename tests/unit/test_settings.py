@@ -56,3 +56,24 @@ def test_sqlite_runs_with_wal_busy_timeout_and_foreign_keys(tmp_path: Path) -> N
     engine.dispose()
     assert sqlite3.connect(tmp_path / "assay.db").execute("PRAGMA journal_mode").fetchone()[0] \
         == "wal"
+
+
+def test_behind_a_proxy_the_client_address_comes_from_x_forwarded_for(tmp_path: Path) -> None:
+    from flask import request
+
+    from assay import runtime
+    from assay.app import create_app
+
+    previous = runtime._current  # create_app rewires the process: put it back afterwards
+    try:
+        for proxies, expected in ((0, "10.0.0.1"), (1, "203.0.113.7")):
+            settings = Settings.from_env({"ASSAY_INSTANCE_PATH": str(tmp_path),
+                                          "ASSAY_TRUSTED_PROXIES": str(proxies)})
+            app = create_app(settings)
+            app.add_url_rule("/probe", "probe", lambda: request.remote_addr or "")
+            reply = app.test_client().get("/probe", headers={"X-Forwarded-For": "203.0.113.7"},
+                                          environ_base={"REMOTE_ADDR": "10.0.0.1"})
+            assert reply.text == expected
+    finally:
+        if previous is not None:
+            runtime.configure(previous.settings)
