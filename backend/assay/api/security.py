@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from flask import Flask, Response, g, request
 
+from assay.api.fields import MAX_ID
 from assay.core.auth import service as auth
 from assay.core.auth import sessions
 from assay.core.auth.models import User
-from assay.core.errors import Forbidden, Unauthorized
+from assay.core.errors import Forbidden, NotFound, Unauthorized
 from assay.extensions import db
 from assay.runtime import current
 
@@ -58,6 +59,14 @@ def authenticate_request() -> None:
     g.user = _from_cookie(cookie)
 
 
+def impossible_ids() -> None:
+    """An id in the path outside the database's integer range cannot exist: 404 before a
+    query sees it (it would overflow the column type and fail as a 500)."""
+    for value in (request.view_args or {}).values():
+        if isinstance(value, int) and not 1 <= value <= MAX_ID:
+            raise NotFound("Not found")
+
+
 def no_store(response: Response) -> Response:
     if request.path.startswith("/api/"):
         response.headers.setdefault("Cache-Control", "no-store")
@@ -67,4 +76,5 @@ def no_store(response: Response) -> Response:
 
 def init_app(app: Flask) -> None:
     app.before_request(authenticate_request)
+    app.before_request(impossible_ids)
     app.after_request(no_store)

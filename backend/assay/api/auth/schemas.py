@@ -3,6 +3,8 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate, validates_schema
 from marshmallow.exceptions import ValidationError
 
+from assay.api.fields import StrictBoolean
+
 EMAIL = [validate.Email(error="Invalid email format"), validate.Length(max=255)]
 
 
@@ -28,7 +30,7 @@ class RegisterSchema(Schema):
 class LoginSchema(Schema):
     email = fields.String(required=True, validate=EMAIL)
     password = fields.String(required=True, validate=validate.Length(min=1, max=1024))
-    remember_me = fields.Boolean(load_default=False)
+    remember_me = StrictBoolean(load_default=False)
 
 
 class LoginResultSchema(Schema):

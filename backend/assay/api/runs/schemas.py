@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from assay.api.fields import Count, Id
 from assay.core.runs.models import CellStatus, RunStatus
 
 
@@ -20,12 +21,11 @@ class RunSchema(Schema):
 
 
 class RunCreateSchema(Schema):
-    dataset_id = fields.Integer(required=True, validate=validate.Range(min=1))
-    model_ids = fields.List(fields.Integer(validate=validate.Range(min=1)), required=True,
-                            validate=validate.Length(min=1, max=20))
+    dataset_id = Id(required=True)
+    model_ids = fields.List(Id(), required=True, validate=validate.Length(min=1, max=20))
     name = fields.String(load_default=None, allow_none=True,
                          validate=validate.Length(min=1, max=200))
-    repeats = fields.Integer(load_default=1, validate=validate.Range(min=1, max=10))
+    repeats = Count(1, 10, load_default=1)
 
 
 class OutputSchema(Schema):
