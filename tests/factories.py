@@ -93,20 +93,26 @@ class Factory:
         from assay.core.datasets.service import ensure_demo_dataset
         from assay.core.llm.service import ensure_demo_models
         from assay.core.runs.models import Run, RunStatus
-        from assay.core.runs.service import create_run
+        from assay.core.runs.service import create_run, progress
+        from assay.events.publish import FINISHED, publish
         from assay.jobs.runs import execute_run
+        from assay.runtime import current
         from assay.seeds import demo_cases
 
         with db.factory() as session:
             actor, found = session.merge(owner), session.merge(project)
             models = ensure_demo_models(session, actor, found, self.settings.fake_provider_url)
             dataset = ensure_demo_dataset(session, actor, found, demo_cases())
-            run_id = create_run(session, actor, found, dataset.id, [m.id for m in models]).id
+            run = create_run(session, actor, found, dataset.id, [m.id for m in models])
+            run_id = run.id
             if not execute:
                 now = utcnow()
                 session.execute(update(Run).where(Run.id == run_id).values(
                     status=RunStatus.completed, started_at=now, finished_at=now))
             session.commit()
+            if not execute:  # its progress stream ends like a real run's
+                session.refresh(run)
+                publish(current().redis, run_id, FINISHED, progress(run))
         if execute:
             execute_run(run_id)
         return run_id

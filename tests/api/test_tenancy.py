@@ -17,8 +17,9 @@ from flask import Flask
 from sqlalchemy import func, select
 
 from assay.core.auth.models import User
+from assay.core.datasets.models import DatasetVersion
 from assay.core.projects.models import AuditEvent, Membership, Project, Role
-from assay.core.runs.models import Run
+from assay.core.runs.models import Run, RunTarget
 from assay.extensions import db
 from tests.factories import Factory, Session
 
@@ -43,17 +44,19 @@ class World:
     def path_args(self) -> dict[str, int]:
         return {"project_id": self.project.id, "run_id": self.run_id, "user_id": self.target.id}
 
+    def fresh_targets(self) -> None:
+        """A new member to act on and a new user to add, so each actor's call can succeed."""
+        self.target = self.factory.member(self.project, Role.viewer)
+        self.newcomer = self.factory.user()
+
     def run_body(self) -> dict[str, Any]:
         with db.factory() as session:
             run = session.get(Run, self.run_id)
             assert run is not None
-            from assay.core.datasets.models import DatasetVersion
-            from assay.core.runs.models import RunTarget
-
             version = session.get(DatasetVersion, run.dataset_version_id)
             assert version is not None
             models = list(session.scalars(select(RunTarget.model_id).where(
-                RunTarget.run_id == run.id)))
+                RunTarget.run_id == run.id).order_by(RunTarget.position)))
         return {"dataset_id": version.dataset_id, "model_ids": models, "name": "Tenancy"}
 
 
@@ -150,29 +153,51 @@ def _call(browser: Session, method: str, url: str,
     return browser.request(method, url, **kwargs)
 
 
-@pytest.mark.parametrize("actor", ACTORS)
-@pytest.mark.parametrize(("method", "route"), sorted(ROUTES))
-def test_role_matrix(world: World, method: str, route: str, actor: str) -> None:
+# Refused actors first, then upwards: the owner (who alone may delete) goes last.
+MATRIX_ORDER = [FOREIGN, *(role.value for role in Role)]
+
+
+def _check_cell(world: World, method: str, route: str, actor: str) -> str | None:
+    """Call the route as `actor`; a description of what is wrong, or None."""
     rule = ROUTES[(method, route)]
     expected = _expected(actor, rule)
+    world.fresh_targets()
     url = route.format(**world.path_args())
     body = rule.body(world) if rule.body else None
     browser = world.factory.login(world.users[actor])
     before = _row_counts()
     reply = _call(browser, method, url, body)
-    assert reply.status_code == expected, (actor, method, url, reply.get_data(as_text=True))
+    text = reply.get_data(as_text=True)
+    where = f"{method} {route} as {actor}: expected {expected}, got {reply.status_code}"
+    if reply.status_code != expected:
+        return f"{where} {text[:200]}"
     if expected >= 400:
-        assert reply.json is not None
-        assert reply.json["code"] == {403: "FORBIDDEN", 404: "NOT_FOUND"}[expected]
-        assert reply.json["status"] == expected
-        if expected == 404:
-            assert "Tenant" not in reply.get_data(as_text=True)  # nothing leaks
-        assert _row_counts() == before, "a refused request wrote something"
+        code = {403: "FORBIDDEN", 404: "NOT_FOUND"}[expected]
+        if reply.json is None or reply.json.get("code") != code \
+                or reply.json.get("status") != expected:
+            return f"{where}, but the body is {text[:200]}"
+        if expected == 404 and "Tenant" in text:
+            return f"{where}, but the body names the project"
+        if _row_counts() != before:
+            return f"{where}, but a refused request wrote something"
     elif (method, route) == SSE:
-        assert reply.mimetype == "text/event-stream"
-        assert "event: run.finished" in reply.get_data(as_text=True)
-    elif expected != 204:
-        assert reply.json is not None
+        if reply.mimetype != "text/event-stream" or "event: run.finished" not in text:
+            return f"{where}, but the stream is {reply.mimetype} {text[:200]}"
+    elif expected != 204 and reply.json is None:
+        return f"{where}, but no JSON body"
+    return None
+
+
+@pytest.mark.parametrize(("method", "route"), sorted(ROUTES))
+def test_role_matrix(world: World, method: str, route: str) -> None:
+    """Foreign users get 404, members below the route's role 403, the others success."""
+    problems = [problem for actor in MATRIX_ORDER
+                if (problem := _check_cell(world, method, route, actor))]
+    assert not problems, "\n".join(problems)
+
+
+def test_matrix_order_covers_every_actor() -> None:
+    assert sorted(MATRIX_ORDER) == sorted(ACTORS) and MATRIX_ORDER[-1] == Role.owner.value
 
 
 def test_every_project_route_refuses_anonymous_requests(app: Flask, world: World) -> None:
