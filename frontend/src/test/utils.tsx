@@ -36,6 +36,7 @@ export function renderWithProviders(
         <Routes>
           <Route path={path} element={children} />
           <Route path="/projects/:projectId" element={<p>Project page</p>} />
+          <Route path="/login" element={<p>Login page</p>} />
         </Routes>
       </MemoryRouter>
     </QueryClientProvider>

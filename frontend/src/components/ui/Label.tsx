@@ -2,5 +2,5 @@ import type { LabelHTMLAttributes } from 'react';
 import { cn } from '@/lib/cn';
 
 export function Label({ className, ...rest }: LabelHTMLAttributes<HTMLLabelElement>) {
-  return <label className={cn('text-sm font-medium text-zinc-900', className)} {...rest} />;
+  return <label className={cn('block text-sm font-medium text-zinc-900', className)} {...rest} />;
 }

@@ -19,7 +19,7 @@ function duration(run: Run): string | null {
   const end = run.finished_at ? new Date(run.finished_at) : null;
   if (!end) return null;
   const s = Math.max(0, Math.round((end.getTime() - new Date(run.started_at).getTime()) / 1000));
-  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
+  return s < 1 ? 'under a second' : s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
 }
 
 export function RunProgress({ run, stream }: { run: Run; stream: StreamState }) {
