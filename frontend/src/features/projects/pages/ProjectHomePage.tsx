@@ -3,6 +3,8 @@ import { buttonClasses, EmptyState, ErrorState, Skeleton } from '@/components/ui
 import { isApiError } from '@/api/errors';
 import { useMe } from '@/features/auth/hooks/useAuth';
 import { RunsSection } from '@/features/runs/components/RunsSection';
+import { roleAtLeast } from '@/api/types';
+import { AuditSection } from '../components/AuditSection';
 import { MembersSection } from '../components/MembersSection';
 import { RoleBadge } from '../components/RoleBadge';
 import { useProject } from '../hooks/useProjects';
@@ -57,6 +59,7 @@ export function ProjectHomePage() {
       </header>
       <RunsSection projectId={p.id} role={p.role} />
       <MembersSection projectId={p.id} role={p.role} meId={me.data?.id} />
+      {roleAtLeast(p.role, 'admin') && <AuditSection projectId={p.id} />}
     </div>
   );
 }
