@@ -1,7 +1,10 @@
-import { Link, Outlet, useNavigate } from 'react-router-dom';
+import { Link, NavLink, Outlet, useNavigate } from 'react-router-dom';
 import { useLogout, useMe } from '@/features/auth/hooks/useAuth';
 import { Button } from '@/components/ui';
 import { focusRing } from '@/lib/cn';
+
+const navClass = ({ isActive }: { isActive: boolean }) =>
+  `rounded-xl text-sm hover:text-zinc-900 ${isActive ? 'font-medium text-zinc-900' : 'text-zinc-600'} ${focusRing}`;
 
 /** The top bar (app name, the user's email, Sign out) above every signed-in page. */
 export function AppShell() {
@@ -22,9 +25,12 @@ export function AppShell() {
             <Link to="/projects" className={`rounded-xl text-base font-semibold text-zinc-900 ${focusRing}`}>
               Assay
             </Link>
-            <Link to="/projects" className={`rounded-xl text-sm text-zinc-600 hover:text-zinc-900 ${focusRing}`}>
+            <NavLink to="/projects" className={navClass}>
               Projects
-            </Link>
+            </NavLink>
+            <NavLink to="/settings/tokens" className={navClass}>
+              API tokens
+            </NavLink>
           </div>
           <div className="flex items-center gap-3">
             {me.data && (

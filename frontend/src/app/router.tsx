@@ -7,6 +7,7 @@ import { RegisterPage } from '@/features/auth/pages/RegisterPage';
 import { ProjectsPage } from '@/features/projects/pages/ProjectsPage';
 import { ProjectHomePage } from '@/features/projects/pages/ProjectHomePage';
 import { RunPage } from '@/features/runs/pages/RunPage';
+import { TokensPage } from '@/features/tokens/pages/TokensPage';
 
 export const routes: RouteObject[] = [
   {
@@ -26,6 +27,7 @@ export const routes: RouteObject[] = [
           { path: '/projects', element: <ProjectsPage /> },
           { path: '/projects/:projectId', element: <ProjectHomePage /> },
           { path: '/projects/:projectId/runs/:runId', element: <RunPage /> },
+          { path: '/settings/tokens', element: <TokensPage /> },
         ],
       },
     ],
