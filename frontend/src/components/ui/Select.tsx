@@ -2,17 +2,17 @@ import type { Ref, SelectHTMLAttributes } from 'react';
 import { cn, focusRing } from '@/lib/cn';
 
 export interface SelectProps extends SelectHTMLAttributes<HTMLSelectElement> {
-  size_?: 'default' | 'sm';
+  controlSize?: 'default' | 'sm';
   ref?: Ref<HTMLSelectElement>;
 }
 
 /** A native select, styled: keyboard and screen-reader behaviour come for free. */
-export function Select({ className, size_ = 'default', ...rest }: SelectProps) {
+export function Select({ className, controlSize = 'default', ...rest }: SelectProps) {
   return (
     <select
       className={cn(
         'rounded-xl border border-zinc-200 bg-white pl-3 pr-8 text-sm text-zinc-900 disabled:cursor-not-allowed disabled:opacity-60',
-        size_ === 'sm' ? 'h-8' : 'h-10',
+        controlSize === 'sm' ? 'h-8' : 'h-10',
         focusRing,
         className,
       )}

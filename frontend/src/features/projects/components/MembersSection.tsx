@@ -72,7 +72,7 @@ export function MembersSection({ projectId, role, meId }: { projectId: number; r
                   <TD>
                     {canManage ? (
                       <Select
-                        size_="sm"
+                        controlSize="sm"
                         aria-label={`Role for ${m.email}`}
                         value={m.role}
                         disabled={update.isPending && update.variables?.userId === m.user_id}
