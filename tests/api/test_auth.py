@@ -3,6 +3,7 @@ CSRF, API tokens, logout, cookie flags, bcrypt cost, audit of failed logins."""
 
 from __future__ import annotations
 
+import re
 import secrets
 from datetime import timedelta
 from pathlib import Path
@@ -289,6 +290,28 @@ def test_a_token_for_no_such_user_is_rejected(app: Flask, factory: Factory,
     user = factory.user()
     token = jwt.encode(_claims(user, sub=sub), settings.jwt_secret, algorithm="HS256")
     _assert_error(_me_with_cookie(app, token), 401, "UNAUTHORIZED")
+
+
+def test_the_document_marks_exactly_the_public_operations(client: FlaskClient) -> None:
+    """An operation documented with `security: []` answers without credentials; every other
+    one refuses an anonymous request with 401, whatever its input."""
+    doc = client.get("/api/openapi.json").json
+    assert doc is not None and doc["security"]  # secure unless said otherwise
+    public = []
+    for path, item in doc["paths"].items():
+        for method, operation in item.items():
+            if method not in {"get", "post", "put", "patch", "delete"}:
+                continue
+            url = re.sub(r"{[^}]+}", "1", path)
+            reply = client.open(url, method=method.upper(), json={})
+            if operation.get("security") == []:
+                public.append(f"{method.upper()} {path}")
+                assert reply.status_code != 401, (method, path)
+            else:
+                assert reply.status_code == 401, (method, path, reply.status_code)
+                assert reply.json is not None and reply.json["code"] == "UNAUTHORIZED"
+    assert sorted(public) == ["GET /api/health", "POST /api/auth/login",
+                              "POST /api/auth/register"]
 
 
 def test_me_without_auth_is_401(client: FlaskClient) -> None:

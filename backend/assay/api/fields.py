@@ -26,3 +26,9 @@ def Id(**kwargs: Any) -> fields.Integer:
 def Count(low: int, high: int, **kwargs: Any) -> fields.Integer:
     """A JSON integer within [low, high]."""
     return fields.Integer(strict=True, validate=validate.Range(min=low, max=high), **kwargs)
+
+
+def Email(**kwargs: Any) -> fields.Email:
+    """An email address (documented as `format: email`) that fits the users table."""
+    return fields.Email(validate=validate.Length(max=255),
+                        error_messages={"invalid": "Invalid email format"}, **kwargs)

@@ -32,6 +32,7 @@ def _limiter(name: str, limit: int, message: str) -> Limiter:
 
 
 @blp.post("/register")
+@blp.doc(security=[])  # public: see security.PUBLIC_ENDPOINTS
 @blp.arguments(RegisterSchema)
 @blp.response(201, UserSchema)
 def register(data: dict[str, Any]) -> Any:
@@ -46,6 +47,7 @@ def register(data: dict[str, Any]) -> Any:
 
 
 @blp.post("/login")
+@blp.doc(security=[])  # public: see security.PUBLIC_ENDPOINTS
 @blp.arguments(LoginSchema)
 @blp.response(200, LoginResultSchema)
 def login(data: dict[str, Any]) -> Any:

@@ -3,9 +3,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate, validates_schema
 from marshmallow.exceptions import ValidationError
 
-from assay.api.fields import StrictBoolean
-
-EMAIL = [validate.Email(error="Invalid email format"), validate.Length(max=255)]
+from assay.api.fields import Email, StrictBoolean
 
 
 class UserSchema(Schema):
@@ -16,7 +14,7 @@ class UserSchema(Schema):
 
 
 class RegisterSchema(Schema):
-    email = fields.String(required=True, validate=EMAIL)
+    email = Email(required=True)
     name = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=255))
     password = fields.String(required=True, validate=validate.Length(min=1, max=1024))
     confirm_password = fields.String(required=True, validate=validate.Length(max=1024))
@@ -28,7 +26,7 @@ class RegisterSchema(Schema):
 
 
 class LoginSchema(Schema):
-    email = fields.String(required=True, validate=EMAIL)
+    email = Email(required=True)
     password = fields.String(required=True, validate=validate.Length(min=1, max=1024))
     remember_me = StrictBoolean(load_default=False)
 

@@ -39,6 +39,7 @@ def _check(probe: Any) -> dict[str, Any]:
 
 
 @blp.get("/health")
+@blp.doc(security=[])  # public: see security.PUBLIC_ENDPOINTS
 @blp.response(200, HealthSchema)
 def health() -> Any:
     rt = runtime()

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from assay.api.auth.schemas import EMAIL
+from assay.api.fields import Email
 from assay.api.projects.schemas import ROLES
 
 
@@ -15,7 +15,7 @@ class MemberSchema(Schema):
 
 
 class MemberAddSchema(Schema):
-    email = fields.String(required=True, validate=EMAIL)
+    email = Email(required=True)
     role = fields.String(required=True, validate=validate.OneOf(ROLES))
 
 
