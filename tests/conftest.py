@@ -58,7 +58,7 @@ def test_env(tmp_path_factory: pytest.TempPathFactory,
         "ASSAY_INSTANCE_PATH": str(instance),
         "DATABASE_URL": url,
         "REDIS_URL": REDIS_URL,
-        "ASSAY_QUEUE_PREFIX": f"assay-test-{uuid.uuid4().hex[:8]}",
+        "ASSAY_REDIS_PREFIX": f"assay-test-{uuid.uuid4().hex[:8]}",
         "ASSAY_BCRYPT_ROUNDS": "4",
         "ASSAY_REGISTER_IP_LIMIT": "100000",
         "ASSAY_FAKE_PROVIDER_URL": fake_provider.url,
@@ -111,7 +111,8 @@ def clean_state(request: pytest.FixtureRequest) -> Iterator[None]:
         db.scoped.remove()
         _empty_tables()
         conn = redis.Redis.from_url(REDIS_URL)
-        keys = list(conn.scan_iter("assay:*", count=1000))  # RQ's own keys stay: workers live on
+        prefix = request.getfixturevalue("settings").redis_prefix
+        keys = list(conn.scan_iter(f"{prefix}:*", count=1000))  # RQ's keys stay: workers live on
         if keys:
             conn.delete(*keys)
 

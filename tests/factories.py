@@ -94,7 +94,7 @@ class Factory:
         from assay.core.llm.service import ensure_demo_models
         from assay.core.runs.models import Run, RunStatus
         from assay.core.runs.service import create_run, progress
-        from assay.events.publish import FINISHED, publish
+        from assay.events.publish import FINISHED
         from assay.jobs.runs import execute_run
         from assay.runtime import current
         from assay.seeds import demo_cases
@@ -112,7 +112,7 @@ class Factory:
             session.commit()
             if not execute:  # its progress stream ends like a real run's
                 session.refresh(run)
-                publish(current().redis, run_id, FINISHED, progress(run))
+                current().publish(run_id, FINISHED, progress(run))
         if execute:
             execute_run(run_id)
         return run_id

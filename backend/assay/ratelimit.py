@@ -5,15 +5,18 @@ from __future__ import annotations
 import redis
 
 from assay.core.errors import RateLimited
+from assay.runtime import current
 
 
 class Limiter:
-    def __init__(self, conn: redis.Redis, name: str, limit: int, window_s: int, message: str):
+    def __init__(self, conn: redis.Redis, name: str, limit: int, window_s: int, message: str,
+                 prefix: str | None = None):
         self.conn, self.name, self.limit, self.window_s = conn, name, limit, window_s
         self.message = message
+        self.prefix = prefix or current().settings.redis_prefix
 
     def _key(self, subject: str) -> str:
-        return f"assay:limit:{self.name}:{subject}"
+        return f"{self.prefix}:limit:{self.name}:{subject}"
 
     def check(self, subject: str) -> None:
         used = self.conn.get(self._key(subject))

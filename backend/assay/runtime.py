@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import redis
 
 from assay.db import Database
+from assay.events.publish import publish, stream_key
 from assay.extensions import db
 from assay.redis_conn import connect
 from assay.settings import Settings
@@ -25,9 +27,12 @@ class Runtime:
             self._redis = connect(self.settings)
         return self._redis
 
-    @property
-    def runs_queue(self) -> str:
-        return f"{self.settings.queue_prefix}-runs"
+    def events_key(self, run_id: int) -> str:
+        return stream_key(self.settings.redis_prefix, run_id)
+
+    def publish(self, run_id: int, event_type: str, data: dict[str, Any]) -> str:
+        return publish(self.redis, self.events_key(run_id), event_type, data,
+                       self.settings.stream_maxlen)
 
 
 _current: Runtime | None = None

@@ -48,5 +48,5 @@ def run_worker(burst: bool) -> None:
 
     settings = share_embedded_redis(Settings.from_env())
     conn = connect(settings)
-    queue = Queue(f"{settings.queue_prefix}-runs", connection=conn)
+    queue = Queue(settings.runs_queue, connection=conn)
     Worker([queue], connection=conn).work(burst=burst, logging_level="WARNING")

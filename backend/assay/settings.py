@@ -66,7 +66,7 @@ class Settings:
     login_ip_failures: int = 20  # failed logins per IP per lock window before 429
     register_ip_limit: int = 30  # registrations per IP per 15 minutes
     trusted_proxies: int = 0  # proxies in front whose X-Forwarded-For names the client
-    queue_prefix: str = "assay"
+    redis_prefix: str = "assay"  # of every Redis key and queue name Assay uses
     fake_provider_url: str = "http://127.0.0.1:8100"
     max_body_bytes: int = 1_000_000
     sse_heartbeat_s: float = 15.0
@@ -77,6 +77,10 @@ class Settings:
     def __post_init__(self) -> None:
         if len(self.jwt_secret) < 32:
             raise ValueError("JWT_SECRET must be at least 32 characters")
+
+    @property
+    def runs_queue(self) -> str:
+        return f"{self.redis_prefix}-runs"
 
     @property
     def is_sqlite(self) -> bool:
@@ -104,7 +108,7 @@ class Settings:
             login_ip_failures=_int(env, "ASSAY_LOGIN_IP_FAILURES", 20),
             register_ip_limit=_int(env, "ASSAY_REGISTER_IP_LIMIT", 30),
             trusted_proxies=_int(env, "ASSAY_TRUSTED_PROXIES", 0),
-            queue_prefix=env.get("ASSAY_QUEUE_PREFIX") or "assay",
+            redis_prefix=env.get("ASSAY_REDIS_PREFIX") or "assay",
             fake_provider_url=env.get("ASSAY_FAKE_PROVIDER_URL")
             or f"http://127.0.0.1:{fake_port}",
             sse_heartbeat_s=float(env.get("ASSAY_SSE_HEARTBEAT_S") or 15.0),

@@ -29,7 +29,7 @@ from assay.core.datasets.service import create_dataset
 from assay.core.llm.service import ensure_demo_models
 from assay.core.projects.service import create_project
 from assay.core.runs.service import create_run
-from assay.events.publish import PROGRESS, publish
+from assay.events.publish import PROGRESS
 from assay.extensions import db
 from assay.jobs.runs import _execute
 from assay.runtime import current
@@ -95,7 +95,7 @@ def sse_latency(samples: int = 40) -> dict[str, Any]:
         next(lines)  # the retry: line
         for _ in range(samples):
             sent = time.perf_counter()
-            publish(rt.redis, run_id, PROGRESS, {"n": 1})
+            rt.publish(run_id, PROGRESS, {"n": 1})
             for line in lines:
                 if line.startswith("data:"):
                     delays.append((time.perf_counter() - sent) * 1000)

@@ -24,7 +24,7 @@ def worker(app: Flask, test_env: dict[str, str],
     proc = subprocess.Popen([sys.executable, "-m", "assay", "worker"],
                             env={**os.environ, **test_env})
     conn = redis.Redis.from_url(test_env["REDIS_URL"])
-    queue = Queue(f"{settings.queue_prefix}-runs", connection=conn)
+    queue = Queue(settings.runs_queue, connection=conn)
     deadline = time.monotonic() + 30
     while not Worker.all(queue=queue):
         assert proc.poll() is None, "worker exited at start"

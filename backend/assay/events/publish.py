@@ -12,13 +12,13 @@ from assay.core.base import utcnow
 STARTED, PROGRESS, FINISHED = "run.started", "run.progress", "run.finished"
 
 
-def stream_key(run_id: int) -> str:
-    return f"assay:run:{run_id}:events"
+def stream_key(prefix: str, run_id: int) -> str:
+    return f"{prefix}:run:{run_id}:events"
 
 
-def publish(conn: redis.Redis, run_id: int, event_type: str, data: dict[str, Any],
+def publish(conn: redis.Redis, key: str, event_type: str, data: dict[str, Any],
             maxlen: int = 10_000) -> str:
     payload = {"type": event_type, **data, "at": utcnow().isoformat()}
-    event_id = conn.xadd(stream_key(run_id), {"type": event_type, "data": json.dumps(payload)},
+    event_id = conn.xadd(key, {"type": event_type, "data": json.dumps(payload)},
                          maxlen=maxlen, approximate=True)
     return event_id.decode() if isinstance(event_id, bytes) else str(event_id)

@@ -9,7 +9,7 @@ from typing import Any
 
 import redis
 
-from assay.events.publish import FINISHED, stream_key
+from assay.events.publish import FINISHED
 
 FINISH_GRACE_MS = 2000
 _STREAM_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
@@ -24,14 +24,13 @@ def _frame(event_id: str, event_type: str, data: str) -> str:
     return f"id: {event_id}\nevent: {event_type}\ndata: {data}\n\n"
 
 
-def sse(conn: redis.Redis, run_id: int, last_id: str, heartbeat_s: float,
+def sse(conn: redis.Redis, key: str, last_id: str, heartbeat_s: float,
         final_snapshot: Callable[[], dict[str, Any] | None]) -> Iterator[str]:
     """Yield SSE frames until the run's finished event has been sent.
 
     `final_snapshot` returns the run's progress when it is already over, so a stream that
     lost its events (capped, or Redis restarted) still ends with a truthful finish.
     """
-    key = stream_key(run_id)
     yield "retry: 2000\n\n"
     while True:
         over = final_snapshot()

@@ -9,7 +9,7 @@ from datetime import timedelta
 
 from assay.core.runs import service
 from assay.core.runs.engine import execute_batch
-from assay.events.publish import FINISHED, PROGRESS, STARTED, publish
+from assay.events.publish import FINISHED, PROGRESS, STARTED
 from assay.providers.client import LLMClient
 from assay.runtime import Runtime, current
 
@@ -24,13 +24,12 @@ def execute_run(run_id: int) -> None:
 async def _execute(rt: Runtime, run_id: int) -> None:
     owner = uuid.uuid4().hex
     batch = max(1, rt.settings.run_concurrency)
-    maxlen = rt.settings.stream_maxlen
     client = LLMClient(max_connections=batch)
     try:
         with rt.db.factory() as session:
             if service.start_run(session, run_id):
                 run = service.refresh_counts(session, run_id)
-                publish(rt.redis, run_id, STARTED, service.progress(run), maxlen)
+                rt.publish(run_id, STARTED, service.progress(run))
         while True:
             with rt.db.factory() as session:
                 cells = service.claim_cells(session, run_id, owner, batch, LEASE)
@@ -40,11 +39,11 @@ async def _execute(rt: Runtime, run_id: int) -> None:
             with rt.db.factory() as session:
                 recorded = service.record_results(session, run_id, owner, results)
                 if recorded is not None:
-                    publish(rt.redis, run_id, PROGRESS, service.progress(recorded), maxlen)
+                    rt.publish(run_id, PROGRESS, service.progress(recorded))
         with rt.db.factory() as session:
             finished = service.finish_if_done(session, run_id)
             if finished is not None:
-                publish(rt.redis, run_id, FINISHED, service.progress(finished), maxlen)
+                rt.publish(run_id, FINISHED, service.progress(finished))
                 log.info("run %s %s", run_id, finished.status)
     finally:
         await client.aclose()

@@ -46,7 +46,7 @@ def health() -> Any:
     database = _check(lambda: session().execute(text("SELECT 1")))
     redis = _check(rt.redis.ping)
     try:
-        queue = Queue(rt.runs_queue, connection=rt.redis)
+        queue = Queue(rt.settings.runs_queue, connection=rt.redis)
         count = len(Worker.all(queue=queue)) if redis["ok"] else 0
     except Exception:
         count = 0

@@ -112,6 +112,6 @@ def run_events(project_id: int, run_id: int) -> Response:
 
     last_id = valid_last_id(request.headers.get("Last-Event-ID")
                             or request.args.get("last_event_id"))
-    frames = sse(rt.redis, run_id, last_id, rt.settings.sse_heartbeat_s, snapshot)
+    frames = sse(rt.redis, rt.events_key(run_id), last_id, rt.settings.sse_heartbeat_s, snapshot)
     return Response(stream_with_context(frames), mimetype="text/event-stream", headers={
         "Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"})
