@@ -987,6 +987,7 @@ export interface components {
             next_page?: number;
         };
         Register: {
+            /** Format: email */
             email: string;
             /** @default null */
             name?: string | null;
@@ -1001,6 +1002,7 @@ export interface components {
             created_at: string;
         };
         Login: {
+            /** Format: email */
             email: string;
             password: string;
             /** @default false */
@@ -1098,6 +1100,7 @@ export interface components {
             page_size: number;
         };
         MemberAdd: {
+            /** Format: email */
             email: string;
             /** @enum {string} */
             role: "viewer" | "reviewer" | "editor" | "admin" | "owner";
