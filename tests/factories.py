@@ -122,3 +122,41 @@ class Factory:
             _, plaintext = create_api_token(session, session.merge(user), "test")
             session.commit()
             return plaintext
+
+
+def race(app: Flask, monkeypatch: Any, target: str,
+         requests: list[tuple[str, str, dict[str, Any] | None]],
+         headers: dict[str, str] | None = None) -> list[TestResponse]:
+    """Send `requests` concurrently, each held at `target` (a dotted function path, called
+    after the request's checks and before its insert) until all have reached it."""
+    import threading
+    from importlib import import_module
+
+    module_name, _, name = target.rpartition(".")
+    module = import_module(module_name)
+    original = getattr(module, name)
+    barrier = threading.Barrier(len(requests), timeout=10)
+    seen = threading.local()
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        result = original(*args, **kwargs)
+        if not getattr(seen, "held", False):  # once per request: a retry runs free
+            seen.held = True
+            barrier.wait()
+        return result
+
+    monkeypatch.setattr(module, name, held)
+    replies: list[TestResponse | None] = [None] * len(requests)
+
+    def send(i: int, method: str, url: str, body: dict[str, Any] | None) -> None:
+        replies[i] = app.test_client().open(url, method=method, json=body,
+                                            headers=headers or {})
+
+    threads = [threading.Thread(target=send, args=(i, *request))
+               for i, request in enumerate(requests)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert all(reply is not None for reply in replies), "a racing request never answered"
+    return [reply for reply in replies if reply is not None]

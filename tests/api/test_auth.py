@@ -16,13 +16,13 @@ from flask.testing import FlaskClient
 from sqlalchemy import func, select, update
 from werkzeug.test import TestResponse
 
-from assay.core.auth.models import User
+from assay.core.auth.models import ApiToken, User
 from assay.core.auth.passwords import hash_password
 from assay.core.base import utcnow
 from assay.core.projects.models import AuditEvent, Project
 from assay.extensions import db
 from assay.settings import Settings
-from tests.factories import PASSWORD, Factory
+from tests.factories import PASSWORD, Factory, race
 
 SESSION_COOKIE, CSRF_COOKIE, CSRF_HEADER = "assay_session", "assay_csrf", "X-CSRF-Token"
 STRONG = "Sturdy-passw0rd!"
@@ -508,3 +508,28 @@ def test_registration_hashes_with_the_configured_cost(client: FlaskClient,
     assert stored is not None
     assert stored.startswith(f"$2b${settings.bcrypt_rounds:02d}$")
     assert STRONG not in stored
+
+
+# --- races and bookkeeping -----------------------------------------------------------------
+
+
+def test_api_token_use_is_recorded_on_reads(app: Flask, factory: Factory) -> None:
+    user = factory.user()
+    token = factory.api_token(user)
+    reply = app.test_client().get("/api/auth/me", headers={"Authorization": f"Bearer {token}"})
+    assert reply.status_code == 200
+    with db.factory() as session:
+        stamp = session.scalar(select(ApiToken.last_used_at).where(ApiToken.user_id == user.id))
+    assert stamp is not None and utcnow() - stamp < timedelta(minutes=1)
+
+
+def test_a_double_submitted_registration_is_one_account_and_one_409(
+        app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both requests pass the 'email free?' check before either inserts (a double click)."""
+    replies = race(app, monkeypatch, "assay.core.auth.service.hash_password", [
+        ("POST", "/api/auth/register", {"email": "twice@example.com", "password": STRONG,
+                                        "confirm_password": STRONG})] * 2)
+    assert sorted(r.status_code for r in replies) == [201, 409], [r.json for r in replies]
+    conflict = next(r for r in replies if r.status_code == 409)
+    assert conflict.json is not None and conflict.json["code"] == "EMAIL_TAKEN"
+    assert _count(User) == 1

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from flask import Flask
 from sqlalchemy import select
 
 from assay.core.projects.models import Membership, Project, Role
 from assay.extensions import db
-from tests.factories import Factory, Session
+from tests.factories import Factory, Session, race
 
 
 def _url(project: Project, user_id: int | None = None) -> str:
@@ -177,3 +178,20 @@ def test_add_rejects_invalid_input(owned: tuple[Project, Session], body: dict[st
     assert reply.status_code == 422 and reply.json is not None
     assert reply.json["code"] == "VALIDATION_ERROR"
     assert len(_roles(project)) == 1
+
+
+def test_a_double_submitted_add_is_one_membership_and_one_409(
+        app: Flask, factory: Factory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both requests pass the 'already a member?' check before either inserts."""
+    owner = factory.user()
+    project = factory.project(owner)
+    newcomer = factory.user()
+    token = factory.api_token(owner)
+    body = {"email": newcomer.email, "role": "viewer"}
+    replies = race(app, monkeypatch, "assay.core.projects.service.touch",
+                   [("POST", _url(project), body)] * 2,
+                   headers={"Authorization": f"Bearer {token}"})
+    assert sorted(r.status_code for r in replies) == [201, 409], [r.json for r in replies]
+    conflict = next(r for r in replies if r.status_code == 409)
+    assert conflict.json is not None and conflict.json["code"] == "ALREADY_MEMBER"
+    assert _roles(project) == {owner.id: "owner", newcomer.id: "viewer"}

@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from flask import Flask
 from sqlalchemy import func, select
 
 from assay.core.projects.models import Membership, Project, Role
 from assay.extensions import db
-from tests.factories import Factory, Session
+from tests.factories import Factory, Session, race
 
 
 def _create(browser: Session, name: str, description: str | None = None) -> dict[str, Any]:
@@ -275,3 +276,17 @@ def test_create_rejects_invalid_names(factory: Factory, name: str) -> None:
     assert reply.status_code == 422 and reply.json is not None
     assert "name" in reply.json["errors"]["json"]
     assert _list(browser)["total"] == 0
+
+
+def test_projects_created_at_once_with_the_same_name_get_distinct_slugs(
+        app: Flask, factory: Factory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both requests pick the same free slug before either inserts (a double click)."""
+    owner = factory.user()
+    token = factory.api_token(owner)
+    replies = race(app, monkeypatch, "assay.core.projects.service.unique_slug",
+                   [("POST", "/api/projects", {"name": "Same Name"})] * 2,
+                   headers={"Authorization": f"Bearer {token}"})
+    assert [r.status_code for r in replies] == [201, 201], [r.json for r in replies]
+    assert sorted(r.json["slug"] for r in replies) == ["same-name", "same-name-1"]  # type: ignore[index]
+    page = _list(factory.login(owner))
+    assert page["total"] == 2 and all(item["role"] == "owner" for item in page["items"])

@@ -6,6 +6,7 @@ from datetime import timedelta
 from typing import Any
 
 from flask import Response, g, jsonify, request
+from sqlalchemy.exc import IntegrityError
 
 from assay.api.auth.schemas import (
     LoginResultSchema,
@@ -40,9 +41,13 @@ def register(data: dict[str, Any]) -> Any:
                        "Too many attempts, try again in 15 minutes")
     limiter.check(request.remote_addr or "?")
     limiter.hit(request.remote_addr or "?")
-    created = auth.register(session(), data["email"], data["password"], data["name"],
-                            runtime().settings.bcrypt_rounds)
-    commit()
+    try:
+        created = auth.register(session(), data["email"], data["password"], data["name"],
+                                runtime().settings.bcrypt_rounds)
+        commit()
+    except IntegrityError as error:  # a concurrent registration of this email got in first
+        session().rollback()
+        raise auth.email_taken() from error
     return created
 
 

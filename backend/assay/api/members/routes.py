@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy.exc import IntegrityError
+
 from assay.api.base import (
     Blueprint,
     PageArgs,
@@ -41,9 +43,13 @@ def list_members(args: dict[str, Any], project_id: int) -> Any:
 @blp.response(201, MemberSchema)
 def add_member(data: dict[str, Any], project_id: int) -> Any:
     project, role = project_access(project_id, Role.admin)
-    member = projects.add_member(session(), user(), role, project, data["email"],
-                                 Role(data["role"]))
-    commit()
+    try:
+        member = projects.add_member(session(), user(), role, project, data["email"],
+                                     Role(data["role"]))
+        commit()
+    except IntegrityError as error:  # a concurrent request added them first
+        session().rollback()
+        raise projects.already_member() from error
     return _view(member)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
 
 from assay.api.base import (
     Blueprint,
@@ -27,6 +28,7 @@ from assay.core.pagination import paginate
 from assay.core.projects import service as projects
 from assay.core.projects.models import AuditEvent, Membership, Project, Role
 
+SLUG_ATTEMPTS = 5
 blp = Blueprint("projects", __name__, url_prefix="/api/projects", description="Projects")
 
 
@@ -52,9 +54,17 @@ def list_projects(args: dict[str, Any]) -> Any:
 @blp.arguments(ProjectCreateSchema)
 @blp.response(201, ProjectSchema)
 def create_project(data: dict[str, Any]) -> Any:
-    project = projects.create_project(session(), user(), data["name"], data["description"])
-    commit()
-    return _view(project, Role.owner, 1)
+    for attempt in range(SLUG_ATTEMPTS):
+        try:
+            project = projects.create_project(session(), user(), data["name"],
+                                              data["description"])
+            commit()
+            return _view(project, Role.owner, 1)
+        except IntegrityError:  # a concurrent creation took the slug: pick the next one
+            session().rollback()
+            if attempt == SLUG_ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")
 
 
 @blp.get("/<int:project_id>")

@@ -25,6 +25,11 @@ def normalize_email(email: str) -> str:
     return email.strip().lower()
 
 
+def email_taken() -> Conflict:
+    return Conflict("Email already in use", {"json": {"email": ["Email already in use"]}},
+                    code="EMAIL_TAKEN")
+
+
 def register(session: Session, email: str, password: str, name: str | None,
              rounds: int) -> User:
     problems = password_problems(password)
@@ -33,8 +38,7 @@ def register(session: Session, email: str, password: str, name: str | None,
                       code="WEAK_PASSWORD")
     email = normalize_email(email)
     if session.scalar(select(User.id).where(User.email == email)) is not None:
-        raise Conflict("Email already in use", {"json": {"email": ["Email already in use"]}},
-                       code="EMAIL_TAKEN")
+        raise email_taken()
     user = User(email=email, name=name or None, password_hash=hash_password(password, rounds))
     session.add(user)
     session.flush()
@@ -118,9 +122,10 @@ def user_for_api_token(session: Session, plaintext: str) -> User:
     token = session.scalar(select(ApiToken).where(ApiToken.token_hash == _digest(plaintext)))
     if token is None:
         raise Unauthorized("Invalid API token")
-    if token.last_used_at is None or utcnow() - token.last_used_at > timedelta(minutes=1):
-        token.last_used_at = utcnow()  # throttled: a read must not write on every call
     user = session.get(User, token.user_id)
     if user is None:
         raise Unauthorized("Invalid API token")
+    if token.last_used_at is None or utcnow() - token.last_used_at > timedelta(minutes=1):
+        token.last_used_at = utcnow()  # throttled: a read must not write on every call
+        session.commit()  # now: a request that only reads commits nothing itself
     return user

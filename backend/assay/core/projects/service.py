@@ -139,6 +139,10 @@ def _check_grant(actor_role: Role, target_role: Role | None, new_role: Role | No
         raise Forbidden("Only an owner can grant, change or remove the owner role")
 
 
+def already_member() -> Conflict:
+    return Conflict("That user is already a member", code="ALREADY_MEMBER")
+
+
 def add_member(session: Session, actor: User, actor_role: Role, project: Project,
                email: str, role: Role) -> Membership:
     _check_grant(actor_role, None, role)
@@ -149,7 +153,7 @@ def add_member(session: Session, actor: User, actor_role: Role, project: Project
     exists = session.scalar(select(Membership.id).where(
         Membership.project_id == project.id, Membership.user_id == user.id))
     if exists is not None:
-        raise Conflict("That user is already a member", code="ALREADY_MEMBER")
+        raise already_member()
     member = Membership(project_id=project.id, user_id=user.id, role=role, user=user)
     session.add(member)
     touch(project)
