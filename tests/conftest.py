@@ -17,6 +17,7 @@ import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
+from rq import Queue
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
@@ -108,10 +109,12 @@ def _empty_tables() -> None:
 def clean_state(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
     if "app" in request.fixturenames:
+        conn = redis.Redis.from_url(REDIS_URL)
+        settings = request.getfixturevalue("settings")
+        Queue(settings.runs_queue, connection=conn).empty()  # no job outlives its test's rows
         db.scoped.remove()
         _empty_tables()
-        conn = redis.Redis.from_url(REDIS_URL)
-        prefix = request.getfixturevalue("settings").redis_prefix
+        prefix = settings.redis_prefix
         keys = list(conn.scan_iter(f"{prefix}:*", count=1000))  # RQ's keys stay: workers live on
         if keys:
             conn.delete(*keys)

@@ -63,7 +63,8 @@ def run_all(settings: Settings, build: bool = True) -> int:
         subprocess.run([npm, "run", "build"], cwd=FRONTEND, check=True)
     subprocess.run([*assay, "db", "upgrade"], check=True)
     subprocess.run([*assay, "seed"], check=True)
-    env = {**os.environ, "ASSAY_PORT": api_port, "ASSAY_WEB_PORT": web_port}
+    env = {"ASSAY_FAKE_LATENCY_MS": "400", "ASSAY_FAKE_JITTER_MS": "300",  # a demo you can watch
+           **os.environ, "ASSAY_PORT": api_port, "ASSAY_WEB_PORT": web_port}
     commands = [
         [*assay, "fake-provider", "--port", fake_port],
         [*assay, "serve", "--port", api_port],

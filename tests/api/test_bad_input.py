@@ -60,7 +60,8 @@ VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
         "email": w.newcomer.email, "role": "viewer"},
     ("PATCH", "/api/projects/{project_id}/members/{user_id}"): lambda w: {"role": "editor"},
     ("POST", "/api/projects/{project_id}/runs"): lambda w: {
-        "dataset_id": w.dataset_id, "model_ids": w.model_ids, "name": "Checked", "repeats": 1},
+        "dataset_id": w.dataset_id, "model_ids": w.model_ids, "name": "Checked", "repeats": 1,
+        "concurrency": 8},
 }
 
 

@@ -68,6 +68,7 @@ def test_demo_run_completes_and_streams_every_event_in_order(demo: dict[str, Any
     assert ids == sorted(ids) and len(set(ids)) == len(ids)
     done = [data["succeeded"] + data["failed"] for _, _, data in events]
     assert done == sorted(done), "progress never goes backwards"
+    assert any(0 < count < 24 for count in done), "progress moves while the run goes"
     final = events[-1][2]
     assert final["status"] == "completed"
     assert final["succeeded"] == final["total"] == demo["run"]["total"] == 24

@@ -1166,6 +1166,11 @@ export interface components {
             name?: string | null;
             /** @default 1 */
             repeats?: number;
+            /**
+             * @description Calls in flight at once, per worker
+             * @default null
+             */
+            concurrency?: number | null;
         };
         Output: {
             id: number;

@@ -28,6 +28,8 @@ from assay.extensions import db
 from assay.jobs.queues import enqueue_run
 from assay.seeds import demo_cases
 
+DEMO_CONCURRENCY = 4  # small on purpose: the demo's progress visibly moves
+
 blp = Blueprint("runs", __name__, url_prefix="/api/projects/<int:project_id>/runs",
                 description="Runs and their progress")
 
@@ -59,7 +61,8 @@ def list_runs(args: dict[str, Any], project_id: int) -> Any:
 def create_run(data: dict[str, Any], project_id: int) -> Any:
     project, _ = project_access(project_id, Role.editor)
     return _start(runs.create_run(session(), user(), project, data["dataset_id"],
-                                  data["model_ids"], data["name"], data["repeats"]))
+                                  data["model_ids"], data["name"], data["repeats"],
+                                  data["concurrency"]))
 
 
 @blp.post("/demo")
@@ -70,7 +73,8 @@ def create_demo_run(project_id: int) -> Any:
     models = ensure_demo_models(session(), user(), project, runtime().settings.fake_provider_url)
     dataset = ensure_demo_dataset(session(), user(), project, demo_cases())
     return _start(runs.create_run(session(), user(), project, dataset.id,
-                                  [m.id for m in models], "Demo run"))
+                                  [m.id for m in models], "Demo run",
+                                  concurrency=DEMO_CONCURRENCY))
 
 
 @blp.get("/<int:run_id>")

@@ -26,6 +26,8 @@ class RunCreateSchema(Schema):
     name = fields.String(load_default=None, allow_none=True,
                          validate=validate.Length(min=1, max=200))
     repeats = Count(1, 10, load_default=1)
+    concurrency = Count(1, 1000, load_default=None, allow_none=True,
+                        metadata={"description": "Calls in flight at once, per worker"})
 
 
 class OutputSchema(Schema):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from assay.core.runs.service import Cell, CellResult
 from assay.providers.base import ChatRequest
 from assay.providers.client import LLMClient
@@ -30,6 +28,3 @@ async def execute_cell(client: LLMClient, cell: Cell) -> CellResult:
                                 cell.price_out),
     )
 
-
-async def execute_batch(client: LLMClient, cells: list[Cell]) -> list[CellResult]:
-    return list(await asyncio.gather(*(execute_cell(client, cell) for cell in cells)))

@@ -23,7 +23,8 @@ from assay.core.runs.models import TERMINAL, CellStatus, Output, Run, RunStatus,
 
 
 def create_run(session: Session, actor: User | None, project: Project, dataset_id: int,
-               model_ids: list[int], name: str | None = None, repeats: int = 1) -> Run:
+               model_ids: list[int], name: str | None = None, repeats: int = 1,
+               concurrency: int | None = None) -> Run:
     if not model_ids:
         raise Invalid("Choose at least one model", {"json": {"model_ids": ["Required"]}})
     dataset = get_dataset(session, project, dataset_id)
@@ -34,7 +35,8 @@ def create_run(session: Session, actor: User | None, project: Project, dataset_i
         raise Invalid("The dataset has no cases", {"json": {"dataset_id": ["No cases"]}})
     run = Run(project_id=project.id, name=name or f"{dataset.name} v{version.number}",
               dataset_version_id=version.id, created_by=actor.id if actor else None,
-              total=len(cases) * len(models) * repeats, settings={"repeats": repeats})
+              total=len(cases) * len(models) * repeats,
+              settings={"repeats": repeats, "concurrency": concurrency})
     session.add(run)
     session.flush()
     targets = [RunTarget(run_id=run.id, model_id=m.id, position=i) for i, m in enumerate(models)]
@@ -80,6 +82,13 @@ def list_outputs(session: Session, run: Run, page: int, page_size: int) -> Page[
             .where(Output.run_id == run.id)
             .order_by(Output.case_id, RunTarget.position, Output.repeat))
     return paginate(session, stmt, page, page_size, scalars=False)
+
+
+def run_concurrency(session: Session, run_id: int, default: int) -> int:
+    """Calls of this run in flight at once, per worker shard."""
+    run = session.get(Run, run_id)
+    chosen = (run.settings or {}).get("concurrency") if run else None
+    return max(1, int(chosen or default))
 
 
 def start_run(session: Session, run_id: int) -> bool:
