@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -72,7 +72,6 @@ class Settings:
     sse_heartbeat_s: float = 15.0
     run_concurrency: int = 50
     stream_maxlen: int = 10_000
-    extra: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if len(self.jwt_secret) < 32:

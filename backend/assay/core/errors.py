@@ -47,6 +47,3 @@ class Locked(DomainError):
 class RateLimited(DomainError):
     status, code = 429, "RATE_LIMITED"
 
-
-class Unavailable(DomainError):
-    status, code = 503, "UNAVAILABLE"
