@@ -98,11 +98,8 @@ def redis_conn() -> redis.Redis:
 def _empty_tables() -> None:
     tables = [t.name for t in reversed(db.metadata.sorted_tables)]
     with db.engine.begin() as conn:
-        if conn.dialect.name == "postgresql":
-            conn.execute(text(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE"))
-        else:
-            for table in tables:
-                conn.execute(text(f"DELETE FROM {table}"))
+        for table in tables:  # DELETE beats TRUNCATE on PostgreSQL for tables this small
+            conn.execute(text(f"DELETE FROM {table}"))
 
 
 @pytest.fixture(autouse=True)

@@ -290,3 +290,15 @@ def test_projects_created_at_once_with_the_same_name_get_distinct_slugs(
     assert sorted(r.json["slug"] for r in replies) == ["same-name", "same-name-1"]  # type: ignore[index]
     page = _list(factory.login(owner))
     assert page["total"] == 2 and all(item["role"] == "owner" for item in page["items"])
+
+
+def test_patch_without_changes_writes_nothing(factory: Factory) -> None:
+    owner = factory.user()
+    project = factory.project(owner, "Same")
+    browser = factory.login(owner)
+    before = browser.get(f"/api/projects/{project.id}").json
+    audit = browser.get(f"/api/projects/{project.id}/audit").json["total"]
+    for body in ({}, {"name": "Same"}):
+        reply = browser.patch(f"/api/projects/{project.id}", json=body)
+        assert reply.status_code == 200 and reply.json == before
+    assert browser.get(f"/api/projects/{project.id}/audit").json["total"] == audit
