@@ -104,6 +104,12 @@ def run_migrations_online():
     connectable = get_engine()
 
     with connectable.connect() as connection:
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:
+            # Batch mode rebuilds tables (copy, drop, rename): referencing rows would block
+            # the drop. Off for the migration, then every reference is checked.
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            connection.commit()  # end the autobegun transaction: alembic must own its own
         context.configure(
             connection=connection,
             target_metadata=get_metadata(),
@@ -113,6 +119,12 @@ def run_migrations_online():
 
         with context.begin_transaction():
             context.run_migrations()
+        if sqlite:
+            broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+            if broken:
+                raise RuntimeError(f"migration left broken references: {broken[:5]}")
+            connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+            connection.commit()
 
 
 if context.is_offline_mode():

@@ -3,12 +3,12 @@
 from assay.core.auth.models import ApiToken, RevokedSession, User
 from assay.core.base import Base
 from assay.core.datasets.models import Case, Dataset, DatasetVersion, VersionCase
-from assay.core.llm.models import Credential, ModelConfig
+from assay.core.llm.models import CachedResponse, Credential, ModelConfig
 from assay.core.projects.models import AuditEvent, Membership, Project, Role
 from assay.core.runs.models import Output, Run, RunTarget
 
 __all__ = [
-    "ApiToken", "AuditEvent", "Base", "Case", "Credential", "Dataset", "DatasetVersion",
-    "Membership", "ModelConfig", "Output", "Project", "RevokedSession", "Role", "Run",
-    "RunTarget", "User", "VersionCase",
+    "ApiToken", "AuditEvent", "Base", "CachedResponse", "Case", "Credential", "Dataset",
+    "DatasetVersion", "Membership", "ModelConfig", "Output", "Project", "RevokedSession",
+    "Role", "Run", "RunTarget", "User", "VersionCase",
 ]

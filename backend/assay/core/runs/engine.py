@@ -7,9 +7,12 @@ from assay.providers.base import ChatRequest
 from assay.providers.client import LLMClient
 
 
-def cost_micros(tokens_in: int | None, tokens_out: int | None, price_in: int,
-                price_out: int) -> int:
-    """Prices are micro-dollars per million tokens; round up so cost is never understated."""
+def cost_micros(tokens_in: int | None, tokens_out: int | None, price_in: int | None,
+                price_out: int | None) -> int | None:
+    """Prices are micro-dollars per million tokens; round up so cost is never understated.
+    An unpriced model's cost is unknown (None), never silently zero."""
+    if price_in is None or price_out is None:
+        return None
     numerator = (tokens_in or 0) * price_in + (tokens_out or 0) * price_out
     return -(-numerator // 1_000_000)
 

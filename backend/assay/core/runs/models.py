@@ -89,6 +89,10 @@ class Output(Base):
     tokens_out: Mapped[int | None]
     cost_micros: Mapped[int | None]
     latency_ms: Mapped[int | None]
+    ttft_ms: Mapped[int | None]  # time to first token, when the call streamed
+    cached: Mapped[bool] = mapped_column(default=False)  # served by the response cache: free
+    raw_request: Mapped[dict[str, Any] | None]  # as sent (no secrets: headers are not kept)
+    raw_response: Mapped[dict[str, Any] | None]
     attempts: Mapped[int] = mapped_column(default=0)
     lease_owner: Mapped[str | None] = mapped_column(String(64))
     lease_until: Mapped[datetime | None]

@@ -109,8 +109,8 @@ class Cell:
     provider: str
     params: dict[str, Any]
     messages: list[dict[str, Any]]
-    price_in: int
-    price_out: int
+    price_in: int | None  # None: the model has no price, so the cost stays unknown
+    price_out: int | None
 
 
 def _messages(case: Case) -> list[dict[str, Any]]:
