@@ -46,3 +46,18 @@ def decrypt_secret(master: str, project_id: int, kind: str, blob: bytes) -> str:
 
 def last4(secret: str) -> str:
     return secret[-4:] if len(secret) >= 8 else ""  # short secrets show nothing of themselves
+
+
+def resolve_api_key(master: str, project_id: int, kind: str, ciphertext: bytes | None,
+                    env_name: str | None, environ: dict[str, str] | None = None) -> str | None:
+    """The key to send: from the named environment variable, else the stored secret, else
+    None (providers such as Ollama or a local server need none)."""
+    if env_name:
+        value = (os.environ if environ is None else environ).get(env_name)
+        if not value:
+            raise Conflict(f"The environment variable {env_name} holding this credential's "
+                           "key is not set on this server.", code="SECRET_ENV_MISSING")
+        return value
+    if ciphertext:
+        return decrypt_secret(master, project_id, kind, ciphertext)
+    return None
