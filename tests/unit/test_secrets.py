@@ -44,5 +44,5 @@ def test_resolve_api_key_prefers_the_environment_variable() -> None:
     assert resolve_api_key(MASTER, 1, "openai", blob, None) == "sk-stored-0000"
     assert resolve_api_key(MASTER, 1, "openai", blob, "KEY", {"KEY": "sk-env-1"}) == "sk-env-1"
     assert resolve_api_key(MASTER, 1, "ollama", None, None) is None
-    with pytest.raises(Conflict, match="KEY is not set"):
+    with pytest.raises(Conflict, match="variable KEY holding"):
         resolve_api_key(MASTER, 1, "openai", None, "KEY", {})
