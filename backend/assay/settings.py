@@ -72,6 +72,7 @@ class Settings:
     sse_heartbeat_s: float = 15.0
     run_concurrency: int = 50
     stream_maxlen: int = 10_000
+    block_private_urls: bool = False  # refuse loopback/private provider base URLs (SSRF)
 
     def __post_init__(self) -> None:
         if len(self.jwt_secret) < 32:
@@ -112,4 +113,5 @@ class Settings:
             or f"http://127.0.0.1:{fake_port}",
             sse_heartbeat_s=float(env.get("ASSAY_SSE_HEARTBEAT_S") or 15.0),
             run_concurrency=_int(env, "ASSAY_RUN_CONCURRENCY", 50),
+            block_private_urls=_bool(env, "ASSAY_BLOCK_PRIVATE_URLS", False),
         )
