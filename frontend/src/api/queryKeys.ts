@@ -14,4 +14,12 @@ export const qk = {
   outputsAll: (projectId: number, runId: number) => ['project', projectId, 'run', runId, 'outputs'] as const,
   models: (projectId: number) => ['project', projectId, 'models'] as const,
   datasets: (projectId: number) => ['project', projectId, 'datasets'] as const,
+  providerKinds: ['provider-kinds'] as const,
+  credentials: (projectId: number) => ['project', projectId, 'credentials'] as const,
+  discover: (projectId: number, credentialId: number) =>
+    ['project', projectId, 'credentials', credentialId, 'discover'] as const,
+  modelConfigs: (projectId: number, includeArchived: boolean) =>
+    ['project', projectId, 'models', 'configs', { includeArchived }] as const,
+  estimate: (projectId: number, body: { dataset_id: number; model_ids: number[]; repeats: number }) =>
+    ['project', projectId, 'estimate', body] as const,
 };

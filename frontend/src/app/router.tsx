@@ -5,7 +5,11 @@ import { PublicOnly, RequireAuth } from './RequireAuth';
 import { LoginPage } from '@/features/auth/pages/LoginPage';
 import { RegisterPage } from '@/features/auth/pages/RegisterPage';
 import { ProjectsPage } from '@/features/projects/pages/ProjectsPage';
-import { ProjectHomePage } from '@/features/projects/pages/ProjectHomePage';
+import { ProjectLayout } from '@/features/projects/pages/ProjectLayout';
+import { ProjectMembersPage } from '@/features/projects/pages/ProjectMembersPage';
+import { ProjectRunsPage } from '@/features/projects/pages/ProjectRunsPage';
+import { ModelsPage } from '@/features/models/pages/ModelsPage';
+import { ProvidersPage } from '@/features/providers/pages/ProvidersPage';
 import { RunPage } from '@/features/runs/pages/RunPage';
 import { TokensPage } from '@/features/tokens/pages/TokensPage';
 
@@ -25,7 +29,16 @@ export const routes: RouteObject[] = [
         children: [
           { path: '/', element: <Navigate to="/projects" replace /> },
           { path: '/projects', element: <ProjectsPage /> },
-          { path: '/projects/:projectId', element: <ProjectHomePage /> },
+          {
+            path: '/projects/:projectId',
+            element: <ProjectLayout />,
+            children: [
+              { index: true, element: <ProjectRunsPage /> },
+              { path: 'providers', element: <ProvidersPage /> },
+              { path: 'models', element: <ModelsPage /> },
+              { path: 'members', element: <ProjectMembersPage /> },
+            ],
+          },
           { path: '/projects/:projectId/runs/:runId', element: <RunPage /> },
           { path: '/settings/tokens', element: <TokensPage /> },
         ],

@@ -33,7 +33,3 @@ export function percentDone(total: number, succeeded: number, failed: number): n
   const done = Math.min(total, Math.max(0, succeeded + failed));
   return Math.floor((done / total) * 100);
 }
-
-export function formatPricePerMtok(micros: number): string {
-  return `$${(micros / 1_000_000).toFixed(2)}`;
-}

@@ -16,7 +16,9 @@ export function Dialog({
   description,
   children,
   footer,
+  size = 'default',
 }: {
+  size?: 'default' | 'wide';
   open: boolean;
   onClose: () => void;
   title: string;
@@ -77,7 +79,7 @@ export function Dialog({
         aria-labelledby={titleId}
         aria-describedby={description ? descId : undefined}
         tabIndex={-1}
-        className="relative w-full max-w-lg rounded-xl border border-zinc-200 bg-white p-6 focus:outline-none"
+        className={`relative w-full ${size === 'wide' ? 'max-w-2xl' : 'max-w-lg'} rounded-xl border border-zinc-200 bg-white p-6 focus:outline-none`}
       >
         <div className="mb-4 flex items-start justify-between gap-4">
           <div className="space-y-1">

@@ -2,8 +2,8 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import type { Role } from '@/api/types';
-import { json, mockFetch, renderWithProviders, requestsOf } from '@/test/utils';
-import { ProjectHomePage } from './ProjectHomePage';
+import { json, mockFetch, requestsOf } from '@/test/utils';
+import { renderProject } from '@/test/project';
 
 const ts = '2024-01-01T00:00:00Z';
 const page = (items: unknown[]) => ({ items, total: items.length, page: 1, page_size: 20 });
@@ -27,19 +27,48 @@ function serve(role: Role, extra: (req: Request, path: string) => Response | und
   });
 }
 
-const renderHome = () => renderWithProviders(<ProjectHomePage />, { route: '/projects/3', path: '/projects/:projectId' });
+const renderHome = () => renderProject('/projects/3');
+const renderMembers = () => renderProject('/projects/3/members');
 
-describe('ProjectHomePage', () => {
-  it('hides member management and run controls from a viewer', async () => {
+describe('project pages', () => {
+  it('has tabs for runs, providers, models and members', async () => {
+    serve('viewer', (_req, path) => (path.endsWith('/credentials') || path.endsWith('/models') ? json(page([])) : path === '/api/provider-kinds' ? json([]) : undefined));
+    renderHome();
+    const tabs = await screen.findByRole('navigation', { name: 'Project sections' });
+    expect(within(tabs).getByRole('link', { name: 'Runs' })).toHaveAttribute('aria-current', 'page');
+    expect(await screen.findByText('No runs yet')).toBeInTheDocument();
+    await userEvent.click(within(tabs).getByRole('link', { name: 'Providers' }));
+    expect(await screen.findByText('No providers yet')).toBeInTheDocument();
+    expect(within(tabs).getByRole('link', { name: 'Providers' })).toHaveAttribute('aria-current', 'page');
+    await userEvent.click(within(tabs).getByRole('link', { name: 'Models' }));
+    expect(await screen.findByText('No models yet')).toBeInTheDocument();
+    await userEvent.click(within(tabs).getByRole('link', { name: 'Members' }));
+    expect(await screen.findByRole('table', { name: 'Members' })).toBeInTheDocument();
+    expect(within(tabs).getByRole('link', { name: 'Members' })).toHaveAttribute('href', '/projects/3/members');
+  });
+
+  it('shows "Project not found" for a project the user cannot see', async () => {
+    mockFetch(() => json({ code: 'NOT_FOUND', status: 404, message: 'Not found', errors: {} }, 404));
+    renderProject('/projects/99/providers');
+    expect(await screen.findByText('Project not found')).toBeInTheDocument();
+  });
+
+  it('hides run controls from a viewer', async () => {
     serve('viewer');
     renderHome();
     expect(await screen.findByRole('heading', { level: 1, name: 'Alpha' })).toBeInTheDocument();
+    expect(await screen.findByText('No runs yet')).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Start demo run' })).not.toBeInTheDocument();
+  });
+
+  it('hides member management from a viewer', async () => {
+    serve('viewer');
+    renderMembers();
     const table = await screen.findByRole('table', { name: 'Members' });
     expect(within(table).getByText('bo@example.com')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: /Remove/ })).not.toBeInTheDocument();
     expect(screen.queryByRole('combobox', { name: /Role for/ })).not.toBeInTheDocument();
     expect(screen.queryByRole('form', { name: 'Add member' })).not.toBeInTheDocument();
-    expect(screen.queryByRole('button', { name: 'Start demo run' })).not.toBeInTheDocument();
     expect(screen.queryByRole('heading', { name: 'Activity' })).not.toBeInTheDocument();
   });
 
@@ -49,7 +78,7 @@ describe('ProjectHomePage', () => {
         ? json({ code: 'LAST_OWNER', status: 409, message: 'A project needs at least one owner', errors: {} }, 409)
         : undefined,
     );
-    renderHome();
+    renderMembers();
     const select = await screen.findByRole('combobox', { name: 'Role for me@example.com' });
     await userEvent.selectOptions(select, 'admin');
     expect(await screen.findByText('A project needs at least one owner')).toBeInTheDocument();
@@ -60,7 +89,7 @@ describe('ProjectHomePage', () => {
 
   it('removes a member after confirmation; Escape cancels', async () => {
     const fetch = serve('owner', (req) => (req.method === 'DELETE' ? new Response(null, { status: 204 }) : undefined));
-    renderHome();
+    renderMembers();
     await userEvent.click(await screen.findByRole('button', { name: 'Remove bo@example.com' }));
     expect(screen.getByRole('dialog', { name: 'Remove member' })).toBeInTheDocument();
     await userEvent.keyboard('{Escape}');

@@ -1,0 +1,90 @@
+import { Link, NavLink, Outlet, useOutletContext, useParams } from 'react-router-dom';
+import { buttonClasses, EmptyState, ErrorState, Skeleton } from '@/components/ui';
+import { isApiError } from '@/api/errors';
+import type { Project } from '@/api/types';
+import { cn, focusRing } from '@/lib/cn';
+import { RoleBadge } from '../components/RoleBadge';
+import { useProject } from '../hooks/useProjects';
+
+export interface ProjectOutlet {
+  project: Project;
+}
+
+/** The project a page under /projects/:projectId renders for (loaded by the layout). */
+export function useProjectOutlet(): ProjectOutlet {
+  return useOutletContext<ProjectOutlet>();
+}
+
+const tabs = [
+  { to: '', label: 'Runs', end: true },
+  { to: 'providers', label: 'Providers', end: false },
+  { to: 'models', label: 'Models', end: false },
+  { to: 'members', label: 'Members', end: false },
+];
+
+const tabClass = ({ isActive }: { isActive: boolean }) =>
+  cn(
+    '-mb-px inline-flex h-10 items-center rounded-t-xl border-b-2 px-3 text-sm',
+    isActive ? 'border-indigo-600 font-medium text-zinc-900' : 'border-transparent text-zinc-600 hover:text-zinc-900',
+    focusRing,
+  );
+
+/** Header, breadcrumb and section tabs shared by every page of a project. */
+export function ProjectLayout() {
+  const projectId = Number(useParams().projectId);
+  const project = useProject(projectId);
+
+  if (!Number.isFinite(projectId) || (project.isError && isApiError(project.error) && project.error.status === 404)) {
+    return (
+      <EmptyState
+        title="Project not found"
+        description="It does not exist, or you are not a member of it."
+        action={
+          <Link to="/projects" className={buttonClasses('secondary')}>
+            Back to projects
+          </Link>
+        }
+      />
+    );
+  }
+  if (project.isPending) {
+    return (
+      <div role="status" aria-label="Loading project" className="space-y-4">
+        <Skeleton className="h-8 w-64" />
+        <Skeleton className="h-5 w-96" />
+        <Skeleton className="h-48 w-full" />
+      </div>
+    );
+  }
+  if (project.isError) {
+    return <ErrorState title="Could not load the project" error={project.error} onRetry={() => project.refetch()} retrying={project.isFetching} />;
+  }
+
+  const p = project.data;
+  return (
+    <div className="space-y-6">
+      <nav aria-label="Breadcrumb" className="text-sm text-zinc-500">
+        <Link to="/projects" className={cn('rounded-xl hover:text-zinc-900', focusRing)}>
+          Projects
+        </Link>{' '}
+        / <span className="text-zinc-900">{p.name}</span>
+      </nav>
+      <header className="space-y-2">
+        <div className="flex flex-wrap items-center gap-3">
+          <h1 className="text-xl font-semibold">{p.name}</h1>
+          <span className="text-sm text-zinc-500">Your role:</span>
+          <RoleBadge role={p.role} />
+        </div>
+        <p className="text-base text-zinc-600">{p.description || 'No description.'}</p>
+      </header>
+      <nav aria-label="Project sections" className="flex gap-1 overflow-x-auto border-b border-zinc-200">
+        {tabs.map((t) => (
+          <NavLink key={t.label} to={t.to ? `/projects/${p.id}/${t.to}` : `/projects/${p.id}`} end={t.end} className={tabClass}>
+            {t.label}
+          </NavLink>
+        ))}
+      </nav>
+      <Outlet context={{ project: p } satisfies ProjectOutlet} />
+    </div>
+  );
+}

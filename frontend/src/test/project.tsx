@@ -1,0 +1,32 @@
+import { render } from '@testing-library/react';
+import { QueryClientProvider } from '@tanstack/react-query';
+import { createMemoryRouter, RouterProvider } from 'react-router-dom';
+import { makeQueryClient } from '@/app/queryClient';
+import { ModelsPage } from '@/features/models/pages/ModelsPage';
+import { ProjectLayout } from '@/features/projects/pages/ProjectLayout';
+import { ProjectMembersPage } from '@/features/projects/pages/ProjectMembersPage';
+import { ProjectRunsPage } from '@/features/projects/pages/ProjectRunsPage';
+import { ProvidersPage } from '@/features/providers/pages/ProvidersPage';
+
+/** Renders the project pages as the app routes them (layout + tabs), starting at `route`. */
+export function renderProject(route: string) {
+  const client = makeQueryClient({ retry: false });
+  const router = createMemoryRouter(
+    [
+      {
+        path: '/projects/:projectId',
+        element: <ProjectLayout />,
+        children: [
+          { index: true, element: <ProjectRunsPage /> },
+          { path: 'providers', element: <ProvidersPage /> },
+          { path: 'models', element: <ModelsPage /> },
+          { path: 'members', element: <ProjectMembersPage /> },
+        ],
+      },
+      { path: '/projects/:projectId/runs/:runId', element: <p>Run page</p> },
+      { path: '/projects', element: <p>Projects page</p> },
+    ],
+    { initialEntries: [route] },
+  );
+  return { client, router, ...render(<QueryClientProvider client={client}><RouterProvider router={router} /></QueryClientProvider>) };
+}
