@@ -21,6 +21,9 @@ export interface CredentialForm {
 
 type Errors = Partial<Record<string, string>>;
 
+/** "Endpoint" → "endpoint", but "API version" stays. */
+const lowerFirst = (s: string) => (/^[A-Z][a-z]/.test(s) ? s.charAt(0).toLowerCase() + s.slice(1) : s);
+
 const ENV_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 function defaultKeySource(mode: KeyMode): KeySourceChoice {
@@ -59,7 +62,7 @@ export function validateCredential(f: CredentialForm, kind: ProviderKind | undef
   if (!label) errors.label = 'Give it a label, such as "OpenAI – Production".';
   else if (label.length > 100) errors.label = 'The label must be at most 100 characters.';
   const url = f.baseUrl.trim();
-  if (!url && !kind?.default_base_url) errors.base_url = `Enter the ${baseUrlLabel(f.kind).toLowerCase()}.`;
+  if (!url && !kind?.default_base_url) errors.base_url = `Enter the ${lowerFirst(baseUrlLabel(f.kind))}.`;
   else if (url && !/^https?:\/\/[^\s/]+/i.test(url)) errors.base_url = 'Use an http:// or https:// address.';
   const mode = keyMode(kind);
   if (mode !== 'none') {
@@ -70,11 +73,13 @@ export function validateCredential(f: CredentialForm, kind: ProviderKind | undef
     if (f.keySource === 'env') {
       if (!f.secretEnv.trim()) errors.secret_env = 'Enter the environment variable’s name.';
       else if (!ENV_RE.test(f.secretEnv.trim())) errors.secret_env = 'Use letters, digits and _, not starting with a digit.';
+      else if (!f.secretEnv.trim().endsWith('_API_KEY') || f.secretEnv.trim().startsWith('ASSAY_'))
+        errors.secret_env = 'The name must end in _API_KEY and not start with ASSAY_ (only such variables are sent to a provider).';
     }
     if (f.keySource === 'none' && mode === 'required') errors.api_key = 'This provider needs a key.';
   }
   for (const field of configFields(kind)) {
-    if (field.required && !(f.config[field.name] ?? '').trim()) errors[`config.${field.name}`] = `Enter the ${field.label.toLowerCase()}.`;
+    if (field.required && !(f.config[field.name] ?? '').trim()) errors[`config.${field.name}`] = `Enter the ${lowerFirst(field.label)}.`;
   }
   return errors;
 }
@@ -430,7 +435,7 @@ function KeyFields({
           id="cred-secret-env"
           label="Environment variable name"
           error={errors.secret_env}
-          hint="Read from the API server’s and workers’ environment at call time, e.g. OPENAI_API_KEY."
+          hint="Read from the server’s environment at call time. It must end in _API_KEY, e.g. OPENAI_API_KEY."
         >
           <Input
             id="cred-secret-env"
