@@ -23,6 +23,7 @@ from assay.runtime import Runtime, current
 log = logging.getLogger(__name__)
 LEASE = timedelta(minutes=5)
 FLUSH_S = 0.25
+CALL_TIMEOUT_S = 120.0  # wall clock, per attempt: long generations take a while
 
 
 def execute_run(run_id: int) -> None:
@@ -43,7 +44,8 @@ async def _execute(rt: Runtime, run_id: int) -> None:
             run = service.refresh_counts(session, run_id)
             rt.publish(run_id, STARTED, service.progress(run))
         window = service.run_concurrency(session, run_id, rt.settings.run_concurrency)
-    client = LLMClient(max_connections=window)
+    client = LLMClient(timeout_s=CALL_TIMEOUT_S, max_connections=window,
+                       allow_private=not rt.settings.block_private_urls)
     in_flight: set[asyncio.Task[CellResult]] = set()
     finished: list[CellResult] = []
     exhausted, flushed_at = False, time.monotonic()
@@ -52,7 +54,8 @@ async def _execute(rt: Runtime, run_id: int) -> None:
             free = window - len(in_flight)
             if not exhausted and free >= max(1, window // 4):  # claim in chunks, not per call
                 with rt.db.factory() as session:
-                    cells = service.claim_cells(session, run_id, owner, free, LEASE)
+                    cells = service.claim_cells(session, run_id, owner, free, LEASE,
+                                                rt.settings.secret_key)
                 exhausted = not cells
                 in_flight.update(asyncio.create_task(execute_cell(client, c)) for c in cells)
             if not in_flight and not finished:

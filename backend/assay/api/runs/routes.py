@@ -17,11 +17,18 @@ from assay.api.base import (
     session,
     user,
 )
-from assay.api.runs.schemas import OutputSchema, RunCreateSchema, RunSchema
+from assay.api.runs.schemas import (
+    OutputSchema,
+    RunCreateSchema,
+    RunEstimateResultSchema,
+    RunEstimateSchema,
+    RunSchema,
+)
 from assay.core.datasets.service import ensure_demo_dataset
 from assay.core.llm.service import ensure_demo_models
 from assay.core.projects.models import Role
 from assay.core.runs import service as runs
+from assay.core.runs.estimate import estimate_run
 from assay.core.runs.models import TERMINAL, Run, RunStatus
 from assay.events.stream import sse, valid_last_id
 from assay.extensions import db
@@ -62,7 +69,18 @@ def create_run(data: dict[str, Any], project_id: int) -> Any:
     project, _ = project_access(project_id, Role.editor)
     return _start(runs.create_run(session(), user(), project, data["dataset_id"],
                                   data["model_ids"], data["name"], data["repeats"],
-                                  data["concurrency"]))
+                                  data["concurrency"], data["cache"], data["stream"]))
+
+
+@blp.post("/estimate")
+@blp.arguments(RunEstimateSchema)
+@blp.response(200, RunEstimateResultSchema)
+def estimate(data: dict[str, Any], project_id: int) -> Any:
+    """What a run of these models over the dataset's latest version would cost: a range
+    in micro-dollars (unpriced models are listed, never counted as free). Writes nothing."""
+    project, _ = project_access(project_id, Role.viewer)
+    return estimate_run(session(), project, data["dataset_id"], data["model_ids"],
+                        data["repeats"])
 
 
 @blp.post("/demo")

@@ -1,33 +1,41 @@
-"""Executes claimed cells concurrently through the LLM client and turns calls into results."""
+"""Executes claimed cells through the LLM client and turns calls (or cache hits) into
+results. Every cell ends as a result: a reply, or a failure with its error class."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from assay.core.runs.service import Cell, CellResult
-from assay.providers.base import ChatRequest
+from assay.providers.base import ChatRequest, Endpoint
 from assay.providers.client import LLMClient
+from assay.providers.pricing import cost_micros
 
 
-def cost_micros(tokens_in: int | None, tokens_out: int | None, price_in: int | None,
-                price_out: int | None) -> int | None:
-    """Prices are micro-dollars per million tokens; round up so cost is never understated.
-    An unpriced model's cost is unknown (None), never silently zero."""
-    if price_in is None or price_out is None:
-        return None
-    numerator = (tokens_in or 0) * price_in + (tokens_out or 0) * price_out
-    return -(-numerator // 1_000_000)
+def endpoint_of(cell: Cell) -> Endpoint:
+    return Endpoint(cell.kind, cell.base_url, cell.api_key, cell.config, cell.credential_id)
 
 
 async def execute_cell(client: LLMClient, cell: Cell) -> CellResult:
-    result = await client.chat(cell.base_url, ChatRequest(cell.model, cell.messages, cell.params))
+    base: dict[str, Any] = {"output_id": cell.output_id, "cache_key": cell.cache_key,
+                            "provider": cell.kind, "model": cell.model}
+    if cell.key_error is not None:
+        return CellResult(ok=False, error_class="auth", error_message=cell.key_error, **base)
+    hit = cell.cache_hit
+    if hit is not None:  # never calls the provider: free, and says so
+        return CellResult(ok=True, text=hit.text, tokens_in=hit.tokens_in,
+                          tokens_out=hit.tokens_out, cost_micros=0, latency_ms=0, cached=True,
+                          raw_response=hit.raw, **base)
+    request = ChatRequest(cell.model, cell.messages, cell.params)
+    result = await client.chat(endpoint_of(cell), request, stream=cell.stream)
+    common: dict[str, Any] = {"latency_ms": result.latency_ms, "calls": result.attempts,
+              "raw_request": result.raw_request, "raw_response": result.raw_response, **base}
     if result.error is not None:
-        return CellResult(cell.output_id, ok=False, error_class=result.error.error_class,
-                          error_message=result.error.message, latency_ms=result.latency_ms)
+        return CellResult(ok=False, error_class=result.error.error_class,
+                          error_message=result.error.message, **common)
     response = result.response
     assert response is not None
     return CellResult(
-        cell.output_id, ok=True, text=response.text, tokens_in=response.tokens_in,
-        tokens_out=response.tokens_out, latency_ms=result.latency_ms,
+        ok=True, text=response.text, tokens_in=response.tokens_in,
+        tokens_out=response.tokens_out, ttft_ms=result.ttft_ms,
         cost_micros=cost_micros(response.tokens_in, response.tokens_out, cell.price_in,
-                                cell.price_out),
-    )
-
+                                cell.price_out), **common)

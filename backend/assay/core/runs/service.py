@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, func, insert, or_, select, update
+from sqlalchemy import JSON, Table, bindparam, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from assay.core import audit
@@ -14,17 +14,24 @@ from assay.core.auth.models import User
 from assay.core.base import utcnow
 from assay.core.datasets.models import Case
 from assay.core.datasets.service import get_dataset, latest_version, version_cases
-from assay.core.errors import Invalid, NotFound
-from assay.core.llm.models import ModelConfig
+from assay.core.errors import DomainError, Invalid, NotFound
+from assay.core.llm.models import Credential, ModelConfig
+from assay.core.llm.secrets import resolve_api_key
 from assay.core.llm.service import models_by_id
 from assay.core.pagination import Page, paginate
 from assay.core.projects.models import Project
 from assay.core.runs.models import TERMINAL, CellStatus, Output, Run, RunStatus, RunTarget
+from assay.providers import cache as response_cache
+from assay.providers.cache import Hit
+from assay.providers.registry import api_key_for
 
 
 def create_run(session: Session, actor: User | None, project: Project, dataset_id: int,
                model_ids: list[int], name: str | None = None, repeats: int = 1,
-               concurrency: int | None = None) -> Run:
+               concurrency: int | None = None, cache: bool = True,
+               stream: bool = False) -> Run:
+    """Plan every cell. `cache`: reuse (and store) replies of deterministic calls;
+    `stream`: call with streaming so each output records its time to first token."""
     if not model_ids:
         raise Invalid("Choose at least one model", {"json": {"model_ids": ["Required"]}})
     dataset = get_dataset(session, project, dataset_id)
@@ -36,7 +43,8 @@ def create_run(session: Session, actor: User | None, project: Project, dataset_i
     run = Run(project_id=project.id, name=name or f"{dataset.name} v{version.number}",
               dataset_version_id=version.id, created_by=actor.id if actor else None,
               total=len(cases) * len(models) * repeats,
-              settings={"repeats": repeats, "concurrency": concurrency})
+              settings={"repeats": repeats, "concurrency": concurrency, "cache": cache,
+                        "stream": stream})
     session.add(run)
     session.flush()
     targets = [RunTarget(run_id=run.id, model_id=m.id, position=i) for i, m in enumerate(models)]
@@ -101,28 +109,51 @@ def start_run(session: Session, run_id: int) -> bool:
 
 @dataclass(frozen=True)
 class Cell:
-    """Everything a worker needs to make one call, detached from the session."""
+    """Everything a worker needs to make one call, detached from the session. The key is
+    resolved here, in the worker, and never leaves it: not in a repr, a job, an event."""
 
     output_id: int
+    repeat: int
     model: str
+    kind: str
     base_url: str
-    provider: str
+    config: dict[str, Any]
+    credential_id: int
     params: dict[str, Any]
     messages: list[dict[str, Any]]
     price_in: int | None  # None: the model has no price, so the cost stays unknown
     price_out: int | None
+    api_key: str | None = field(default=None, repr=False)
+    key_error: str | None = None  # the key could not be resolved: the cell fails as auth
+    stream: bool = False
+    cache_key: str | None = None  # set when the call is cacheable (deterministic, cache on)
+    cache_hit: Hit | None = None
 
 
-def _messages(case: Case) -> list[dict[str, Any]]:
+def case_messages(case: Case) -> list[dict[str, Any]]:
     if isinstance(case.input.get("messages"), list):
         return list(case.input["messages"])
     text = case.input.get("question") or case.input.get("prompt") or str(case.input)
     return [{"role": "user", "content": str(text)}]
 
 
-def claim_cells(session: Session, run_id: int, owner: str, limit: int,
-                lease: timedelta) -> list[Cell]:
-    """Lease up to `limit` pending (or lease-expired) cells of a running run to `owner`."""
+def _keys(credentials: list[Credential], master: str) -> dict[int, tuple[str | None, str | None]]:
+    """Credential id -> (key, why it could not be had)."""
+    out: dict[int, tuple[str | None, str | None]] = {}
+    for credential in credentials:
+        try:
+            key = resolve_api_key(master, credential.project_id, credential.kind,
+                                  credential.secret_ciphertext, credential.secret_env)
+            out[credential.id] = (api_key_for(credential.kind, key), None)
+        except DomainError as exc:
+            out[credential.id] = (None, exc.message)
+    return out
+
+
+def claim_cells(session: Session, run_id: int, owner: str, limit: int, lease: timedelta,
+                secret_key: str) -> list[Cell]:
+    """Lease up to `limit` pending (or lease-expired) cells of a running run to `owner`,
+    with their keys resolved and their cached replies (if any) looked up."""
     now = utcnow()
     candidates = (select(Output.id).join(Run, Run.id == Output.run_id)
                   .where(Output.run_id == run_id, Run.status == RunStatus.running,
@@ -139,15 +170,31 @@ def claim_cells(session: Session, run_id: int, owner: str, limit: int,
         status=CellStatus.running, lease_owner=owner, lease_until=now + lease,
         attempts=Output.attempts + 1))
     rows = session.execute(
-        select(Output.id, Case, ModelConfig).join(Case, Case.id == Output.case_id)
+        select(Output.id, Output.repeat, Case, ModelConfig).join(Case, Case.id == Output.case_id)
         .join(RunTarget, RunTarget.id == Output.target_id)
         .join(ModelConfig, ModelConfig.id == RunTarget.model_id)
         .where(Output.id.in_(ids), Output.lease_owner == owner).order_by(Output.id)).all()
+    settings = session.scalar(select(Run.settings).where(Run.id == run_id)) or {}
+    use_cache, stream = settings.get("cache", True) is not False, bool(settings.get("stream"))
+    keys = _keys(list({m.credential.id: m.credential for _, _, _, m in rows}.values()),
+                 secret_key)
+    cells = []
+    for oid, repeat, case, m in rows:
+        credential, messages, params = m.credential, case_messages(case), dict(m.params)
+        key, key_error = keys[credential.id]
+        cacheable = use_cache and response_cache.is_deterministic(params)
+        cache_key = (response_cache.cache_key(credential.kind, credential.base_url, m.model,
+                                              params, messages, repeat) if cacheable else None)
+        cells.append(Cell(
+            output_id=oid, repeat=repeat, model=m.model, kind=credential.kind,
+            base_url=credential.base_url, config=dict(credential.config or {}),
+            credential_id=credential.id, params=params, messages=messages,
+            price_in=m.input_price_per_mtok_micros, price_out=m.output_price_per_mtok_micros,
+            api_key=key, key_error=key_error, stream=stream, cache_key=cache_key))
+    hits = response_cache.lookup(session, [c.cache_key for c in cells if c.cache_key])
     session.commit()
-    return [Cell(output_id=oid, model=m.model, base_url=m.credential.base_url,
-                 provider=m.credential.kind, params=dict(m.params), messages=_messages(case),
-                 price_in=m.input_price_per_mtok_micros, price_out=m.output_price_per_mtok_micros)
-            for oid, case, m in rows]
+    return [replace(c, cache_hit=hits[c.cache_key]) if c.cache_key in hits else c
+            for c in cells]
 
 
 @dataclass(frozen=True)
@@ -161,11 +208,33 @@ class CellResult:
     tokens_out: int | None = None
     cost_micros: int | None = None
     latency_ms: int | None = None
+    ttft_ms: int | None = None
+    calls: int = 0  # requests sent to the provider for this result (retries included)
+    cached: bool = False
+    raw_request: dict[str, Any] | None = None
+    raw_response: Any = None
+    cache_key: str | None = None  # a hit (cached) or a reply to store (not cached)
+    provider: str = ""
+    model: str = ""
+
+
+_JSON = JSON(none_as_null=True)
+
+
+def _cache_writes(session: Session, results: list[CellResult]) -> None:
+    hits = [r.cache_key for r in results if r.cached and r.cache_key]
+    response_cache.count_hits(session, hits)
+    response_cache.store(session, [
+        response_cache.Entry(r.cache_key, r.provider, r.model, r.text or "", r.tokens_in,
+                             r.tokens_out, r.raw_response if isinstance(r.raw_response, dict)
+                             else {})
+        for r in results if r.ok and not r.cached and r.cache_key])
 
 
 def record_results(session: Session, run_id: int, owner: str,
                    results: list[CellResult]) -> Run | None:
-    """Write finished cells; a cell whose lease another worker took over is left to it."""
+    """Write finished cells; a cell whose lease another worker took over is left to it.
+    Fresh deterministic replies go into the response cache in the same transaction."""
     if not results:
         return None
     now = utcnow()
@@ -178,6 +247,11 @@ def record_results(session: Session, run_id: int, owner: str,
                 error_message=bindparam("new_error_message"),
                 tokens_in=bindparam("new_tokens_in"), tokens_out=bindparam("new_tokens_out"),
                 cost_micros=bindparam("new_cost"), latency_ms=bindparam("new_latency"),
+                ttft_ms=bindparam("new_ttft"), cached=bindparam("new_cached"),
+                raw_request=bindparam("new_raw_request", type_=_JSON),
+                raw_response=bindparam("new_raw_response", type_=_JSON),
+                # the claim counted one attempt; retries add theirs
+                attempts=Output.attempts + bindparam("more_attempts"),
                 finished_at=now, lease_until=None)
     )
     session.execute(statement, [  # one executemany for the whole batch
@@ -185,7 +259,10 @@ def record_results(session: Session, run_id: int, owner: str,
          "new_text": r.text, "new_error_class": r.error_class,
          "new_error_message": r.error_message, "new_tokens_in": r.tokens_in,
          "new_tokens_out": r.tokens_out, "new_cost": r.cost_micros,
-         "new_latency": r.latency_ms} for r in results])
+         "new_latency": r.latency_ms, "new_ttft": r.ttft_ms, "new_cached": r.cached,
+         "new_raw_request": r.raw_request, "new_raw_response": r.raw_response,
+         "more_attempts": max(r.calls - 1, 0)} for r in results])
+    _cache_writes(session, results)
     run = refresh_counts(session, run_id)
     session.commit()
     return run

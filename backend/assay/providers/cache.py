@@ -1,0 +1,108 @@
+"""The content-addressed response cache: the same deterministic request gets the same reply,
+once paid for.
+
+The key is the SHA-256 of canonical JSON of (provider kind, base URL host, model, params,
+messages, repeat). The repeat number is part of it so that the repeats of one run stay
+independent samples of the model (their spread is what flakiness is measured from), while
+a second identical run replays each repeat. Only deterministic calls are cached
+(temperature 0, or a seed). Writes are `INSERT .. ON CONFLICT DO NOTHING` (both SQLite and
+PostgreSQL), so concurrent workers storing the same reply never fail; hits are counted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, cast
+from urllib.parse import urlsplit
+
+from sqlalchemy import Table, bindparam, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import Session
+
+from assay.core.llm.models import CachedResponse
+
+VERSION = 1
+
+
+def is_deterministic(params: Mapping[str, Any]) -> bool:
+    temperature = params.get("temperature")
+    zero = (isinstance(temperature, int | float) and not isinstance(temperature, bool)
+            and temperature == 0)
+    return zero or params.get("seed") is not None
+
+
+def _host(base_url: str) -> str:
+    try:
+        return (urlsplit(base_url.strip()).netloc or base_url).lower()
+    except ValueError:
+        return base_url
+
+
+def cache_key(kind: str, base_url: str, model: str, params: Mapping[str, Any],
+              messages: list[dict[str, Any]], repeat: int = 0) -> str:
+    canonical = json.dumps(
+        {"v": VERSION, "provider": kind, "host": _host(base_url), "model": model,
+         "params": dict(params), "messages": messages, "repeat": repeat},
+        sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Hit:
+    key: str
+    text: str
+    tokens_in: int | None
+    tokens_out: int | None
+    raw: dict[str, Any]
+
+
+def lookup(session: Session, keys: Iterable[str]) -> dict[str, Hit]:
+    wanted = sorted(set(keys))
+    if not wanted:
+        return {}
+    rows = session.execute(select(CachedResponse.key, CachedResponse.text,
+                                  CachedResponse.tokens_in, CachedResponse.tokens_out,
+                                  CachedResponse.raw)
+                           .where(CachedResponse.key.in_(wanted)))
+    return {row.key: Hit(row.key, row.text, row.tokens_in, row.tokens_out, row.raw or {})
+            for row in rows}
+
+
+@dataclass(frozen=True)
+class Entry:
+    key: str
+    provider: str
+    model: str
+    text: str
+    tokens_in: int | None
+    tokens_out: int | None
+    raw: dict[str, Any]
+
+
+def store(session: Session, entries: Iterable[Entry]) -> None:
+    """Insert replies not cached yet; an entry another worker stored first is left as is."""
+    rows = {e.key: {"key": e.key, "provider": e.provider, "model": e.model, "text": e.text,
+                    "tokens_in": e.tokens_in, "tokens_out": e.tokens_out, "raw": e.raw,
+                    "hits": 0} for e in entries}
+    if not rows:
+        return
+    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    table = cast(Table, CachedResponse.__table__)
+    statement = insert(table).on_conflict_do_nothing(index_elements=["key"])
+    session.execute(statement, [rows[k] for k in sorted(rows)])
+
+
+def count_hits(session: Session, keys: Iterable[str]) -> None:
+    counts = Counter(keys)
+    if not counts:
+        return
+    table = cast(Table, CachedResponse.__table__)
+    statement = (update(table).where(table.c.key == bindparam("k"))
+                 .values(hits=table.c.hits + bindparam("n")))
+    # sorted: concurrent workers lock the rows in one order, so they cannot deadlock
+    session.execute(statement, [{"k": k, "n": n} for k, n in sorted(counts.items())])
