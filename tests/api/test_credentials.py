@@ -26,6 +26,8 @@ GOOD_KEY = "sk-good-key-12345678"
 class Stub(BaseHTTPRequestHandler):
     """Ollama's /api/tags, OpenRouter's /v1/key and /v1/models, and a redirect."""
 
+    seen: list[dict[str, str]] = []  # the headers of each request
+
     def log_message(self, *args: Any) -> None:
         pass
 
@@ -38,6 +40,7 @@ class Stub(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def do_GET(self) -> None:
+        Stub.seen.append(dict(self.headers.items()))
         auth = self.headers.get("Authorization", "")
         if self.path.startswith("/moved"):
             self.send_response(302)
@@ -200,6 +203,13 @@ def test_each_kind_connects(ctx: Ctx, stub: str) -> None:
         body.setdefault("base_url", ctx.fake)
         made = ctx.create(**body)
         assert (made["last_test_ok"], made["last_test_error"]) == (True, None), body
+    Stub.seen.clear()
+    headed = ctx.create(kind="openrouter", api_key=GOOD_KEY, base_url=stub + "/v1", config={
+        "headers": {"HTTP-Referer": "https://assay.example", "X-Title": "Assay"},
+        "max_concurrency": 4})
+    assert headed["last_test_ok"] is True and headed["base_url"] == stub
+    assert headed["config"]["max_concurrency"] == 4
+    assert Stub.seen[-1]["X-Title"] == "Assay"  # the runs' adapter headers, config included
     wrong = ctx.create(kind="openrouter", api_key="sk-or-wrong-0000", base_url=stub)
     assert wrong["last_test_error"] == "401 from provider: invalid API key"
     no_deployment = ctx.create(kind="azure_openai", api_key=GOOD_KEY, base_url=ctx.fake,
@@ -249,6 +259,17 @@ def test_defaults_per_kind(ctx: Ctx) -> None:
     ({"kind": "fake", "base_url": "http://[fe80::1]/"}, ("base_url",), "link-local"),
     ({"kind": "fake", "base_url": "http://example.com/?key=x"}, ("base_url",), "no query"),
     ({"kind": "gemini"}, ("kind",), "Must be one of"),
+    ({"kind": "fake", "config": {"headers": {"Authorization": "Bearer sk-x"}}},
+     ("config", "headers"), "never in headers"),
+    ({"kind": "fake", "config": {"headers": {"X-Title": "two\nlines"}}},
+     ("config", "headers"), "one line"),
+    ({"kind": "fake", "config": {"headers": ["X-Title"]}}, ("config", "headers"), "object"),
+    ({"kind": "fake", "config": {"max_concurrency": 0}}, ("config", "max_concurrency"),
+     "1 to 1000"),
+    ({"kind": "fake", "config": {"max_concurrency": "4"}}, ("config", "max_concurrency"),
+     "integer"),
+    ({"kind": "anthropic", "api_key": GOOD_KEY, "config": {"anthropic_version": "v1"}},
+     ("config", "anthropic_version"), "2023-06-01"),
 ])
 def test_bad_input_is_422_and_saves_nothing(ctx: Ctx, body: dict[str, Any],
                                             path: tuple[str, ...], fragment: str) -> None:

@@ -6,7 +6,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate
 
 from assay.api.fields import StrictBoolean
-from assay.core.llm.kinds import CONFIG_VALUE_MAX, KINDS
+from assay.core.llm.kinds import KINDS
 
 KIND_NAMES = list(KINDS)
 KEY_SOURCES = ["stored", "env", "none"]
@@ -29,8 +29,7 @@ ENV_NAME: Validators = [validate.Length(min=1, max=128),
 
 def Config(**kwargs: Any) -> fields.Dict:
     return fields.Dict(keys=fields.String(validate=validate.Length(min=1, max=64)),
-                       values=fields.String(validate=validate.Length(max=CONFIG_VALUE_MAX)),
-                       **kwargs)
+                       values=fields.Raw(), **kwargs)
 
 
 class CredentialSchema(Schema):
@@ -61,8 +60,11 @@ _DOCS = {
                "PATCH, null removes the stored key.",
     "secret_env": "Read the key from this server environment variable instead (its name "
                   "must end in _API_KEY); it takes precedence over a stored key.",
-    "config": "Kind-specific settings (see GET /api/provider-kinds): Azure api_version "
-              "(required) and deployment, OpenAI organization.",
+    "config": "Settings of the kind (its config_fields in GET /api/provider-kinds: Azure "
+              "api_version, required, and deployment; OpenAI organization; Anthropic "
+              "anthropic_version), plus for every kind: max_concurrency (calls in flight per "
+              "model, 1-1000) and headers (extra request headers such as OpenRouter's "
+              "HTTP-Referer; visible to members, so never a key).",
     "is_default": "Make this the project's default credential of its kind (the previous "
                   "default stops being it). The first credential of a kind is the default.",
 }

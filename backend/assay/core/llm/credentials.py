@@ -128,7 +128,7 @@ def _base_url(kind: ProviderKind, given: str | None, settings: Settings) -> str:
     return url
 
 
-def _config(kind: ProviderKind, config: dict[str, Any]) -> dict[str, str]:
+def _config(kind: ProviderKind, config: dict[str, Any]) -> dict[str, Any]:
     errors = kinds_.check_config(kind, config)
     if errors:
         raise Invalid(f"The settings do not fit {kind.label}", {"json": {"config": errors}})
@@ -146,7 +146,7 @@ def _check_key(kind: ProviderKind, has_stored: bool, secret_env: str | None) -> 
 # --- testing ----------------------------------------------------------------------------------
 
 
-def _probe(kind: ProviderKind, base_url: str, config: dict[str, str], key: str | None,
+def _probe(kind: ProviderKind, base_url: str, config: dict[str, Any], key: str | None,
            secret_env: str | None, settings: Settings) -> probe.Outcome:
     if secret_env:
         try:

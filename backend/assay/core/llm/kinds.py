@@ -13,7 +13,6 @@ from typing import Any
 
 OPENAI, ANTHROPIC, AZURE = "openai", "anthropic", "azure_openai"
 OPENROUTER, OLLAMA, COMPATIBLE, FAKE = "openrouter", "ollama", "openai_compatible", "fake"
-CONFIG_VALUE_MAX = 200
 
 
 @dataclass(frozen=True)
@@ -45,18 +44,32 @@ API_VERSION = ConfigField(
     "2024-10-21", r"\d{4}-\d{2}-\d{2}(-preview)?", "a date like 2024-10-21 (or 2025-01-01-preview)")
 DEPLOYMENT = ConfigField(
     "deployment", "Deployment", False,
-    "A deployment name used to test the connection (optional: models name their deployment).",
+    "When set, every model of this credential calls this deployment; leave it empty to use "
+    "each model's provider model id as its deployment name.",
     "gpt-4o-mini", r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}",
     "letters, digits, dots, hyphens and underscores, at most 64")
 ORGANIZATION = ConfigField(
     "organization", "Organization ID", False, "Sent as OpenAI-Organization (optional).",
     "org-...", r"[A-Za-z0-9_-]{1,100}", "letters, digits, hyphens and underscores")
+ANTHROPIC_VERSION = ConfigField(
+    "anthropic_version", "anthropic-version", False,
+    "The anthropic-version header (optional: 2023-06-01 by default).", "2023-06-01",
+    r"\d{4}-\d{2}-\d{2}", "a date like 2023-06-01")
+
+# Settings every kind accepts, for the API (not drawn in the form): extra request headers
+# (OpenRouter's HTTP-Referer and X-Title, ...) and a cap on calls in flight per model.
+COMMON_CONFIG = ("headers", "max_concurrency")
+MAX_CONCURRENCY = 1000
+MAX_HEADERS, HEADER_VALUE_MAX = 20, 500
+AUTH_HEADERS = frozenset({"authorization", "proxy-authorization", "api-key", "x-api-key",
+                          "cookie", "host", "content-length", "content-type",
+                          "transfer-encoding", "connection", "anthropic-version"})
 
 KINDS: dict[str, ProviderKind] = {k.kind: k for k in (
     ProviderKind(OPENAI, "OpenAI", "https://api.openai.com", True, True, True, "openai",
                  (ORGANIZATION,)),
     ProviderKind(ANTHROPIC, "Anthropic", "https://api.anthropic.com", True, True, True,
-                 "anthropic"),
+                 "anthropic", (ANTHROPIC_VERSION,)),
     ProviderKind(AZURE, "Azure OpenAI", None, True, True, False, "openai",
                  (API_VERSION, DEPLOYMENT),
                  "The base URL is your resource endpoint, e.g. https://NAME.openai.azure.com; "
@@ -91,13 +104,43 @@ def normalise_base_url(url: str) -> str:
     return url
 
 
+def _check_headers(value: Any) -> str | None:
+    if not isinstance(value, dict):
+        return "Must be an object of header names to values."
+    if len(value) > MAX_HEADERS:
+        return f"At most {MAX_HEADERS} headers."
+    for name, text in value.items():
+        if not re.fullmatch(r"[A-Za-z0-9-]{1,100}", name):
+            return f"{name[:100]!r} is not a header name."
+        if name.lower() in AUTH_HEADERS:
+            return (f"{name} is set by Assay; put a key in api_key, never in headers (they "
+                    "are visible to every member).")
+        if not isinstance(text, str) or len(text) > HEADER_VALUE_MAX \
+                or any(ord(c) < 32 for c in text):
+            return f"The value of {name} must be one line of at most {HEADER_VALUE_MAX} characters."
+    return None
+
+
+def _check_common(name: str, value: Any) -> str | None:
+    if name == "max_concurrency":
+        if isinstance(value, bool) or not isinstance(value, int) \
+                or not 1 <= value <= MAX_CONCURRENCY:
+            return f"Must be an integer from 1 to {MAX_CONCURRENCY}."
+        return None
+    return _check_headers(value)
+
+
 def check_config(kind: ProviderKind, config: dict[str, Any]) -> dict[str, list[str]]:
     """Field errors of a credential's config for its kind: unknown, missing or malformed."""
     known = {f.name: f for f in kind.config_fields}
     errors: dict[str, list[str]] = {}
-    for name in config:
-        if name not in known:
-            allowed = ", ".join(known) or "none"
+    for name, value in config.items():
+        if name in COMMON_CONFIG:
+            problem = None if value is None else _check_common(name, value)
+            if problem:
+                errors[name] = [problem]
+        elif name not in known:
+            allowed = ", ".join([*known, *COMMON_CONFIG])
             errors[name] = [f"Unknown setting for {kind.label} (allowed: {allowed})."]
     for name, spec in known.items():
         value = config.get(name)
@@ -112,9 +155,10 @@ def check_config(kind: ProviderKind, config: dict[str, Any]) -> dict[str, list[s
     return errors
 
 
-def clean_config(kind: ProviderKind, config: dict[str, Any]) -> dict[str, str]:
-    """The config as stored: known fields with a value, nothing else."""
-    return {f.name: str(config[f.name]) for f in kind.config_fields if config.get(f.name)}
+def clean_config(kind: ProviderKind, config: dict[str, Any]) -> dict[str, Any]:
+    """The config as stored: known settings with a value, nothing else."""
+    names = [f.name for f in kind.config_fields] + list(COMMON_CONFIG)
+    return {name: config[name] for name in names if config.get(name) not in (None, "", {})}
 
 
 def public(kind: ProviderKind, fake_url: str) -> dict[str, Any]:

@@ -5,7 +5,10 @@ Each call re-checks the base URL against the SSRF guard, never follows a redirec
 invalid API key", "connection refused"). The key is sent in a header and never appears in
 a message: any echo of it by the provider is masked.
 
-Calls per kind (base URLs are server roots, see kinds.py):
+The calls are built by the same adapters the runs use (providers/: URL joining, auth and
+config headers), so a green test means the runs will reach the provider the same way.
+
+Calls per kind:
 
 =================  =======================================  ==========================
 kind               test                                     discover
@@ -24,7 +27,6 @@ ollama             GET /api/tags                            GET /api/tags (model
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,12 +34,13 @@ from typing import Any
 import httpx
 
 from assay.core.errors import DomainError, Invalid
-from assay.core.llm.kinds import ANTHROPIC, AZURE, FAKE, OLLAMA, OPENAI, OPENROUTER, ProviderKind
+from assay.core.llm.kinds import ANTHROPIC, AZURE, OLLAMA, OPENROUTER, ProviderKind
+from assay.providers import azure
+from assay.providers.base import ChatRequest, Endpoint, HttpCall, join_url
+from assay.providers.registry import adapter_for, api_key_for
 from assay.providers.ssrf import UnresolvableHost, check_base_url
 
 TIMEOUT_S = 10.0
-ANTHROPIC_VERSION = "2023-06-01"
-FAKE_PLACEHOLDER_KEY = "assay"  # the fake provider wants some key; a keyless fake sends this
 MAX_PAGES = 20
 EXCERPT = 200
 
@@ -55,7 +58,7 @@ class Target:
     kind: ProviderKind
     base_url: str
     api_key: str | None = field(repr=False)
-    config: dict[str, str]
+    config: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -77,23 +80,22 @@ def _mask(text: str, secret: str | None) -> str:
     return text
 
 
-def _headers(target: Target) -> dict[str, str]:
-    key, kind = target.api_key, target.kind.kind
-    headers = {"Accept": "application/json"}
-    if kind == ANTHROPIC:
-        headers["anthropic-version"] = ANTHROPIC_VERSION
-        if key:
-            headers["x-api-key"] = key
-    elif kind == AZURE:
-        if key:
-            headers["api-key"] = key
-    else:
-        key = key or (FAKE_PLACEHOLDER_KEY if kind == FAKE else None)
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        if kind == OPENAI and target.config.get("organization"):
-            headers["OpenAI-Organization"] = target.config["organization"]
-    return headers
+def _endpoint(target: Target) -> Endpoint:
+    kind = target.kind.kind
+    return Endpoint(kind, target.base_url, api_key_for(kind, target.api_key), target.config)
+
+
+def _root(base_url: str) -> str:
+    """The server root under an API root that may end in a version (/v1)."""
+    root = base_url.rstrip("/")
+    return root[:-3] if root.lower().endswith("/v1") else root
+
+
+def _models_call(endpoint: Endpoint) -> HttpCall:
+    call = adapter_for(endpoint.kind).models_call(endpoint)
+    if call is None:
+        raise _Failed("this provider offers no model list")
+    return call
 
 
 def _provider_message(response: httpx.Response) -> str:
@@ -152,22 +154,22 @@ def _transport_message(error: httpx.HTTPError) -> str:
     return f"could not connect: {text[:EXCERPT]}"
 
 
-def _call(client: httpx.Client, target: Target, method: str, path: str,
-          allow_private: bool, **kwargs: Any) -> Any:
+def _call(client: httpx.Client, target: Target, call: HttpCall, allow_private: bool) -> Any:
     """One request: SSRF re-checked, no redirects, failures as a _Failed message."""
-    url = target.base_url + path
     try:
-        check_base_url(url, allow_private)
+        check_base_url(call.url, allow_private)
     except UnresolvableHost:
         raise _Failed("could not resolve the host name") from None
     except Invalid as refused:
         raise _Failed(" ".join(refused.errors.get("base_url", [refused.message]))) from None
     try:
-        response = client.request(method, url, headers=_headers(target), **kwargs)
+        response = client.request(call.method, call.url, headers=call.headers,
+                                  json=call.json if call.method != "GET" else None)
     except httpx.HTTPError as error:
         raise _Failed(_mask(_transport_message(error), target.api_key)) from None
     if response.status_code != 200:
-        raise _Failed(_status_message(response, path.split("?")[0], target))
+        path = httpx.URL(call.url).path
+        raise _Failed(_status_message(response, path, target))
     try:
         return response.json()
     except ValueError:
@@ -180,34 +182,36 @@ def _client(transport: httpx.BaseTransport | None) -> httpx.Client:
                         transport=transport)
 
 
-def _test_request(target: Target) -> tuple[str, str, dict[str, Any]]:
+def _test_call(target: Target) -> HttpCall:
+    endpoint = _endpoint(target)
     kind = target.kind.kind
-    if kind == ANTHROPIC:
-        return "GET", "/v1/models?limit=1", {}
-    if kind == OPENROUTER:
-        return "GET", "/v1/key", {}
     if kind == OLLAMA:
-        return "GET", "/api/tags", {}
+        return HttpCall(_root(target.base_url) + "/api/tags", {}, {"Accept": "application/json"},
+                        method="GET")
+    if kind == OPENROUTER:  # its model list is public: /key is what checks the key
+        call = _models_call(endpoint)
+        return HttpCall(join_url(target.base_url, "key"), {}, call.headers, method="GET")
     if kind == AZURE:
-        version = target.config.get("api_version", "")
-        deployment = target.config.get("deployment")
-        if deployment:
-            return "POST", (f"/openai/deployments/{deployment}/chat/completions"
-                            f"?api-version={version}"), {"json": {
-                                "messages": [{"role": "user", "content": "ping"}],
-                                "max_tokens": 1}}
-        return "GET", f"/openai/models?api-version={version}", {}
-    return "GET", "/v1/models", {}
+        if target.config.get("deployment"):
+            request = ChatRequest(str(target.config["deployment"]),
+                                  [{"role": "user", "content": "ping"}], {"max_tokens": 1})
+            return azure.ADAPTER.build(endpoint, request)
+        root = target.base_url.rstrip("/").removesuffix("/openai")
+        query = httpx.QueryParams({"api-version": azure.api_version(endpoint)})
+        headers = {k: v for k, v in azure.ADAPTER.headers(endpoint).items()
+                   if k != "Content-Type"}
+        return HttpCall(f"{root}/openai/models?{query}", {}, headers, method="GET")
+    return _models_call(endpoint)  # OpenAI-style and Anthropic: GET .../v1/models
 
 
 def check_connection(target: Target, allow_private: bool = True,
-                    transport: httpx.BaseTransport | None = None) -> Outcome:
+                     transport: httpx.BaseTransport | None = None) -> Outcome:
     """One small real call: does this base URL answer, and does it accept the key?"""
-    method, path, kwargs = _test_request(target)
+    call = _test_call(target)
     started = time.monotonic()
     try:
         with _client(transport) as client:
-            _call(client, target, method, path, allow_private, **kwargs)
+            _call(client, target, call, allow_private)
     except _Failed as failed:
         return Outcome(False, failed.message, None)
     return Outcome(True, None, round((time.monotonic() - started) * 1000))
@@ -233,21 +237,24 @@ def discover(target: Target, allow_private: bool = True,
     try:
         with _client(transport) as client:
             if kind == OLLAMA:
-                body = _call(client, target, "GET", "/api/tags", allow_private)
+                body = _call(client, target, _test_call(target), allow_private)
                 found = _ids(body.get("models") if isinstance(body, dict) else None, "name")
             elif kind == ANTHROPIC:
+                models = _models_call(_endpoint(target))
                 after = None
                 for _ in range(MAX_PAGES):
-                    query = "?limit=1000" + (f"&after_id={after}" if after else "")
-                    body = _call(client, target, "GET", "/v1/models" + query, allow_private)
+                    query = {"limit": "1000", **({"after_id": after} if after else {})}
+                    url = str(httpx.URL(models.url).copy_merge_params(query))
+                    body = _call(client, target, HttpCall(url, {}, models.headers, "GET"),
+                                 allow_private)
                     page = body.get("data") if isinstance(body, dict) else None
                     found += _ids(page, "id")
                     after = body.get("last_id") if isinstance(body, dict) else None
-                    if not (isinstance(body, dict) and body.get("has_more") and after
-                            and re.fullmatch(r"[\w.:-]+", str(after))):
+                    if not (isinstance(body, dict) and body.get("has_more") is True
+                            and isinstance(after, str) and after):
                         break
             else:
-                body = _call(client, target, "GET", "/v1/models", allow_private)
+                body = _call(client, target, _models_call(_endpoint(target)), allow_private)
                 found = _ids(body.get("data") if isinstance(body, dict) else None, "id")
     except _Failed as failed:
         raise ProviderUnavailable(f"Discovery failed: {failed.message}") from None
