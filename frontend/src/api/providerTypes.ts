@@ -75,7 +75,7 @@ export interface TestResult {
 }
 
 export interface DiscoverResult {
-  items: Array<{ id: string }>;
+  items: Array<{ id: string; name?: string | null; configured?: boolean }>;
 }
 
 export interface ModelParams {

@@ -22,7 +22,7 @@ export function TR({ className, ...rest }: HTMLAttributes<HTMLTableRowElement>) 
 }
 
 export function TH({ className, ...rest }: ThHTMLAttributes<HTMLTableCellElement>) {
-  return <th scope="col" className={cn('border-b border-zinc-200 px-3 py-2 font-medium', className)} {...rest} />;
+  return <th scope="col" className={cn('whitespace-nowrap border-b border-zinc-200 px-3 py-2 font-medium', className)} {...rest} />;
 }
 
 export function TD({ className, ...rest }: TdHTMLAttributes<HTMLTableCellElement>) {

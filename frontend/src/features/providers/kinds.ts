@@ -77,6 +77,21 @@ export function kindLabel(kinds: ProviderKind[] | undefined, kind: string): stri
   return kinds?.find((k) => k.kind === kind)?.label ?? FALLBACK_KIND_LABELS[kind] ?? kind;
 }
 
+/** A short name for tables, where the server's full label would wrap ("Fake (Assay)"). */
+export function shortKindLabel(kinds: ProviderKind[] | undefined, kind: string): string {
+  return SHORT_KIND_LABELS[kind] ?? kindLabel(kinds, kind);
+}
+
+const SHORT_KIND_LABELS: Record<string, string> = {
+  openai: 'OpenAI',
+  anthropic: 'Anthropic',
+  azure_openai: 'Azure OpenAI',
+  openrouter: 'OpenRouter',
+  ollama: 'Ollama',
+  openai_compatible: 'OpenAI-compatible',
+  fake: 'Fake (Assay)',
+};
+
 const FALLBACK_KIND_LABELS: Record<string, string> = {
   openai: 'OpenAI',
   anthropic: 'Anthropic',

@@ -4,8 +4,9 @@ import { Alert, Button, buttonClasses, describedBy, Dialog, ErrorState, Field, I
 import { errorMessage, fieldErrors } from '@/api/errors';
 import type { Credential, ModelBody, ModelConfig, ProviderKind } from '@/api/providerTypes';
 import { microsToDollars, parseDollars } from '@/lib/money';
+import { useFocusFirstInvalid } from '@/lib/useFocusFirstInvalid';
 import { useCredentials, useDiscoverModels, useProviderKinds } from '@/features/providers/hooks/useCredentials';
-import { kindLabel } from '@/features/providers/kinds';
+import { shortKindLabel } from '@/features/providers/kinds';
 import { useCreateModel, useUpdateModel } from '../hooks/useModelConfigs';
 import { emptyParams, paramRules, paramsToForm, PARAM_NAMES, validateParams, type ParamForm, type ParamName } from '../params';
 
@@ -105,6 +106,7 @@ function ModelFormBody({ projectId, onClose, editing }: { projectId: number; onC
   const [submitted, setSubmitted] = useState(false);
   const [serverErrors, setServerErrors] = useState<Errors>({});
   const [formError, setFormError] = useState<string | null>(null);
+  const { ref: formRef, focusFirstInvalid } = useFocusFirstInvalid<HTMLFormElement>();
 
   const credential: Credential | undefined = credentials.data?.items.find((c) => String(c.id) === form.credentialId);
   const provider = credential?.kind ?? editing?.provider;
@@ -131,13 +133,14 @@ function ModelFormBody({ projectId, onClose, editing }: { projectId: number; onC
     setSubmitted(true);
     setServerErrors({});
     setFormError(null);
-    if (Object.keys(check.errors).length > 0) return;
+    if (Object.keys(check.errors).length > 0) return focusFirstInvalid();
     const handlers = {
       onSuccess: () => onClose(),
       onError: (err: unknown) => {
         const fe: Errors = {};
         for (const [k, v] of Object.entries(fieldErrors(err))) fe[k.replace(/^json\./, '')] = v;
         setServerErrors(fe);
+        focusFirstInvalid();
         const unplaced = Object.keys(fe).filter((k) => !isPlaced(k));
         if (Object.keys(fe).length === 0) setFormError(errorMessage(err));
         else if (unplaced.length > 0) setFormError([errorMessage(err), ...unplaced.map((k) => `${k}: ${fe[k]}`)].join(' '));
@@ -169,7 +172,7 @@ function ModelFormBody({ projectId, onClose, editing }: { projectId: number; onC
           </div>
         </div>
       ) : (
-        <form noValidate onSubmit={onSubmit} className="space-y-4" aria-label={title}>
+        <form ref={formRef} noValidate onSubmit={onSubmit} className="space-y-4">
           {formError && <Alert>{formError}</Alert>}
           <Field id="model-name" label="Name" error={errors.name} hint="Unique in this project; runs and reports show it.">
             <Input
@@ -197,7 +200,8 @@ function ModelFormBody({ projectId, onClose, editing }: { projectId: number; onC
               <option value="">Choose a provider</option>
               {credentials.data.items.map((c) => (
                 <option key={c.id} value={c.id}>
-                  {c.label} ({kindLabel(kinds.data, c.kind)}){c.is_default ? ' · default' : ''}
+                  {c.label} — {shortKindLabel(kinds.data, c.kind)}
+                  {c.is_default ? ' (default)' : ''}
                 </option>
               ))}
             </Select>
@@ -249,6 +253,8 @@ function ModelFormBody({ projectId, onClose, editing }: { projectId: number; onC
                   {discovered.map((d) => (
                     <option key={d.id} value={d.id}>
                       {d.id}
+                      {d.name && d.name !== d.id ? ` (${d.name})` : ''}
+                      {d.configured ? ' · already configured' : ''}
                     </option>
                   ))}
                 </Select>

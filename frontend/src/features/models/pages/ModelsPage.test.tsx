@@ -109,6 +109,7 @@ describe('ModelsPage', () => {
 
     expect(await within(dialog).findByText('Must be between 0 and 1 for Anthropic models.')).toBeInTheDocument();
     expect(within(dialog).getByLabelText('Temperature')).toHaveAttribute('aria-invalid', 'true');
+    expect(within(dialog).getByLabelText('Temperature')).toHaveFocus();
     const first = await requestsOf(fetch).find((r) => r.method === 'POST')!.json();
     expect(first).toEqual({
       name: 'Sonnet',

@@ -6,7 +6,7 @@ import type { ModelConfig } from '@/api/providerTypes';
 import { roleAtLeast } from '@/api/types';
 import { useProjectOutlet } from '@/features/projects/pages/ProjectLayout';
 import { useProviderKinds } from '@/features/providers/hooks/useCredentials';
-import { kindLabel } from '@/features/providers/kinds';
+import { shortKindLabel } from '@/features/providers/kinds';
 import { focusRing } from '@/lib/cn';
 import { absoluteTime } from '@/lib/format';
 import { formatPricePerMtok } from '@/lib/money';
@@ -117,12 +117,12 @@ export function ModelsPage() {
             <TBody>
               {items.map((m) => (
                 <TR key={m.id} className={m.archived_at ? 'bg-zinc-50' : undefined}>
-                  <TD className="font-medium">{m.name}</TD>
+                  <TD className="min-w-32 font-medium">{m.name}</TD>
                   <TD>
                     <div>{m.credential_label}</div>
-                    <div className="text-sm text-zinc-500">{kindLabel(kinds.data, m.provider)}</div>
+                    <div className="whitespace-nowrap text-sm text-zinc-500">{shortKindLabel(kinds.data, m.provider)}</div>
                   </TD>
-                  <TD className="break-all font-mono text-sm">{m.model}</TD>
+                  <TD className="min-w-32 break-words font-mono text-sm">{m.model}</TD>
                   <TD className="text-right tabular-nums">{formatPricePerMtok(m.input_price_per_mtok_micros)}</TD>
                   <TD className="text-right tabular-nums">{formatPricePerMtok(m.output_price_per_mtok_micros)}</TD>
                   <TD className="text-right tabular-nums">{m.context_window == null ? '—' : m.context_window.toLocaleString('en-US')}</TD>
@@ -144,7 +144,7 @@ export function ModelsPage() {
                   </TD>
                   {canManage && (
                     <TD>
-                      <div className="flex flex-wrap justify-end gap-2">
+                      <div className="flex justify-end gap-2">
                         <Button variant="ghost" size="sm" aria-label={`Edit ${m.name}`} onClick={() => setDialog({ editing: m })}>
                           Edit
                         </Button>

@@ -3,6 +3,7 @@ import { Alert, Button, Checkbox, describedBy, Dialog, ErrorState, Field, Input,
 import { errorMessage, fieldErrors, isApiError } from '@/api/errors';
 import type { Credential, CredentialBody, ProviderKind } from '@/api/providerTypes';
 import { cn, focusRing } from '@/lib/cn';
+import { useFocusFirstInvalid } from '@/lib/useFocusFirstInvalid';
 import { useCreateCredential, useProviderKinds, useUpdateCredential } from '../hooks/useCredentials';
 import { baseUrlHint, baseUrlLabel, configFields, keyMode, kindDescription, type KeyMode } from '../kinds';
 
@@ -24,7 +25,7 @@ type Errors = Partial<Record<string, string>>;
 /** "Endpoint" → "endpoint", but "API version" stays. */
 const lowerFirst = (s: string) => (/^[A-Z][a-z]/.test(s) ? s.charAt(0).toLowerCase() + s.slice(1) : s);
 
-const ENV_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const ENV_RE = /^[A-Z_][A-Z0-9_]*$/;
 
 function defaultKeySource(mode: KeyMode): KeySourceChoice {
   return mode === 'none' ? 'none' : 'stored';
@@ -72,7 +73,7 @@ export function validateCredential(f: CredentialForm, kind: ProviderKind | undef
     }
     if (f.keySource === 'env') {
       if (!f.secretEnv.trim()) errors.secret_env = 'Enter the environment variable’s name.';
-      else if (!ENV_RE.test(f.secretEnv.trim())) errors.secret_env = 'Use letters, digits and _, not starting with a digit.';
+      else if (!ENV_RE.test(f.secretEnv.trim())) errors.secret_env = 'Use capital letters, digits and _, not starting with a digit.';
       else if (!f.secretEnv.trim().endsWith('_API_KEY') || f.secretEnv.trim().startsWith('ASSAY_'))
         errors.secret_env = 'The name must end in _API_KEY and not start with ASSAY_ (only such variables are sent to a provider).';
     }
@@ -152,6 +153,7 @@ function CredentialDialogBody({ projectId, onClose, editing: initial }: { projec
   const [submitted, setSubmitted] = useState(false);
   const [serverErrors, setServerErrors] = useState<Errors>({});
   const [formError, setFormError] = useState<string | null>(null);
+  const { ref: formRef, focusFirstInvalid } = useFocusFirstInvalid<HTMLFormElement>();
   const [saved, setSaved] = useState<Credential | null>(null);
 
   const kind = kinds.data?.find((k) => k.kind === form.kind);
@@ -184,13 +186,14 @@ function CredentialDialogBody({ projectId, onClose, editing: initial }: { projec
     setSubmitted(true);
     setServerErrors({});
     setFormError(null);
-    if (Object.keys(validateCredential(form, kind, editing)).length > 0) return;
+    if (Object.keys(validateCredential(form, kind, editing)).length > 0) return focusFirstInvalid();
     const body = credentialBody(form, kind, editing);
     const handlers = {
       onSuccess: (c: Credential) => setSaved(c),
       onError: (err: unknown) => {
         const fe = serverFieldErrors(err);
         setServerErrors(fe);
+        focusFirstInvalid();
         const unplaced = Object.keys(fe).filter((k) => !isPlaced(k, fields));
         if (Object.keys(fe).length === 0) setFormError(errorMessage(err));
         else if (unplaced.length > 0) setFormError([errorMessage(err), ...unplaced.map((k) => `${k}: ${fe[k]}`)].join(' '));
@@ -270,7 +273,7 @@ function CredentialDialogBody({ projectId, onClose, editing: initial }: { projec
       ) : kinds.isError ? (
         <ErrorState title="Could not load provider kinds" error={kinds.error} onRetry={() => kinds.refetch()} retrying={kinds.isFetching} />
       ) : (
-        <form noValidate onSubmit={onSubmit} className="space-y-4" aria-label={title}>
+        <form ref={formRef} noValidate onSubmit={onSubmit} className="space-y-4">
           {formError && <Alert>{formError}</Alert>}
           <Field id="cred-kind" label="Provider" error={errors.kind} hint={kindDescription(kinds.data, form.kind)}>
             <Select

@@ -134,7 +134,7 @@ describe('ProvidersPage', () => {
     await userEvent.click(within(dialog).getByRole('radio', { name: 'Environment variable' }));
     await userEvent.type(within(dialog).getByLabelText('Environment variable name'), '1BAD');
     await userEvent.click(within(dialog).getByRole('button', { name: 'Add and test' }));
-    expect(within(dialog).getByText('Use letters, digits and _, not starting with a digit.')).toBeInTheDocument();
+    expect(within(dialog).getByText('Use capital letters, digits and _, not starting with a digit.')).toBeInTheDocument();
     await userEvent.clear(within(dialog).getByLabelText('Environment variable name'));
     await userEvent.type(within(dialog).getByLabelText('Environment variable name'), 'OPENAI_TOKEN');
     expect(within(dialog).getByText(/must end in _API_KEY/)).toBeInTheDocument();

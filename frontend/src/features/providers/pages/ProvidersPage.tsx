@@ -13,7 +13,7 @@ import {
   useTestCredential,
   useUpdateCredential,
 } from '../hooks/useCredentials';
-import { kindLabel } from '../kinds';
+import { shortKindLabel } from '../kinds';
 
 type InlineTest = { id: number; result?: TestResult; error?: string };
 
@@ -113,11 +113,11 @@ export function ProvidersPage() {
                         {c.is_default && <Badge tone="indigo">Default</Badge>}
                       </div>
                     </TD>
-                    <TD>
-                      {kindLabel(kinds.data, c.kind)}
+                    <TD className="whitespace-nowrap" title={kinds.data?.find((k) => k.kind === c.kind)?.label}>
+                      {shortKindLabel(kinds.data, c.kind)}
                       {c.kind === 'fake' && <div className="text-sm text-zinc-500">Demos and tests only</div>}
                     </TD>
-                    <TD className="max-w-56 break-all font-mono text-sm text-zinc-600">{c.base_url || '—'}</TD>
+                    <TD className="max-w-56 break-words font-mono text-sm text-zinc-600">{c.base_url || '—'}</TD>
                     <TD>
                       <KeyCell credential={c} />
                     </TD>
@@ -141,7 +141,7 @@ export function ProvidersPage() {
                     <TD className="text-right tabular-nums">{c.model_count}</TD>
                     {canManage && (
                       <TD>
-                        <div className="flex flex-wrap justify-end gap-2">
+                        <div className="flex justify-end gap-2">
                           <Button variant="secondary" size="sm" aria-label={`Test ${c.label}`} loading={testing} onClick={() => runTest(c)}>
                             Test
                           </Button>
