@@ -44,7 +44,8 @@ async def _execute(rt: Runtime, run_id: int) -> None:
             run = service.refresh_counts(session, run_id)
             rt.publish(run_id, STARTED, service.progress(run))
         window = service.run_concurrency(session, run_id, rt.settings.run_concurrency)
-    client = LLMClient(timeout_s=CALL_TIMEOUT_S, max_connections=window,
+        timeout_s = service.call_timeout(session, run_id, CALL_TIMEOUT_S)
+    client = LLMClient(timeout_s=timeout_s, max_connections=window,
                        allow_private=not rt.settings.block_private_urls)
     in_flight: set[asyncio.Task[CellResult]] = set()
     finished: list[CellResult] = []

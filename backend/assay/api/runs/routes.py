@@ -69,7 +69,8 @@ def create_run(data: dict[str, Any], project_id: int) -> Any:
     project, _ = project_access(project_id, Role.editor)
     return _start(runs.create_run(session(), user(), project, data["dataset_id"],
                                   data["model_ids"], data["name"], data["repeats"],
-                                  data["concurrency"], data["cache"], data["stream"]))
+                                  data["concurrency"], data["cache"], data["stream"],
+                                  data["timeout_s"]))
 
 
 @blp.post("/estimate")

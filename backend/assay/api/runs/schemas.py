@@ -33,6 +33,8 @@ class RunCreateSchema(Schema):
                        "seed), and cache new ones; cached outputs are free and marked"})
     stream = StrictBoolean(load_default=False, metadata={
         "description": "Stream replies, so each output records its time to first token"})
+    timeout_s = Count(1, 3600, load_default=None, allow_none=True, metadata={
+        "description": "Wall-clock seconds one attempt of a call may take (default 120)"})
 
 
 class RunEstimateSchema(Schema):

@@ -29,9 +29,10 @@ from assay.providers.registry import api_key_for
 def create_run(session: Session, actor: User | None, project: Project, dataset_id: int,
                model_ids: list[int], name: str | None = None, repeats: int = 1,
                concurrency: int | None = None, cache: bool = True,
-               stream: bool = False) -> Run:
+               stream: bool = False, timeout_s: int | None = None) -> Run:
     """Plan every cell. `cache`: reuse (and store) replies of deterministic calls;
-    `stream`: call with streaming so each output records its time to first token."""
+    `stream`: call with streaming so each output records its time to first token;
+    `timeout_s`: wall-clock limit of one attempt of a call."""
     if not model_ids:
         raise Invalid("Choose at least one model", {"json": {"model_ids": ["Required"]}})
     dataset = get_dataset(session, project, dataset_id)
@@ -44,7 +45,7 @@ def create_run(session: Session, actor: User | None, project: Project, dataset_i
               dataset_version_id=version.id, created_by=actor.id if actor else None,
               total=len(cases) * len(models) * repeats,
               settings={"repeats": repeats, "concurrency": concurrency, "cache": cache,
-                        "stream": stream})
+                        "stream": stream, "timeout_s": timeout_s})
     session.add(run)
     session.flush()
     targets = [RunTarget(run_id=run.id, model_id=m.id, position=i) for i, m in enumerate(models)]
@@ -97,6 +98,13 @@ def run_concurrency(session: Session, run_id: int, default: int) -> int:
     run = session.get(Run, run_id)
     chosen = (run.settings or {}).get("concurrency") if run else None
     return max(1, int(chosen or default))
+
+
+def call_timeout(session: Session, run_id: int, default: float) -> float:
+    """Seconds one attempt of a call may take, wall clock."""
+    run = session.get(Run, run_id)
+    chosen = (run.settings or {}).get("timeout_s") if run else None
+    return float(chosen or default)
 
 
 def start_run(session: Session, run_id: int) -> bool:
