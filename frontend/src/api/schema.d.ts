@@ -592,7 +592,44 @@ export interface paths {
         };
         trace?: never;
     };
-    "/api/projects/{project_id}/models": {
+    "/api/provider-kinds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What each kind needs, so a form can be drawn for it (any signed-in user). */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProviderKind"][];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/credentials": {
         parameters: {
             query?: never;
             header?: never;
@@ -621,6 +658,271 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        "application/json": components["schemas"]["CredentialPage"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        /**
+         * Checks the input (422), tests the connection and saves, even when the test fails:
+         *     the result is in last_test_ok and last_test_error.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CredentialCreate"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Credential"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/credentials/{credential_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                credential_id: number;
+            };
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    credential_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Credential"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Refused (409 CREDENTIAL_IN_USE) while a model, archived or not, or an active run
+         *     uses it.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    credential_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No Content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * A change of base URL, key, environment variable or config tests the connection
+         *     again; the kind cannot change (add another credential).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    credential_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CredentialUpdate"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Credential"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/projects/{project_id}/credentials/{credential_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                credential_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One small real call to the provider; the result is recorded on the credential. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    credential_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ConnectionTest"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/credentials/{credential_id}/discover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                credential_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * The provider's model ids, where it lists them (409 DISCOVERY_UNSUPPORTED for Azure,
+         *     502 PROVIDER_ERROR when the provider fails).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    credential_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Discovered"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    page_size?: number;
+                    /** @description Also list archived models */
+                    include_archived?: boolean;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
                         "application/json": components["schemas"]["ModelPage"];
                     };
                 };
@@ -629,7 +931,215 @@ export interface paths {
             };
         };
         put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ModelCreate"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Model"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/models/{model_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                model_id: number;
+            };
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    model_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Model"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
         post?: never;
+        /** Only a model no run ever used (409 MODEL_IN_USE otherwise: archive it). */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    model_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No Content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Parameters are checked again whenever they, the credential or the context window
+         *     change.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    model_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ModelUpdate"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Model"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/projects/{project_id}/models/{model_id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                model_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hidden from lists and refused for new runs; past runs keep it. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    model_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Model"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/models/{model_id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                model_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    model_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Model"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -739,6 +1249,55 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["Run"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What a run of these models over the dataset's latest version would cost: a range
+         *     in micro-dollars (unpriced models are listed, never counted as free). Writes nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RunEstimate"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RunEstimateResult"];
                     };
                 };
                 422: components["responses"]["UNPROCESSABLE_ENTITY"];
@@ -1109,19 +1668,194 @@ export interface components {
             /** @enum {string} */
             role: "viewer" | "reviewer" | "editor" | "admin" | "owner";
         };
+        ConfigField: {
+            name: string;
+            label: string;
+            required: boolean;
+            help: string;
+            placeholder: string | null;
+        };
+        ProviderKind: {
+            /** @enum {string} */
+            kind: "openai" | "anthropic" | "azure_openai" | "openrouter" | "ollama" | "openai_compatible" | "fake";
+            label: string;
+            default_base_url: string | null;
+            /** @description A key (stored, or named in secret_env) is required */
+            needs_key: boolean;
+            /** @description False: this kind takes no key (Ollama) */
+            accepts_key: boolean;
+            supports_discovery: boolean;
+            description: string;
+            config_fields: components["schemas"]["ConfigField"][];
+        };
+        Credential: {
+            id: number;
+            /** @enum {string} */
+            kind: "openai" | "anthropic" | "azure_openai" | "openrouter" | "ollama" | "openai_compatible" | "fake";
+            label: string;
+            base_url: string;
+            config: {
+                [key: string]: unknown;
+            };
+            /** @description The stored key masked to its last 4 characters (••••1234); null when the key comes from an environment variable or there is none */
+            key_hint: string | null;
+            /** @enum {string} */
+            key_source: "stored" | "env" | "none";
+            secret_env: string | null;
+            is_default: boolean;
+            /** Format: date-time */
+            last_tested_at: string | null;
+            last_test_ok: boolean | null;
+            last_test_error: string | null;
+            /** @description Models (archived ones included) that use this credential */
+            model_count: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        CredentialPage: {
+            items: components["schemas"]["Credential"][];
+            total: number;
+            page: number;
+            page_size: number;
+        };
+        CredentialCreate: {
+            /** @enum {string} */
+            kind: "openai" | "anthropic" | "azure_openai" | "openrouter" | "ollama" | "openai_compatible" | "fake";
+            label: string;
+            /**
+             * @description The provider's server root (Assay adds /v1/...; a trailing /v1 is removed). Null or absent: the kind's default. Checked against the SSRF guard.
+             * @default null
+             */
+            base_url?: string | null;
+            /**
+             * @description Write-only: stored encrypted, shown only as its last 4 characters. In a PATCH, null removes the stored key.
+             * @default null
+             */
+            api_key?: string | null;
+            /**
+             * @description Read the key from this server environment variable instead (its name must end in _API_KEY); it takes precedence over a stored key.
+             * @default null
+             */
+            secret_env?: string | null;
+            /** @description Settings of the kind (its config_fields in GET /api/provider-kinds: Azure api_version, required, and deployment; OpenAI organization; Anthropic anthropic_version), plus for every kind: max_concurrency (calls in flight per model, 1-1000) and headers (extra request headers such as OpenRouter's HTTP-Referer; visible to members, so never a key). */
+            config?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Make this the project's default credential of its kind (the previous default stops being it). The first credential of a kind is the default.
+             * @default false
+             */
+            is_default?: boolean;
+        };
+        CredentialUpdate: {
+            label?: string;
+            /** @description The provider's server root (Assay adds /v1/...; a trailing /v1 is removed). Null or absent: the kind's default. Checked against the SSRF guard. */
+            base_url?: string | null;
+            /** @description Write-only: stored encrypted, shown only as its last 4 characters. In a PATCH, null removes the stored key. */
+            api_key?: string | null;
+            /** @description Read the key from this server environment variable instead (its name must end in _API_KEY); it takes precedence over a stored key. */
+            secret_env?: string | null;
+            /** @description Replaces the whole config. Settings of the kind (its config_fields in GET /api/provider-kinds: Azure api_version, required, and deployment; OpenAI organization; Anthropic anthropic_version), plus for every kind: max_concurrency (calls in flight per model, 1-1000) and headers (extra request headers such as OpenRouter's HTTP-Referer; visible to members, so never a key). */
+            config?: {
+                [key: string]: unknown;
+            };
+            /** @description Make this the project's default credential of its kind (the previous default stops being it). The first credential of a kind is the default. */
+            is_default?: boolean;
+        };
+        ConnectionTest: {
+            ok: boolean;
+            error: string | null;
+            latency_ms: number | null;
+            /** Format: date-time */
+            tested_at: string;
+        };
+        DiscoveredModel: {
+            /** @description The provider's model id */
+            id: string;
+            name: string | null;
+            /** @description A model of this credential already uses this id */
+            configured: boolean;
+        };
+        Discovered: {
+            items: components["schemas"]["DiscoveredModel"][];
+        };
+        ModelParams: {
+            temperature?: number | null;
+            max_tokens?: number | null;
+            top_p?: number | null;
+            frequency_penalty?: number | null;
+            presence_penalty?: number | null;
+            seed?: number | null;
+            stop?: string[] | null;
+        };
         Model: {
             id: number;
             name: string;
-            provider: string;
+            credential_id: number;
+            credential_label: string;
+            /**
+             * @description The credential's kind
+             * @enum {string}
+             */
+            provider: "openai" | "anthropic" | "azure_openai" | "openrouter" | "ollama" | "openai_compatible" | "fake";
+            /** @description The provider's model id */
             model: string;
-            input_price_per_mtok_micros: number;
-            output_price_per_mtok_micros: number;
+            /** @description Integer micro-dollars per million input tokens ($2.50 = 2500000). Null means no price is set: the model is flagged unpriced and its calls are never counted as free. */
+            input_price_per_mtok_micros: number | null;
+            /** @description Integer micro-dollars per million output tokens ($2.50 = 2500000). Null means no price is set: the model is flagged unpriced and its calls are never counted as free. */
+            output_price_per_mtok_micros: number | null;
+            /** @description Both prices are set. An unpriced model's cost is unknown, not zero. */
+            priced: boolean;
+            context_window: number | null;
+            params: components["schemas"]["ModelParams"];
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         ModelPage: {
             items: components["schemas"]["Model"][];
             total: number;
             page: number;
             page_size: number;
+        };
+        ModelCreate: {
+            name: string;
+            credential_id: number;
+            /** @description The provider's model id (Azure: the deployment name) */
+            model: string;
+            /**
+             * @description Integer micro-dollars per million input tokens ($2.50 = 2500000). Null means no price is set: the model is flagged unpriced and its calls are never counted as free.
+             * @default null
+             */
+            input_price_per_mtok_micros?: number | null;
+            /**
+             * @description Integer micro-dollars per million output tokens ($2.50 = 2500000). Null means no price is set: the model is flagged unpriced and its calls are never counted as free.
+             * @default null
+             */
+            output_price_per_mtok_micros?: number | null;
+            /**
+             * @description Tokens; bounds max_tokens
+             * @default null
+             */
+            context_window?: number | null;
+            params?: components["schemas"]["ModelParams"];
+        };
+        ModelUpdate: {
+            name?: string;
+            credential_id?: number;
+            model?: string;
+            /** @description Integer micro-dollars per million input tokens ($2.50 = 2500000). Null means no price is set: the model is flagged unpriced and its calls are never counted as free. */
+            input_price_per_mtok_micros?: number | null;
+            /** @description Integer micro-dollars per million output tokens ($2.50 = 2500000). Null means no price is set: the model is flagged unpriced and its calls are never counted as free. */
+            output_price_per_mtok_micros?: number | null;
+            context_window?: number | null;
+            /** @description Replaces all default parameters */
+            params?: components["schemas"]["ModelParams"];
         };
         Dataset: {
             id: number;
@@ -1171,6 +1905,53 @@ export interface components {
              * @default null
              */
             concurrency?: number | null;
+            /**
+             * @description Reuse cached replies of deterministic calls (temperature 0 or a seed), and cache new ones; cached outputs are free and marked
+             * @default true
+             */
+            cache?: boolean;
+            /**
+             * @description Stream replies, so each output records its time to first token
+             * @default false
+             */
+            stream?: boolean;
+        };
+        RunEstimate: {
+            dataset_id: number;
+            model_ids: number[];
+            /** @default 1 */
+            repeats?: number;
+        };
+        ModelEstimate: {
+            model_id: number;
+            name: string;
+            calls: number;
+            input_tokens: number;
+            output_tokens_low: number;
+            output_tokens_high: number;
+            /** @description null: the model has no price */
+            low_micros: number | null;
+            high_micros: number | null;
+            priced: boolean;
+        };
+        EstimateAssumptions: {
+            low_output_share: number;
+            default_max_tokens: number;
+            tokens_per_message: number;
+        };
+        RunEstimateResult: {
+            dataset_version_id: number;
+            cases: number;
+            repeats: number;
+            calls: number;
+            /** @description Micro-dollars, priced models only (see complete) */
+            low_micros: number;
+            high_micros: number;
+            /** @description false: some models are unpriced and not in the totals */
+            complete: boolean;
+            per_model: components["schemas"]["ModelEstimate"][];
+            unpriced_models: number[];
+            assumptions: components["schemas"]["EstimateAssumptions"];
         };
         Output: {
             id: number;
@@ -1187,6 +1968,9 @@ export interface components {
             tokens_in: number | null;
             tokens_out: number | null;
             cost_micros: number | null;
+            ttft_ms: number | null;
+            cached: boolean;
+            attempts: number;
         };
         OutputPage: {
             items: components["schemas"]["Output"][];

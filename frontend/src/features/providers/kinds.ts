@@ -1,5 +1,7 @@
 import type { ConfigField, ProviderKind } from '@/api/providerTypes';
 
+type LooseField = Partial<ConfigField> & { name: string };
+
 export type KeyMode = 'required' | 'optional' | 'none';
 
 /** Kinds that never take a key (a local Ollama has no authentication). */
@@ -40,7 +42,7 @@ function humanize(name: string) {
 export function configFields(kind: ProviderKind | undefined): NormalizedField[] {
   if (!kind) return [];
   return (kind.config_fields ?? []).map((f: ConfigField | string) => {
-    const field = typeof f === 'string' ? { name: f } : f;
+    const field: LooseField = typeof f === 'string' ? { name: f } : f;
     return {
       name: field.name,
       label: field.label || FIELD_LABELS[field.name] || humanize(field.name),

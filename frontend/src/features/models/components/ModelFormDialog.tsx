@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
 import { Alert, Button, buttonClasses, describedBy, Dialog, ErrorState, Field, Input, LoadingRows, Select, Textarea } from '@/components/ui';
 import { errorMessage, fieldErrors } from '@/api/errors';
-import type { Credential, ModelBody, ModelConfig, ProviderKind } from '@/api/providerTypes';
+import type { Credential, ModelConfig, ModelCreateBody, ProviderKind } from '@/api/providerTypes';
 import { microsToDollars, parseDollars } from '@/lib/money';
 import { useFocusFirstInvalid } from '@/lib/useFocusFirstInvalid';
 import { useCredentials, useDiscoverModels, useProviderKinds } from '@/features/providers/hooks/useCredentials';
@@ -67,7 +67,7 @@ export function buildModelBody(f: ModelForm, provider: string | undefined) {
   }
   const params = validateParams(provider, f.params);
   for (const [k, v] of Object.entries(params.errors)) errors[`params.${k}`] = v;
-  const body: ModelBody = {
+  const body: ModelCreateBody = {
     name,
     credential_id: Number(f.credentialId),
     model,

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Alert, Button, Checkbox, describedBy, Dialog, ErrorState, Field, Input, Label, LoadingRows, Select } from '@/components/ui';
 import { errorMessage, fieldErrors, isApiError } from '@/api/errors';
-import type { Credential, CredentialBody, ProviderKind } from '@/api/providerTypes';
+import type { Credential, CredentialUpdateBody, ProviderKind, ProviderKindName } from '@/api/providerTypes';
 import { cn, focusRing } from '@/lib/cn';
 import { useFocusFirstInvalid } from '@/lib/useFocusFirstInvalid';
 import { useCreateCredential, useProviderKinds, useUpdateCredential } from '../hooks/useCredentials';
@@ -85,22 +85,29 @@ export function validateCredential(f: CredentialForm, kind: ProviderKind | undef
   return errors;
 }
 
-/** The request body: only what the form means to set (the key is sent only when typed). */
-export function credentialBody(f: CredentialForm, kind: ProviderKind | undefined, editing: Credential | null): CredentialBody {
-  const config: Record<string, string> = {};
-  for (const field of configFields(kind)) {
+/**
+ * The request body: only what the form means to set. The key is sent only when typed
+ * (a PATCH without api_key keeps the stored one); settings the form does not show
+ * (max_concurrency, headers...) are kept, since a PATCH's config replaces the whole config.
+ */
+export function credentialBody(f: CredentialForm, kind: ProviderKind | undefined, editing: Credential | null): CredentialUpdateBody {
+  const shown = configFields(kind);
+  const config: Record<string, unknown> = {};
+  if (editing) {
+    for (const [k, v] of Object.entries(editing.config ?? {})) {
+      if (!shown.some((field) => field.name === k)) config[k] = v;
+    }
+  }
+  for (const field of shown) {
     const v = (f.config[field.name] ?? '').trim();
     if (v) config[field.name] = v;
   }
-  const body: CredentialBody = {
+  const body: CredentialUpdateBody = {
     label: f.label.trim(),
     base_url: f.baseUrl.trim() || null,
     config,
   };
-  if (!editing) {
-    body.kind = f.kind;
-    body.is_default = f.isDefault;
-  }
+  if (!editing) body.is_default = f.isDefault;
   const mode = keyMode(kind);
   if (mode === 'none') return body;
   if (f.keySource === 'stored') {
@@ -200,7 +207,7 @@ function CredentialDialogBody({ projectId, onClose, editing: initial }: { projec
       },
     };
     if (editing) update.mutate({ id: editing.id, body }, handlers);
-    else create.mutate(body, handlers);
+    else create.mutate({ ...body, kind: form.kind as ProviderKindName, label: body.label ?? '' }, handlers);
   }
 
   function editSaved() {

@@ -1,23 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { unwrap } from '@/api/client';
-import { looseApi } from '@/api/loose';
+import { api, unwrap } from '@/api/client';
 import { qk } from '@/api/queryKeys';
-import type {
-  Credential,
-  CredentialBody,
-  CredentialPage,
-  DiscoverResult,
-  ProviderKind,
-  TestResult,
-} from '@/api/providerTypes';
-
-const base = '/api/projects/{project_id}/credentials';
-const one = '/api/projects/{project_id}/credentials/{credential_id}';
+import type { CredentialCreateBody, CredentialUpdateBody } from '@/api/providerTypes';
 
 export function useProviderKinds(enabled = true) {
   return useQuery({
     queryKey: qk.providerKinds,
-    queryFn: ({ signal }) => unwrap(looseApi.GET('/api/provider-kinds', { signal })) as Promise<ProviderKind[]>,
+    queryFn: ({ signal }) => unwrap(api.GET('/api/provider-kinds', { signal })),
     staleTime: Infinity,
     enabled,
   });
@@ -28,11 +17,11 @@ export function useCredentials(projectId: number, enabled = true) {
     queryKey: qk.credentials(projectId),
     queryFn: ({ signal }) =>
       unwrap(
-        looseApi.GET(base, {
+        api.GET('/api/projects/{project_id}/credentials', {
           params: { path: { project_id: projectId }, query: { page: 1, page_size: 100 } },
           signal,
         }),
-      ) as Promise<CredentialPage>,
+      ),
     enabled,
   });
 }
@@ -49,8 +38,8 @@ function useInvalidate(projectId: number) {
 export function useCreateCredential(projectId: number) {
   const invalidate = useInvalidate(projectId);
   return useMutation({
-    mutationFn: (body: CredentialBody) =>
-      unwrap(looseApi.POST(base, { params: { path: { project_id: projectId } }, body })) as Promise<Credential>,
+    mutationFn: (body: CredentialCreateBody) =>
+      unwrap(api.POST('/api/projects/{project_id}/credentials', { params: { path: { project_id: projectId } }, body })),
     onSuccess: invalidate,
   });
 }
@@ -58,10 +47,13 @@ export function useCreateCredential(projectId: number) {
 export function useUpdateCredential(projectId: number) {
   const invalidate = useInvalidate(projectId);
   return useMutation({
-    mutationFn: ({ id, body }: { id: number; body: CredentialBody }) =>
+    mutationFn: ({ id, body }: { id: number; body: CredentialUpdateBody }) =>
       unwrap(
-        looseApi.PATCH(one, { params: { path: { project_id: projectId, credential_id: id } }, body }),
-      ) as Promise<Credential>,
+        api.PATCH('/api/projects/{project_id}/credentials/{credential_id}', {
+          params: { path: { project_id: projectId, credential_id: id } },
+          body,
+        }),
+      ),
     onSuccess: invalidate,
   });
 }
@@ -70,7 +62,11 @@ export function useDeleteCredential(projectId: number) {
   const invalidate = useInvalidate(projectId);
   return useMutation({
     mutationFn: (id: number) =>
-      unwrap(looseApi.DELETE(one, { params: { path: { project_id: projectId, credential_id: id } } })),
+      unwrap(
+        api.DELETE('/api/projects/{project_id}/credentials/{credential_id}', {
+          params: { path: { project_id: projectId, credential_id: id } },
+        }),
+      ),
     onSuccess: invalidate,
   });
 }
@@ -80,8 +76,10 @@ export function useTestCredential(projectId: number) {
   return useMutation({
     mutationFn: (id: number) =>
       unwrap(
-        looseApi.POST(`${one}/test`, { params: { path: { project_id: projectId, credential_id: id } } }),
-      ) as Promise<TestResult>,
+        api.POST('/api/projects/{project_id}/credentials/{credential_id}/test', {
+          params: { path: { project_id: projectId, credential_id: id } },
+        }),
+      ),
     // The server records the result on the credential (last_test_*).
     onSettled: () => void queryClient.invalidateQueries({ queryKey: qk.credentials(projectId) }),
   });
@@ -96,11 +94,11 @@ export function useDiscoverModels(projectId: number) {
         queryKey: qk.discover(projectId, credentialId),
         queryFn: ({ signal }) =>
           unwrap(
-            looseApi.GET(`${one}/discover`, {
+            api.GET('/api/projects/{project_id}/credentials/{credential_id}/discover', {
               params: { path: { project_id: projectId, credential_id: credentialId } },
               signal,
             }),
-          ) as Promise<DiscoverResult>,
+          ),
         staleTime: 60_000,
       }),
   });

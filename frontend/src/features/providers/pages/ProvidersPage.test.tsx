@@ -167,8 +167,8 @@ describe('ProvidersPage', () => {
     expect(within(dialog).queryByRole('alert')).not.toBeInTheDocument();
   });
 
-  it('edits without showing the key: empty keeps it', async () => {
-    const fetch = serve('admin', [credential()], (req) =>
+  it('edits without showing the key: empty keeps it; settings the form does not show are kept', async () => {
+    const fetch = serve('admin', [credential({ config: { organization: 'org-1', max_concurrency: 8 } })], (req) =>
       req.method === 'PATCH' ? json(credential({ label: 'Renamed' })) : undefined,
     );
     renderPage();
@@ -177,6 +177,7 @@ describe('ProvidersPage', () => {
     await within(dialog).findByLabelText('Label');
     expect(within(dialog).getByLabelText('Provider')).toBeDisabled();
     expect(within(dialog).getByLabelText('API key')).toHaveValue('');
+    expect(within(dialog).getByLabelText('Organization ID (optional)')).toHaveValue('org-1');
     expect(within(dialog).getByText('Leave empty to keep the current key (••••1234).')).toBeInTheDocument();
     await userEvent.clear(within(dialog).getByLabelText('Label'));
     await userEvent.type(within(dialog).getByLabelText('Label'), 'Renamed');
@@ -184,7 +185,7 @@ describe('ProvidersPage', () => {
     expect(await screen.findByText('“Renamed” saved. Connection test passed.')).toBeInTheDocument();
     const patch = requestsOf(fetch).find((r) => r.method === 'PATCH')!;
     expect(new URL(patch.url).pathname).toBe('/api/projects/3/credentials/1');
-    expect(await patch.json()).toEqual({ label: 'Renamed', base_url: 'https://api.openai.com', config: {} });
+    expect(await patch.json()).toEqual({ label: 'Renamed', base_url: 'https://api.openai.com', config: { organization: 'org-1', max_concurrency: 8 } });
   });
 
   it('tests a provider on demand and shows the result inline; sets a default', async () => {
