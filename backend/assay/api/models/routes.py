@@ -72,8 +72,8 @@ def get_model(project_id: int, model_id: int) -> Any:
 @blp.arguments(ModelUpdateSchema)
 @blp.response(200, ModelSchema)
 def update_model(data: dict[str, Any], project_id: int, model_id: int) -> Any:
-    """Parameters are checked again whenever they, the credential or the context window
-    change."""
+    """`params` replaces all default parameters; they are checked again whenever they, the
+    credential or the context window change."""
     project, _ = project_access(project_id, Role.editor)
     model = service.get_model(session(), project, model_id)
     service.update_model(session(), user(), project, model, data)

@@ -84,8 +84,7 @@ class ModelUpdateSchema(Schema):
     input_price_per_mtok_micros = _price("input")
     output_price_per_mtok_micros = _price("output")
     context_window = Count(1, CONTEXT_MAX, allow_none=True)
-    params = fields.Nested(ModelParamsSchema, metadata={
-        "description": "Replaces all default parameters"})
+    params = fields.Nested(ModelParamsSchema)  # replaces all default parameters
 
 
 class ModelListArgs(Schema):
