@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from assay.core.llm import probe
 from assay.core.projects.models import AuditEvent, Project, Role
 from assay.core.runs.models import Run, RunStatus
 from assay.extensions import db
@@ -219,13 +220,21 @@ def test_each_kind_connects(ctx: Ctx, stub: str) -> None:
         "version)")
 
 
-def test_defaults_per_kind(ctx: Ctx) -> None:
+def test_defaults_per_kind(ctx: Ctx, monkeypatch: pytest.MonkeyPatch) -> None:
+    called: list[str] = []
+
+    def offline(target: probe.Target, allow_private: bool = True) -> probe.Outcome:
+        called.append(target.base_url)  # no call leaves the machine from a test
+        return probe.Outcome(False, "offline", None)
+
+    monkeypatch.setattr(probe, "check_connection", offline)
     local = ctx.create(kind="ollama", label="Local", base_url=None)
     assert local["base_url"] == "http://localhost:11434"
     made = ctx.create(kind="openai", label="No URL", api_key=GOOD_KEY, base_url=None)
     assert made["base_url"] == "https://api.openai.com"
     fake = ctx.browser.post(ctx.base, json={"kind": "fake", "label": "Fake default"}).json
     assert fake["base_url"] == ctx.fake
+    assert called == ["http://localhost:11434", "https://api.openai.com", ctx.fake]
 
 
 @pytest.mark.parametrize(("body", "path", "fragment"), [

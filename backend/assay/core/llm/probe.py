@@ -16,8 +16,8 @@ kind               test                                     discover
 openai, fake,      GET /v1/models                           GET /v1/models (data[].id)
 openai_compatible
 openrouter         GET /v1/key (its model list is public)   GET /v1/models
-anthropic          GET /v1/models?limit=1 (free, no model   GET /v1/models (paged)
-                   id to guess)
+anthropic          GET /v1/models (free, no model id to     GET /v1/models (paged)
+                   guess, unlike a 1-token message)
 azure_openai       POST /openai/deployments/{deployment}/   not offered
                    chat/completions (1 token) when a
                    deployment is set, else GET /openai/models
