@@ -1,8 +1,18 @@
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
-import { Alert, Button, Checkbox, Dialog, ErrorState, Field, Input, Label, LoadingRows, Select } from '@/components/ui';
+import { Alert, Button, Checkbox, describedBy, Dialog, ErrorState, Field, Input, Label, LoadingRows, Select } from '@/components/ui';
 import { errorMessage } from '@/api/errors';
+import { shortKindLabel } from '@/features/providers/kinds';
 import { useCreateRun, useDatasets, useModels } from '../hooks/useRuns';
+import { RunEstimate } from './RunEstimate';
+
+const REPEATS_MAX = 10;
+
+function parseRepeats(text: string): number | null {
+  if (!/^\d+$/.test(text.trim())) return null;
+  const n = Number(text.trim());
+  return n >= 1 && n <= REPEATS_MAX ? n : null;
+}
 
 /** Start a run of one dataset on one or more of the project's models. */
 export function NewRunDialog({ projectId, open, onClose }: { projectId: number; open: boolean; onClose: () => void }) {
@@ -13,12 +23,14 @@ export function NewRunDialog({ projectId, open, onClose }: { projectId: number; 
   const [datasetId, setDatasetId] = useState('');
   const [modelIds, setModelIds] = useState<number[]>([]);
   const [name, setName] = useState('');
+  const [repeats, setRepeats] = useState('1');
   const [problem, setProblem] = useState<string | null>(null);
 
   function close() {
     setDatasetId('');
     setModelIds([]);
     setName('');
+    setRepeats('1');
     setProblem(null);
     create.reset();
     onClose();
@@ -28,9 +40,11 @@ export function NewRunDialog({ projectId, open, onClose }: { projectId: number; 
     e.preventDefault();
     if (!datasetId) return setProblem('Choose a dataset.');
     if (modelIds.length === 0) return setProblem('Choose at least one model.');
+    const r = parseRepeats(repeats);
+    if (r === null) return setProblem(`Repeats must be a whole number from 1 to ${REPEATS_MAX}.`);
     setProblem(null);
     create.mutate(
-      { dataset_id: Number(datasetId), model_ids: modelIds, name: name.trim() || null },
+      { dataset_id: Number(datasetId), model_ids: modelIds, name: name.trim() || null, repeats: r },
       {
         onSuccess: (run) => {
           close();
@@ -83,11 +97,31 @@ export function NewRunDialog({ projectId, open, onClose }: { projectId: number; 
                   }
                 />
                 <Label htmlFor={`run-model-${m.id}`} className="font-normal">
-                  {m.name} <span className="text-zinc-500">({m.provider} · {m.model})</span>
+                  {m.name}{' '}
+                  <span className="text-zinc-500">
+                    ({shortKindLabel(undefined, m.provider)} · {m.model})
+                  </span>
+                  {!m.priced && <span className="text-amber-800"> · unpriced</span>}
                 </Label>
               </div>
             ))}
           </fieldset>
+          <Field id="run-repeats" label="Repeats" hint={`Each case runs this many times per model (1 to ${REPEATS_MAX}).`}>
+            <Input
+              id="run-repeats"
+              inputMode="numeric"
+              className="w-24"
+              value={repeats}
+              onChange={(e) => setRepeats(e.target.value)}
+              aria-describedby={describedBy('run-repeats', null, true)}
+            />
+          </Field>
+          <RunEstimate
+            projectId={projectId}
+            datasetId={datasetId ? Number(datasetId) : null}
+            modelIds={modelIds}
+            repeats={parseRepeats(repeats) ?? 1}
+          />
           <div className="flex justify-end gap-2 pt-2">
             <Button variant="secondary" onClick={close}>
               Cancel

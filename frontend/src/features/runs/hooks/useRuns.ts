@@ -2,6 +2,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { api, unwrap } from '@/api/client';
 import { qk } from '@/api/queryKeys';
 import { isTerminal } from '@/api/types';
+import type { RunEstimateBody } from '@/api/providerTypes';
 
 export const RUNS_PAGE_SIZE = 20;
 export const OUTPUTS_PAGE_SIZE = 50;
@@ -67,10 +68,28 @@ export function useStartDemoRun(projectId: number) {
   });
 }
 
+/** The cost range of a planned run (null body: nothing to estimate yet). */
+export function useRunEstimate(projectId: number, body: RunEstimateBody | null) {
+  return useQuery({
+    queryKey: qk.estimate(projectId, { dataset_id: body?.dataset_id ?? 0, model_ids: body?.model_ids ?? [], repeats: body?.repeats ?? 1 }),
+    queryFn: ({ signal }) =>
+      unwrap(
+        api.POST('/api/projects/{project_id}/runs/estimate', {
+          params: { path: { project_id: projectId } },
+          body: body!,
+          signal,
+        }),
+      ),
+    enabled: body !== null,
+    placeholderData: keepPreviousData,
+    staleTime: 30_000,
+  });
+}
+
 export function useCreateRun(projectId: number) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: { dataset_id: number; model_ids: number[]; name?: string | null }) =>
+    mutationFn: (body: { dataset_id: number; model_ids: number[]; name?: string | null; repeats?: number }) =>
       unwrap(api.POST('/api/projects/{project_id}/runs', { params: { path: { project_id: projectId } }, body })),
     onSuccess: (run) => {
       queryClient.setQueryData(qk.run(projectId, run.id), run);
