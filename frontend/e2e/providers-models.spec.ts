@@ -81,7 +81,12 @@ test('providers and models: add and test providers, price a model, server-side p
   await dialog.getByLabel('Name', { exact: true }).fill('Fake mini');
   const fakeOption = dialog.getByLabel('Provider', { exact: true }).locator('option', { hasText: /^Fake — / });
   await dialog.getByLabel('Provider', { exact: true }).selectOption((await fakeOption.getAttribute('value'))!);
-  await dialog.getByLabel('Model id').fill('fake-mini');
+  // Discover lists the fake provider's models; picking one fills the model id.
+  await dialog.getByRole('button', { name: 'Discover' }).click();
+  const picker = dialog.getByLabel(/^Discovered models \(\d+\)$/);
+  await expect(picker.locator('option', { hasText: 'fake-fast' })).toHaveCount(1);
+  await picker.selectOption('fake-fast');
+  await expect(dialog.getByLabel('Model id')).toHaveValue('fake-fast');
   await dialog.getByLabel('Input price ($ per 1M tokens)').fill('0.15');
   await dialog.getByLabel('Output price ($ per 1M tokens)').fill('0.6');
   await dialog.getByLabel('Context window (optional)').fill('128000');
@@ -94,6 +99,7 @@ test('providers and models: add and test providers, price a model, server-side p
   await expect(row.getByText('$0.15')).toBeVisible();
   await expect(row.getByText('$0.60')).toBeVisible();
   await expect(row.getByText('128,000')).toBeVisible();
+  await expect(row.getByText('fake-fast')).toBeVisible();
   await expect(row.getByText('Active')).toBeVisible();
   await expect(row.getByText('Unpriced')).toHaveCount(0);
 
@@ -118,7 +124,16 @@ test('providers and models: add and test providers, price a model, server-side p
   await page.getByRole('checkbox', { name: 'Show archived' }).uncheck();
   await expect(row.getByText('$0.15')).toBeVisible();
 
-  // The provider now counts the model
+  // The provider now counts the model, and refuses to be deleted while the model uses it
   await tabs.getByRole('link', { name: 'Providers' }).click();
-  await expect(providers.getByRole('row').filter({ hasText: 'Fake' }).first()).toBeVisible();
+  const fakeModels = providers.getByRole('row').filter({ hasText: 'Demos and tests only' });
+  await expect(fakeModels.getByRole('cell').nth(5)).toHaveText('1');
+  await page.getByRole('button', { name: 'Delete Fake' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Delete provider' });
+  await expect(confirm).toContainText('1 model uses it');
+  await confirm.getByRole('button', { name: 'Delete provider' }).click();
+  await expect(confirm.getByRole('alert')).toContainText('Fake mini');
+  await confirm.getByRole('button', { name: 'Close', exact: true }).click();
+  await expect(confirm).toBeHidden();
+  await expect(fakeModels).toBeVisible();
 });
