@@ -81,6 +81,40 @@ def throughput(fake_url: str, concurrency: int, seconds: float = 4.0) -> dict[st
             "cpu_ms_per_call": round((time.process_time() - cpu_started) * 1000 / cells, 3)}
 
 
+def client_throughput(fake_url: str, concurrency: int, seconds: float = 4.0) -> dict[str, Any]:
+    """The LLM client alone (no database, no engine): `concurrency` calls in flight at once
+    against the fake provider in its own process, for about `seconds`."""
+    from assay.providers.base import ChatRequest, Endpoint
+    from assay.providers.client import LLMClient
+
+    calls = int(concurrency / LATENCY_S * seconds)
+    endpoint = Endpoint("fake", fake_url, "bench")
+    request = ChatRequest("fake-fast", [{"role": "user", "content": "question for the bench"}],
+                          {"temperature": 0, "max_tokens": 64})
+
+    async def main() -> tuple[float, float, int]:
+        async with LLMClient(max_connections=concurrency) as client:
+            async def worker(n: int) -> int:
+                failed = 0
+                for _ in range(n):
+                    failed += (await client.chat(endpoint, request)).error is not None
+                return failed
+
+            await asyncio.gather(*(worker(1) for _ in range(concurrency)))  # connect, warm up
+            started, cpu_started = time.perf_counter(), time.process_time()
+            share, extra = divmod(calls, concurrency)
+            failures = await asyncio.gather(*(worker(share + (i < extra))
+                                              for i in range(concurrency)))
+            return (time.perf_counter() - started, time.process_time() - cpu_started,
+                    sum(failures))
+
+    elapsed, cpu, failed = asyncio.run(main())
+    rate, limit = calls / elapsed, concurrency / LATENCY_S
+    return {"concurrency": concurrency, "calls": calls, "failed": failed,
+            "seconds": round(elapsed, 2), "calls_per_s": round(rate), "limit": round(limit),
+            "ratio": round(rate / limit, 3), "cpu_ms_per_call": round(cpu * 1000 / calls, 3)}
+
+
 def sse_latency(samples: int = 40) -> dict[str, Any]:
     """Time from XADD to the frame arriving at an HTTP client of the SSE endpoint."""
     rt = current()
@@ -133,6 +167,13 @@ def main() -> None:
     with fake_provider_process() as fake_url:
         print("Assay bench (DESIGN.md section 9); ratios: higher is better for throughput,"
               " lower is better for latency.\n")
+        for concurrency, bar in ((50, 0.90), (200, 0.75)):
+            figures = client_throughput(fake_url, concurrency)
+            print(f"client throughput, concurrency {concurrency:>3}: "
+                  f"{figures['calls_per_s']:>5} calls/s of {figures['limit']} = "
+                  f"{figures['ratio']:.3f} of the limit (bar {bar}); "
+                  f"{figures['cpu_ms_per_call']} ms CPU per call; {figures['calls']} calls "
+                  f"({figures['failed']} failed) in {figures['seconds']} s")
         for concurrency, bar in ((50, 0.90), (200, 0.75)):
             figures = throughput(fake_url, concurrency)
             print(f"run throughput, concurrency {concurrency:>3}: {figures['calls_per_s']:>5} "

@@ -37,6 +37,11 @@ def _flush(rt: Runtime, run_id: int, owner: str, results: list[CellResult]) -> N
         rt.publish(run_id, PROGRESS, service.progress(recorded))
 
 
+def _claim(rt: Runtime, run_id: int, owner: str, limit: int) -> list[service.Cell]:
+    with rt.db.factory() as session:
+        return service.claim_cells(session, run_id, owner, limit, LEASE, rt.settings.secret_key)
+
+
 async def _execute(rt: Runtime, run_id: int) -> None:
     owner = uuid.uuid4().hex
     with rt.db.factory() as session:
@@ -54,9 +59,7 @@ async def _execute(rt: Runtime, run_id: int) -> None:
         while True:
             free = window - len(in_flight)
             if not exhausted and free >= max(1, window // 4):  # claim in chunks, not per call
-                with rt.db.factory() as session:
-                    cells = service.claim_cells(session, run_id, owner, free, LEASE,
-                                                rt.settings.secret_key)
+                cells = await asyncio.to_thread(_claim, rt, run_id, owner, free)
                 exhausted = not cells
                 in_flight.update(asyncio.create_task(execute_cell(client, c)) for c in cells)
             if not in_flight and not finished:
@@ -67,7 +70,7 @@ async def _execute(rt: Runtime, run_id: int) -> None:
                 finished.extend(task.result() for task in done)
             due = time.monotonic() - flushed_at >= FLUSH_S or len(finished) >= window // 2
             if finished and (due or not in_flight):
-                _flush(rt, run_id, owner, finished)
+                await asyncio.to_thread(_flush, rt, run_id, owner, finished)
                 finished, flushed_at = [], time.monotonic()
         with rt.db.factory() as session:
             closed = service.finish_if_done(session, run_id)

@@ -1,12 +1,13 @@
 """The content-addressed response cache: the same deterministic request gets the same reply,
 once paid for.
 
-The key is the SHA-256 of canonical JSON of (provider kind, base URL host, model, params,
-messages, repeat). The repeat number is part of it so that the repeats of one run stay
-independent samples of the model (their spread is what flakiness is measured from), while
-a second identical run replays each repeat. Only deterministic calls are cached
-(temperature 0, or a seed). Writes are `INSERT .. ON CONFLICT DO NOTHING` (both SQLite and
-PostgreSQL), so concurrent workers storing the same reply never fail; hits are counted.
+The key is the SHA-256 of canonical JSON (sorted keys, no spaces) of (provider kind, base URL
+host, model, params), then of the messages, then of the repeat number. The repeat is part of
+it so that the repeats of one run stay independent samples of the model (their spread is
+what flakiness is measured from), while a second identical run replays each repeat. Only
+deterministic calls are cached (temperature 0, or a seed). Writes are `INSERT .. ON
+CONFLICT DO NOTHING` (both SQLite and PostgreSQL), so concurrent workers storing the same
+reply never fail; hits are counted.
 """
 
 from __future__ import annotations
@@ -43,13 +44,26 @@ def _host(base_url: str) -> str:
         return base_url
 
 
+def _canonical(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      default=str).encode()
+
+
+def key_prefix(kind: str, base_url: str, model: str, params: Mapping[str, Any]) -> Any:
+    """The hash state of what every call of one model shares (computed once per model)."""
+    return hashlib.sha256(_canonical({"v": VERSION, "provider": kind, "host": _host(base_url),
+                                      "model": model, "params": dict(params)}))
+
+
+def keyed(prefix: Any, messages: list[dict[str, Any]], repeat: int = 0) -> str:
+    state = prefix.copy()
+    state.update(b"\n" + _canonical(messages) + b"\n" + str(repeat).encode())
+    return str(state.hexdigest())
+
+
 def cache_key(kind: str, base_url: str, model: str, params: Mapping[str, Any],
               messages: list[dict[str, Any]], repeat: int = 0) -> str:
-    canonical = json.dumps(
-        {"v": VERSION, "provider": kind, "host": _host(base_url), "model": model,
-         "params": dict(params), "messages": messages, "repeat": repeat},
-        sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    return keyed(key_prefix(kind, base_url, model, params), messages, repeat)
 
 
 @dataclass(frozen=True)

@@ -138,11 +138,15 @@ class Cell:
     cache_hit: Hit | None = None
 
 
-def case_messages(case: Case) -> list[dict[str, Any]]:
-    if isinstance(case.input.get("messages"), list):
-        return list(case.input["messages"])
-    text = case.input.get("question") or case.input.get("prompt") or str(case.input)
+def messages_of(case_input: dict[str, Any]) -> list[dict[str, Any]]:
+    if isinstance(case_input.get("messages"), list):
+        return list(case_input["messages"])
+    text = case_input.get("question") or case_input.get("prompt") or str(case_input)
     return [{"role": "user", "content": str(text)}]
+
+
+def case_messages(case: Case) -> list[dict[str, Any]]:
+    return messages_of(case.input)
 
 
 def _keys(credentials: list[Credential], master: str) -> dict[int, tuple[str | None, str | None]]:
@@ -178,27 +182,36 @@ def claim_cells(session: Session, run_id: int, owner: str, limit: int, lease: ti
         status=CellStatus.running, lease_owner=owner, lease_until=now + lease,
         attempts=Output.attempts + 1))
     rows = session.execute(
-        select(Output.id, Output.repeat, Case, ModelConfig).join(Case, Case.id == Output.case_id)
-        .join(RunTarget, RunTarget.id == Output.target_id)
-        .join(ModelConfig, ModelConfig.id == RunTarget.model_id)
+        select(Output.id, Output.repeat, Case.input, RunTarget.model_id)
+        .join(Case, Case.id == Output.case_id).join(RunTarget, RunTarget.id == Output.target_id)
         .where(Output.id.in_(ids), Output.lease_owner == owner).order_by(Output.id)).all()
     settings = session.scalar(select(Run.settings).where(Run.id == run_id)) or {}
+    models = list(session.scalars(select(ModelConfig).where(
+        ModelConfig.id.in_({row.model_id for row in rows}))))
+    keys = _keys(list({m.credential.id: m.credential for m in models}.values()), secret_key)
     use_cache, stream = settings.get("cache", True) is not False, bool(settings.get("stream"))
-    keys = _keys(list({m.credential.id: m.credential for _, _, _, m in rows}.values()),
-                 secret_key)
-    cells = []
-    for oid, repeat, case, m in rows:
-        credential, messages, params = m.credential, case_messages(case), dict(m.params)
+    shared: dict[int, dict[str, Any]] = {}  # what every cell of one model has in common
+    prefixes: dict[int, Any] = {}
+    for m in models:
+        credential, params = m.credential, dict(m.params or {})
         key, key_error = keys[credential.id]
-        cacheable = use_cache and response_cache.is_deterministic(params)
-        cache_key = (response_cache.cache_key(credential.kind, credential.base_url, m.model,
-                                              params, messages, repeat) if cacheable else None)
-        cells.append(Cell(
-            output_id=oid, repeat=repeat, model=m.model, kind=credential.kind,
-            base_url=credential.base_url, config=dict(credential.config or {}),
-            credential_id=credential.id, params=params, messages=messages,
-            price_in=m.input_price_per_mtok_micros, price_out=m.output_price_per_mtok_micros,
-            api_key=key, key_error=key_error, stream=stream, cache_key=cache_key))
+        shared[m.id] = {
+            "model": m.model, "kind": credential.kind, "base_url": credential.base_url,
+            "config": dict(credential.config or {}), "credential_id": credential.id,
+            "params": params, "price_in": m.input_price_per_mtok_micros,
+            "price_out": m.output_price_per_mtok_micros, "api_key": key,
+            "key_error": key_error, "stream": stream}
+        if use_cache and response_cache.is_deterministic(params):
+            prefixes[m.id] = response_cache.key_prefix(credential.kind, credential.base_url,
+                                                       m.model, params)
+    cells = []
+    for oid, repeat, case_input, model_id in rows:
+        messages = messages_of(case_input)
+        prefix = prefixes.get(model_id)
+        cells.append(Cell(output_id=oid, repeat=repeat, messages=messages,
+                          cache_key=None if prefix is None
+                          else response_cache.keyed(prefix, messages, repeat),
+                          **shared[model_id]))
     hits = response_cache.lookup(session, [c.cache_key for c in cells if c.cache_key])
     session.commit()
     return [replace(c, cache_hit=hits[c.cache_key]) if c.cache_key in hits else c
