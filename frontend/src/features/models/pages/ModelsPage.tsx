@@ -54,8 +54,8 @@ export function ModelsPage() {
 
   return (
     <Card aria-labelledby="models-heading">
-      <CardHeader>
-        <div className="space-y-1">
+      <CardHeader className="flex-wrap">
+        <div className="min-w-64 flex-1 space-y-1">
           <CardTitle id="models-heading">Models</CardTitle>
           <p className="text-sm text-zinc-600">
             Provider models with their prices per million tokens and default parameters. Models used by past runs are

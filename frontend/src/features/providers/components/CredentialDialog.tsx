@@ -408,7 +408,7 @@ function KeyFields({
   return (
     <>
       <fieldset className="space-y-2">
-        <legend className="text-sm font-medium text-zinc-900">API key</legend>
+        <legend className="text-sm font-medium text-zinc-900">Where the key comes from</legend>
         <div className="flex flex-wrap gap-4">
           {choices.map((c) => (
             <label key={c.value} className="flex items-center gap-2 text-sm">

@@ -54,8 +54,8 @@ export function ProvidersPage() {
 
   return (
     <Card aria-labelledby="providers-heading">
-      <CardHeader>
-        <div className="space-y-1">
+      <CardHeader className="flex-wrap">
+        <div className="min-w-64 flex-1 space-y-1">
           <CardTitle id="providers-heading">Providers</CardTitle>
           <p className="text-sm text-zinc-600">
             Accounts that models call. Keys are encrypted at rest and never shown again, only their last 4 characters.

@@ -107,14 +107,15 @@ export function NewRunDialog({ projectId, open, onClose }: { projectId: number; 
             ))}
           </fieldset>
           <Field id="run-repeats" label="Repeats" hint={`Each case runs this many times per model (1 to ${REPEATS_MAX}).`}>
-            <Input
-              id="run-repeats"
-              inputMode="numeric"
-              className="w-24"
-              value={repeats}
-              onChange={(e) => setRepeats(e.target.value)}
-              aria-describedby={describedBy('run-repeats', null, true)}
-            />
+            <div className="w-24">
+              <Input
+                id="run-repeats"
+                inputMode="numeric"
+                value={repeats}
+                onChange={(e) => setRepeats(e.target.value)}
+                aria-describedby={describedBy('run-repeats', null, true)}
+              />
+            </div>
           </Field>
           <RunEstimate
             projectId={projectId}
