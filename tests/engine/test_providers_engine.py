@@ -153,6 +153,13 @@ def test_second_identical_run_is_served_from_the_cache(factory: Factory, setting
     assert stats(fake)["total"] == 16 and not any(o.cached for o in opted_out)
 
 
+def test_the_cache_is_never_shared_between_projects(factory: Factory, settings: Settings,
+                                                   fake: FakeProviderThread) -> None:
+    run(setup(factory, settings, fake, cases=4))
+    other = outputs(run(setup(factory, settings, fake, cases=4)))  # same prompts, other tenant
+    assert stats(fake)["total"] == 8 and not any(o.cached for o in other)
+
+
 def test_sampling_runs_are_not_cached(factory: Factory, settings: Settings,
                                       fake: FakeProviderThread) -> None:
     s = setup(factory, settings, fake, cases=4, params={"temperature": 0.8, "max_tokens": 20})

@@ -18,7 +18,7 @@ MESSAGES = [{"role": "user", "content": "hi"}]
 def key(**changes: object) -> str:
     args: dict[str, object] = {"kind": "openai", "base_url": "https://api.openai.com",
                                "model": "gpt-4o", "params": {"temperature": 0},
-                               "messages": MESSAGES, "repeat": 0}
+                               "messages": MESSAGES, "repeat": 0, "scope": 1}
     args.update(changes)
     return cache.cache_key(**args)  # type: ignore[arg-type]
 
@@ -31,7 +31,7 @@ def test_key_is_content_addressed() -> None:
     for change in ({"kind": "azure_openai"}, {"base_url": "https://openrouter.ai"},
                    {"model": "gpt-4o-mini"}, {"params": {"temperature": 0, "max_tokens": 5}},
                    {"messages": [{"role": "user", "content": "hi!"}]}, {"repeat": 1},
-                   {"base_url": "https://api.openai.com:8443"}):
+                   {"base_url": "https://api.openai.com:8443"}, {"scope": 2}):
         assert key(**change) != key(), change
 
 

@@ -1,13 +1,14 @@
 """The content-addressed response cache: the same deterministic request gets the same reply,
 once paid for.
 
-The key is the SHA-256 of canonical JSON (sorted keys, no spaces) of (provider kind, base URL
-host, model, params), then of the messages, then of the repeat number. The repeat is part of
-it so that the repeats of one run stay independent samples of the model (their spread is
-what flakiness is measured from), while a second identical run replays each repeat. Only
-deterministic calls are cached (temperature 0, or a seed). Writes are `INSERT .. ON
-CONFLICT DO NOTHING` (both SQLite and PostgreSQL), so concurrent workers storing the same
-reply never fail; hits are counted.
+The key is the SHA-256 of canonical JSON (sorted keys, no spaces) of (project, provider kind,
+base URL host, model, params), then of the messages, then of the repeat number. The project
+scopes it: tenants never share entries (a hit would tell one what another asked). The repeat
+is in it so that the repeats of one run stay independent samples of the model (their spread
+is what flakiness is measured from), while a second identical run replays each repeat. Only
+deterministic calls are cached (temperature 0, or a seed). Writes are `INSERT .. ON CONFLICT
+DO NOTHING` (both SQLite and PostgreSQL), so concurrent workers storing the same reply never
+fail; hits are counted.
 """
 
 from __future__ import annotations
@@ -49,10 +50,14 @@ def _canonical(value: Any) -> bytes:
                       default=str).encode()
 
 
-def key_prefix(kind: str, base_url: str, model: str, params: Mapping[str, Any]) -> Any:
-    """The hash state of what every call of one model shares (computed once per model)."""
-    return hashlib.sha256(_canonical({"v": VERSION, "provider": kind, "host": _host(base_url),
-                                      "model": model, "params": dict(params)}))
+def key_prefix(kind: str, base_url: str, model: str, params: Mapping[str, Any],
+               scope: int | str | None = None) -> Any:
+    """The hash state of what every call of one model shares (computed once per model).
+    `scope` (the project) keeps tenants apart: a hit must never tell one project what
+    another one asked."""
+    return hashlib.sha256(_canonical({"v": VERSION, "scope": scope, "provider": kind,
+                                      "host": _host(base_url), "model": model,
+                                      "params": dict(params)}))
 
 
 def keyed(prefix: Any, messages: list[dict[str, Any]], repeat: int = 0) -> str:
@@ -62,8 +67,9 @@ def keyed(prefix: Any, messages: list[dict[str, Any]], repeat: int = 0) -> str:
 
 
 def cache_key(kind: str, base_url: str, model: str, params: Mapping[str, Any],
-              messages: list[dict[str, Any]], repeat: int = 0) -> str:
-    return keyed(key_prefix(kind, base_url, model, params), messages, repeat)
+              messages: list[dict[str, Any]], repeat: int = 0,
+              scope: int | str | None = None) -> str:
+    return keyed(key_prefix(kind, base_url, model, params, scope), messages, repeat)
 
 
 @dataclass(frozen=True)

@@ -203,7 +203,7 @@ def claim_cells(session: Session, run_id: int, owner: str, limit: int, lease: ti
             "key_error": key_error, "stream": stream}
         if use_cache and response_cache.is_deterministic(params):
             prefixes[m.id] = response_cache.key_prefix(credential.kind, credential.base_url,
-                                                       m.model, params)
+                                                       m.model, params, m.project_id)
     cells = []
     for oid, repeat, case_input, model_id in rows:
         messages = messages_of(case_input)
