@@ -1027,8 +1027,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Parameters are checked again whenever they, the credential or the context window
-         *     change.
+         * `params` replaces all default parameters; they are checked again whenever they, the
+         *     credential or the context window change.
          */
         patch: {
             parameters: {
@@ -1854,7 +1854,6 @@ export interface components {
             /** @description Integer micro-dollars per million output tokens ($2.50 = 2500000). Null means no price is set: the model is flagged unpriced and its calls are never counted as free. */
             output_price_per_mtok_micros?: number | null;
             context_window?: number | null;
-            /** @description Replaces all default parameters */
             params?: components["schemas"]["ModelParams"];
         };
         Dataset: {
@@ -1915,6 +1914,11 @@ export interface components {
              * @default false
              */
             stream?: boolean;
+            /**
+             * @description Wall-clock seconds one attempt of a call may take (default 120)
+             * @default null
+             */
+            timeout_s?: number | null;
         };
         RunEstimate: {
             dataset_id: number;
