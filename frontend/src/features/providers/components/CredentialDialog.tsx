@@ -196,7 +196,11 @@ function CredentialDialogBody({ projectId, onClose, editing: initial }: { projec
     if (Object.keys(validateCredential(form, kind, editing)).length > 0) return focusFirstInvalid();
     const body = credentialBody(form, kind, editing);
     const handlers = {
-      onSuccess: (c: Credential) => setSaved(c),
+      onSuccess: (c: Credential) => {
+        // An edit that left the address, key and settings alone is not tested again: nothing to report.
+        if (editing && c.last_tested_at === editing.last_tested_at) onClose();
+        else setSaved(c);
+      },
       onError: (err: unknown) => {
         const fe = serverFieldErrors(err);
         setServerErrors(fe);
@@ -271,7 +275,7 @@ function CredentialDialogBody({ projectId, onClose, editing: initial }: { projec
       title={title}
       description={
         editing
-          ? 'The key is never shown again: leave it empty to keep the current one.'
+          ? 'The key is never shown: leave it empty to keep the current one. Changing the address, key or settings tests the connection again.'
           : 'Assay tests the connection when you save; a failed test still saves the provider.'
       }
     >
@@ -374,7 +378,7 @@ function CredentialDialogBody({ projectId, onClose, editing: initial }: { projec
               Cancel
             </Button>
             <Button type="submit" loading={pending} disabled={!form.kind}>
-              {pending ? 'Saving and testing…' : editing ? 'Save and test' : 'Add and test'}
+              {pending ? (editing ? 'Saving…' : 'Saving and testing…') : editing ? 'Save' : 'Add and test'}
             </Button>
           </div>
         </form>

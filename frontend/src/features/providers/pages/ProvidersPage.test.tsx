@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { json, mockFetch, requestsOf } from '@/test/utils';
@@ -169,7 +169,7 @@ describe('ProvidersPage', () => {
 
   it('edits without showing the key: empty keeps it; settings the form does not show are kept', async () => {
     const fetch = serve('admin', [credential({ config: { organization: 'org-1', max_concurrency: 8 } })], (req) =>
-      req.method === 'PATCH' ? json(credential({ label: 'Renamed' })) : undefined,
+      req.method === 'PATCH' ? json(credential({ label: 'Renamed', last_tested_at: '2024-01-02T00:00:00Z' })) : undefined,
     );
     renderPage();
     await userEvent.click(await screen.findByRole('button', { name: 'Edit OpenAI – Production' }));
@@ -181,11 +181,22 @@ describe('ProvidersPage', () => {
     expect(within(dialog).getByText('Leave empty to keep the current key (••••1234).')).toBeInTheDocument();
     await userEvent.clear(within(dialog).getByLabelText('Label'));
     await userEvent.type(within(dialog).getByLabelText('Label'), 'Renamed');
-    await userEvent.click(within(dialog).getByRole('button', { name: 'Save and test' }));
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
     expect(await screen.findByText('“Renamed” saved. Connection test passed.')).toBeInTheDocument();
     const patch = requestsOf(fetch).find((r) => r.method === 'PATCH')!;
     expect(new URL(patch.url).pathname).toBe('/api/projects/3/credentials/1');
     expect(await patch.json()).toEqual({ label: 'Renamed', base_url: 'https://api.openai.com', config: { organization: 'org-1', max_concurrency: 8 } });
+  });
+
+  it('closes an edit that changed nothing the server tests (a rename only)', async () => {
+    serve('admin', [credential()], (req) => (req.method === 'PATCH' ? json(credential({ label: 'Renamed' })) : undefined));
+    renderPage();
+    await userEvent.click(await screen.findByRole('button', { name: 'Edit OpenAI – Production' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Edit provider' });
+    await userEvent.clear(await within(dialog).findByLabelText('Label'));
+    await userEvent.type(within(dialog).getByLabelText('Label'), 'Renamed');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
   });
 
   it('tests a provider on demand and shows the result inline; sets a default', async () => {
