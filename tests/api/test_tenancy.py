@@ -18,6 +18,7 @@ from sqlalchemy import func, select
 
 from assay.core.auth.models import User
 from assay.core.datasets.models import DatasetVersion
+from assay.core.llm.models import Credential, ModelConfig
 from assay.core.projects.models import AuditEvent, Membership, Project, Role
 from assay.core.runs.models import Run, RunTarget
 from assay.extensions import db
@@ -40,14 +41,31 @@ class World:
     target: User  # a viewer the member routes act on
     newcomer: User  # registered, not a member yet
     foreign_project: Project
+    credential_id: int = 0  # an unused credential (deletable)
+    model_id: int = 0  # a model no run used (deletable)
 
     def path_args(self) -> dict[str, int]:
-        return {"project_id": self.project.id, "run_id": self.run_id, "user_id": self.target.id}
+        return {"project_id": self.project.id, "run_id": self.run_id, "user_id": self.target.id,
+                "credential_id": self.credential_id, "model_id": self.model_id}
 
     def fresh_targets(self) -> None:
-        """A new member to act on and a new user to add, so each actor's call can succeed."""
+        """A new member to act on, a new user to add, an unused credential and model, so each
+        actor's call can succeed."""
         self.target = self.factory.member(self.project, Role.viewer)
         self.newcomer = self.factory.user()
+        with db.factory() as session:
+            spare = Credential(project_id=self.project.id, kind="fake", config={},
+                               label=f"Spare {self.newcomer.id}",
+                               base_url=self.factory.settings.fake_provider_url)
+            session.add(spare)
+            session.flush()
+            demo = session.scalars(select(Credential.id).where(
+                Credential.project_id == self.project.id, Credential.id != spare.id)).first()
+            model = ModelConfig(project_id=self.project.id, credential_id=demo, model="fake-fast",
+                                name=f"Spare {self.newcomer.id}", params={})
+            session.add(model)
+            session.commit()
+            self.credential_id, self.model_id = spare.id, model.id
 
     def run_body(self) -> dict[str, Any]:
         with db.factory() as session:
@@ -79,10 +97,31 @@ ROUTES: dict[tuple[str, str], Rule] = {
                                                     lambda w: {"role": "reviewer"}),
     ("DELETE", PROJECT + "/members/{user_id}"): Rule(Role.admin, 204),
     ("GET", PROJECT + "/models"): Rule(Role.viewer),
+    ("GET", PROJECT + "/credentials"): Rule(Role.viewer),
+    ("POST", PROJECT + "/credentials"): Rule(Role.admin, 201, lambda w: {
+        "kind": "fake", "label": f"Tenancy {w.newcomer.id}",
+        "base_url": w.factory.settings.fake_provider_url}),
+    ("GET", PROJECT + "/credentials/{credential_id}"): Rule(Role.viewer),
+    ("PATCH", PROJECT + "/credentials/{credential_id}"): Rule(
+        Role.admin, 200, lambda w: {"label": f"Renamed {w.newcomer.id}"}),
+    ("DELETE", PROJECT + "/credentials/{credential_id}"): Rule(Role.admin, 204),
+    ("POST", PROJECT + "/credentials/{credential_id}/test"): Rule(Role.admin),
+    ("GET", PROJECT + "/credentials/{credential_id}/discover"): Rule(Role.admin),
+    ("POST", PROJECT + "/models"): Rule(Role.editor, 201, lambda w: {
+        "name": f"Tenancy {w.newcomer.id}", "credential_id": w.credential_id,
+        "model": "fake-fast"}),
+    ("GET", PROJECT + "/models/{model_id}"): Rule(Role.viewer),
+    ("PATCH", PROJECT + "/models/{model_id}"): Rule(
+        Role.editor, 200, lambda w: {"name": f"Renamed {w.newcomer.id}"}),
+    ("DELETE", PROJECT + "/models/{model_id}"): Rule(Role.editor, 204),
+    ("POST", PROJECT + "/models/{model_id}/archive"): Rule(Role.editor),
+    ("POST", PROJECT + "/models/{model_id}/restore"): Rule(Role.editor),
     ("GET", PROJECT + "/datasets"): Rule(Role.viewer),
     ("GET", PROJECT + "/runs"): Rule(Role.viewer),
     ("POST", PROJECT + "/runs"): Rule(Role.editor, 202, World.run_body),
     ("POST", PROJECT + "/runs/demo"): Rule(Role.editor, 202),
+    ("POST", PROJECT + "/runs/estimate"): Rule(Role.viewer, 200, lambda w: {
+        k: v for k, v in w.run_body().items() if k != "name"}),
     ("GET", PROJECT + "/runs/{run_id}"): Rule(Role.viewer),
     ("GET", PROJECT + "/runs/{run_id}/outputs"): Rule(Role.viewer),
     ("GET", PROJECT + "/runs/{run_id}/events"): Rule(Role.viewer),
@@ -131,9 +170,11 @@ def build_world(factory: Factory) -> World:
     users[FOREIGN] = foreign
     run_id = factory.finished_run(owner, project)
     factory.finished_run(foreign, foreign_project)
-    return World(factory=factory, project=project, users=users, run_id=run_id,
-                 target=factory.member(project, Role.viewer), newcomer=factory.user(),
-                 foreign_project=foreign_project)
+    world = World(factory=factory, project=project, users=users, run_id=run_id,
+                  target=factory.member(project, Role.viewer), newcomer=factory.user(),
+                  foreign_project=foreign_project)
+    world.fresh_targets()
+    return world
 
 
 @pytest.fixture
@@ -223,7 +264,8 @@ def test_nested_ids_of_another_project_are_not_found(world: World) -> None:
     theirs = {**world.path_args(), "project_id": world.foreign_project.id}
     before = _row_counts()
     for (method, route), rule in ROUTES.items():
-        if "{run_id}" not in route and "{user_id}" not in route:
+        if not any(f"{{{name}}}" in route
+                   for name in ("run_id", "user_id", "credential_id", "model_id")):
             continue
         body = rule.body(world) if rule.body else None
         reply = _call(browser, method, route.format(**theirs), body)
