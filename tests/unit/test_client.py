@@ -296,3 +296,37 @@ def test_list_models(fake: FakeProviderThread) -> None:
 
     listed, azure = asyncio.run(run())
     assert listed is not None and "fake-fast" in listed and azure is None
+
+
+def test_an_unreadable_stream_is_malformed_not_a_crash() -> None:
+    async def huge_line(request: web.Request) -> web.StreamResponse:
+        reply = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await reply.prepare(request)
+        await reply.write(b"data: " + b"x" * 4_000_000 + b"\n\n")
+        await reply.write_eof()
+        return reply
+
+    async def check(base_url: str) -> CallResult:
+        async with LLMClient(retry=FAST) as client:
+            return await client.chat(Endpoint("openai", base_url, "k"), REQUEST, stream=True)
+
+    result = scripted({"/v1/chat/completions": huge_line}, check)
+    assert result.error is not None and result.error.error_class == "malformed_response"
+    assert result.attempts == 1
+
+
+def test_a_bug_fails_its_cell_not_the_shard() -> None:
+    from assay.core.runs.engine import execute_cell
+    from assay.core.runs.service import Cell
+
+    class Broken:
+        async def chat(self, *args: Any, **kwargs: Any) -> CallResult:
+            raise RuntimeError("boom")
+
+    cell = Cell(output_id=7, repeat=0, model="m", kind="openai", base_url="http://x",
+                config={}, credential_id=1, params={}, messages=[], price_in=None,
+                price_out=None, api_key="sk-never-shown")
+    result = asyncio.run(execute_cell(Broken(), cell))  # type: ignore[arg-type]
+    assert not result.ok and result.error_class == "internal"
+    assert result.error_message == "internal error: RuntimeError: boom"
+    assert "sk-never-shown" not in repr(cell)

@@ -30,6 +30,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 import aiohttp
+from aiohttp.http_exceptions import HttpProcessingError
 
 from assay.core.errors import Invalid
 from assay.providers import tokens
@@ -246,6 +247,10 @@ class LLMClient:
             failure = _transport_error(exc)
             failure.latency_ms = _ms(started)
             raise failure from exc
+        except (ValueError, HttpProcessingError) as exc:  # a line too long to read...
+            failure = ProviderError("malformed_response", f"unreadable reply: {exc}")
+            failure.latency_ms = _ms(started)
+            raise failure from exc
         finally:
             if slot is not None:
                 slot.release()
@@ -321,15 +326,3 @@ def _with_usage(request: ChatRequest, response: ChatResponse) -> tuple[ChatRespo
     return ChatResponse(response.text, tokens_in, tokens_out, response.finish_reason,
                         response.raw), True
 
-
-def check_connection(endpoint: Endpoint, model: str, timeout_s: float = 20.0,
-                     allow_private: bool = True) -> CallResult:
-    """A one-token call, synchronously (for a request handler testing a credential)."""
-    request = ChatRequest(model, [{"role": "user", "content": "ping"}], {"max_tokens": 1})
-
-    async def run() -> CallResult:
-        async with LLMClient(timeout_s=timeout_s, retry=RetryPolicy(attempts=1),
-                             max_connections=1, allow_private=allow_private) as client:
-            return await client.chat(endpoint, request)
-
-    return asyncio.run(run())

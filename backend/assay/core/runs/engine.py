@@ -3,12 +3,15 @@ results. Every cell ends as a result: a reply, or a failure with its error class
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from assay.core.runs.service import Cell, CellResult
-from assay.providers.base import ChatRequest, Endpoint
+from assay.providers.base import INTERNAL, ChatRequest, Endpoint
 from assay.providers.client import LLMClient
 from assay.providers.pricing import cost_micros
+
+log = logging.getLogger(__name__)
 
 
 def endpoint_of(cell: Cell) -> Endpoint:
@@ -16,6 +19,15 @@ def endpoint_of(cell: Cell) -> Endpoint:
 
 
 async def execute_cell(client: LLMClient, cell: Cell) -> CellResult:
+    try:
+        return await _execute_cell(client, cell)
+    except Exception as exc:  # a bug must fail its cell, not the shard with every other cell
+        log.exception("cell %s failed inside Assay", cell.output_id)
+        return CellResult(output_id=cell.output_id, ok=False, error_class=INTERNAL,
+                          error_message=f"internal error: {type(exc).__name__}: {exc}")
+
+
+async def _execute_cell(client: LLMClient, cell: Cell) -> CellResult:
     base: dict[str, Any] = {"output_id": cell.output_id, "cache_key": cell.cache_key,
                             "provider": cell.kind, "model": cell.model}
     if cell.key_error is not None:
