@@ -264,3 +264,21 @@ def test_the_key_never_leaves_the_worker(factory: Factory, settings: Settings,
         wal = Path(url.removeprefix("sqlite:///") + "-wal")
         raw += wal.read_bytes() if wal.exists() else b""
         assert SECRET.encode() not in raw, "the key is in the database file in plain text"
+
+
+def test_two_shard_runners_share_a_run_without_doing_a_cell_twice(
+        factory: Factory, settings: Settings, fake: FakeProviderThread) -> None:
+    import threading
+
+    s = setup(factory, settings, fake, cases=150, params={"temperature": 0.5, "max_tokens": 8})
+    run_id = run(s, execute=False, concurrency=10)
+    runners = [threading.Thread(target=execute_run, args=(run_id,)) for _ in range(2)]
+    for runner in runners:
+        runner.start()
+    for runner in runners:
+        runner.join(60)
+    rows = outputs(run_id)
+    assert len(rows) == 150 and all(o.status == "succeeded" for o in rows)
+    assert all(o.attempts == 1 for o in rows), "a cell was claimed twice"
+    assert stats(fake)["total"] == 150, "a cell was called twice"
+    assert the_run(run_id).status == "completed"

@@ -1,8 +1,10 @@
 """RQ entry point: a shard runner that keeps a window of a run's cells in flight.
 
-It claims cells as slots free up, and writes finished results in small batches (by count
-or every FLUSH_S), so progress moves while the run is going and the window never waits
-for its slowest call.
+It claims cells ahead of need (up to one window waiting beside the window in flight), and
+writes finished results in small batches (by count or every FLUSH_S), so progress moves
+while the run is going and the window never waits for its slowest call. Claims and
+flushes run in threads, in the background: a slot that frees up is refilled at once, not
+after the database has answered.
 """
 
 from __future__ import annotations
@@ -11,11 +13,13 @@ import asyncio
 import logging
 import time
 import uuid
+from collections import deque
 from datetime import timedelta
+from typing import Any
 
 from assay.core.runs import service
 from assay.core.runs.engine import execute_cell
-from assay.core.runs.service import CellResult
+from assay.core.runs.service import Cell, CellResult
 from assay.events.publish import FINISHED, PROGRESS, STARTED
 from assay.providers.client import LLMClient
 from assay.runtime import Runtime, current
@@ -37,7 +41,7 @@ def _flush(rt: Runtime, run_id: int, owner: str, results: list[CellResult]) -> N
         rt.publish(run_id, PROGRESS, service.progress(recorded))
 
 
-def _claim(rt: Runtime, run_id: int, owner: str, limit: int) -> list[service.Cell]:
+def _claim(rt: Runtime, run_id: int, owner: str, limit: int) -> list[Cell]:
     with rt.db.factory() as session:
         return service.claim_cells(session, run_id, owner, limit, LEASE, rt.settings.secret_key)
 
@@ -52,32 +56,50 @@ async def _execute(rt: Runtime, run_id: int) -> None:
         timeout_s = service.call_timeout(session, run_id, CALL_TIMEOUT_S)
     client = LLMClient(timeout_s=timeout_s, max_connections=window,
                        allow_private=not rt.settings.block_private_urls)
+    ready: deque[Cell] = deque()  # claimed, waiting for a free slot
     in_flight: set[asyncio.Task[CellResult]] = set()
     finished: list[CellResult] = []
+    claiming: asyncio.Task[list[Cell]] | None = None
+    flushing: asyncio.Task[None] | None = None
     exhausted, flushed_at = False, time.monotonic()
     try:
         while True:
-            free = window - len(in_flight)
-            if not exhausted and free >= max(1, window // 4):  # claim in chunks, not per call
-                cells = await asyncio.to_thread(_claim, rt, run_id, owner, free)
-                exhausted = not cells
-                in_flight.update(asyncio.create_task(execute_cell(client, c)) for c in cells)
-            if not in_flight and not finished:
-                break
-            if in_flight:
-                done, in_flight = await asyncio.wait(in_flight, timeout=FLUSH_S,
-                                                     return_when=asyncio.FIRST_COMPLETED)
-                finished.extend(task.result() for task in done)
+            while ready and len(in_flight) < window:
+                in_flight.add(asyncio.create_task(execute_cell(client, ready.popleft())))
+            if claiming is None and not exhausted and len(ready) <= window // 2:
+                # claim ahead, in chunks: a slot that frees up never waits for the database
+                claiming = asyncio.create_task(
+                    asyncio.to_thread(_claim, rt, run_id, owner, window - len(ready)))
+            idle = not in_flight and not ready and claiming is None
             due = time.monotonic() - flushed_at >= FLUSH_S or len(finished) >= window // 2
-            if finished and (due or not in_flight):
-                await asyncio.to_thread(_flush, rt, run_id, owner, finished)
-                finished, flushed_at = [], time.monotonic()
+            if flushing is None and finished and (due or idle):
+                batch, finished, flushed_at = finished, [], time.monotonic()
+                flushing = asyncio.create_task(asyncio.to_thread(_flush, rt, run_id, owner,
+                                                                 batch))
+            if idle and flushing is None and not finished:
+                break
+            waiting: set[asyncio.Future[Any]] = {*in_flight, *(t for t in (claiming, flushing)
+                                                               if t is not None)}
+            done, _ = await asyncio.wait(waiting, timeout=FLUSH_S,
+                                         return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                if task is claiming:
+                    claiming, cells = None, task.result()
+                    exhausted = not cells
+                    ready.extend(cells)
+                elif task is flushing:
+                    flushing = None
+                    task.result()  # a failed write stops the shard: its leases expire
+                else:
+                    in_flight.discard(task)
+                    finished.append(task.result())
         with rt.db.factory() as session:
             closed = service.finish_if_done(session, run_id)
         if closed is not None:
             rt.publish(run_id, FINISHED, service.progress(closed))
             log.info("run %s %s", run_id, closed.status)
     finally:
-        for task in in_flight:
-            task.cancel()
+        for pending in (*in_flight, claiming, flushing):
+            if pending is not None:
+                pending.cancel()
         await client.aclose()

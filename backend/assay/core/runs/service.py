@@ -167,10 +167,10 @@ def claim_cells(session: Session, run_id: int, owner: str, limit: int, lease: ti
     """Lease up to `limit` pending (or lease-expired) cells of a running run to `owner`,
     with their keys resolved and their cached replies (if any) looked up."""
     now = utcnow()
+    claimable = or_(Output.status == CellStatus.pending,
+                    (Output.status == CellStatus.running) & (Output.lease_until < now))
     candidates = (select(Output.id).join(Run, Run.id == Output.run_id)
-                  .where(Output.run_id == run_id, Run.status == RunStatus.running,
-                         or_(Output.status == CellStatus.pending,
-                             (Output.status == CellStatus.running) & (Output.lease_until < now)))
+                  .where(Output.run_id == run_id, Run.status == RunStatus.running, claimable)
                   .order_by(Output.id).limit(limit))
     if session.get_bind().dialect.name == "postgresql":
         candidates = candidates.with_for_update(skip_locked=True, of=Output)
@@ -178,7 +178,9 @@ def claim_cells(session: Session, run_id: int, owner: str, limit: int, lease: ti
     if not ids:
         session.commit()
         return []
-    session.execute(update(Output).where(Output.id.in_(ids)).values(
+    # Claimable is checked again by the UPDATE itself: on SQLite (no SKIP LOCKED) another
+    # worker may have claimed some of these ids since the SELECT; those are left to it.
+    session.execute(update(Output).where(Output.id.in_(ids), claimable).values(
         status=CellStatus.running, lease_owner=owner, lease_until=now + lease,
         attempts=Output.attempts + 1))
     rows = session.execute(
