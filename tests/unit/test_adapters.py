@@ -72,6 +72,32 @@ def test_azure_build_uses_deployment_api_version_and_api_key_header() -> None:
                           f"completions?api-version={azure.DEFAULT_API_VERSION}")
 
 
+def test_check_calls_prove_the_key_the_cheapest_way() -> None:
+    """A connection test: the model list, or what checks the key where that list is public."""
+    plain = adapter_for("openai").check_call(Endpoint("openai", "https://api.openai.com", "k"))
+    assert (plain.method, plain.url) == ("GET", "https://api.openai.com/v1/models")
+    assert plain.headers["Authorization"] == "Bearer k" and "Content-Type" not in plain.headers
+    router = adapter_for("openrouter").check_call(
+        Endpoint("openrouter", "https://openrouter.ai/api/v1", "k"))
+    assert (router.method, router.url) == ("GET", "https://openrouter.ai/api/v1/key")
+    ollama = Endpoint("ollama", "http://box:11434/v1")
+    tags = adapter_for("ollama").check_call(ollama)
+    assert (tags.method, tags.url) == ("GET", "http://box:11434/api/tags")
+    assert adapter_for("ollama").parse_models(
+        {"models": [{"name": "qwen2.5:7b"}, {"name": "llama3.2:3b"}]}) == [
+        "llama3.2:3b", "qwen2.5:7b"]
+    listed = adapter_for("anthropic").check_call(Endpoint("anthropic", "https://x.test", "k"))
+    assert (listed.method, listed.url) == ("GET", "https://x.test/v1/models")
+    bare = azure.ADAPTER.check_call(Endpoint("azure_openai", "https://r.openai.azure.com", "k",
+                                             {"api_version": "2024-06-01"}))
+    assert (bare.method, bare.url) == (
+        "GET", "https://r.openai.azure.com/openai/models?api-version=2024-06-01")
+    ping = azure.ADAPTER.check_call(Endpoint("azure_openai", "https://r.openai.azure.com", "k",
+                                             {"deployment": "prod"}))
+    assert ping.method == "POST" and "/openai/deployments/prod/chat/completions?" in ping.url
+    assert ping.json["max_tokens"] == 1
+
+
 def test_anthropic_build_splits_system_requires_max_tokens_and_maps_stop() -> None:
     request = ChatRequest("claude", [SYSTEM, USER, {"role": "system", "content": "Be kind."}],
                           {"temperature": 0.2, "stop": "END", "seed": 3,
@@ -170,7 +196,9 @@ def test_classify_status_by_code_and_body(status: int, body: Any, expected: str)
 def test_registry_maps_every_credential_kind() -> None:
     assert set(KINDS) == {"openai", "openrouter", "ollama", "openai_compatible", "fake",
                           "azure_openai", "anthropic"}
-    assert adapter_for("ollama") is openai.ADAPTER
+    assert adapter_for("openai_compatible") is openai.ADAPTER
+    assert isinstance(adapter_for("ollama"), openai.OpenAIAdapter)  # chat: OpenAI's
+    assert isinstance(adapter_for("openrouter"), openai.OpenAIAdapter)
     assert adapter_for("azure_openai") is azure.ADAPTER
     with pytest.raises(KeyError):
         adapter_for("gemini")

@@ -15,7 +15,7 @@ import pytest
 from aiohttp import web
 
 from assay.providers import client as client_module
-from assay.providers.base import ChatRequest, Endpoint
+from assay.providers.base import ChatRequest, Endpoint, HttpCall, ProviderError
 from assay.providers.client import CallResult, LLMClient, RetryPolicy, parse_retry_after
 from assay.providers.fake import FakeConfig, FakeProviderThread
 
@@ -296,6 +296,50 @@ def test_list_models(fake: FakeProviderThread) -> None:
 
     listed, azure = asyncio.run(run())
     assert listed is not None and "fake-fast" in listed and azure is None
+
+
+def test_fetch_makes_an_adapters_plain_call_like_a_chat(fake: FakeProviderThread) -> None:
+    """`fetch` (model lists, connection tests): JSON back, or the same classified errors,
+    with a plain-words reason for a transport failure or a refused URL."""
+    async def run(call: HttpCall, **client_kw: Any) -> Any:
+        async with LLMClient(**client_kw) as client:
+            try:
+                return await client.fetch(call)
+            except ProviderError as error:
+                return error
+
+    body = asyncio.run(run(HttpCall(f"{fake.url}/v1/models", {}, {"Authorization": "Bearer k"},
+                                    "GET")))
+    assert "fake-fast" in [m["id"] for m in body["data"]]
+    denied = asyncio.run(run(HttpCall(f"{fake.url}/v1/models", {}, {}, "GET")))
+    assert isinstance(denied, ProviderError) and denied.error_class == "auth"
+    assert denied.status == 401 and denied.reason is None
+    refused = asyncio.run(run(HttpCall("http://127.0.0.1:1/v1/models", {}, {}, "GET")))
+    assert isinstance(refused, ProviderError) and refused.error_class == "network"
+    assert refused.reason == "connection refused"
+    nowhere = asyncio.run(run(HttpCall("http://nowhere.invalid/v1/models", {}, {}, "GET")))
+    assert isinstance(nowhere, ProviderError) and nowhere.error_class == "bad_request"
+    assert nowhere.reason == "could not resolve the host name"
+    private = asyncio.run(run(HttpCall(f"{fake.url}/v1/models", {}, {}, "GET"),
+                              allow_private=False))
+    assert isinstance(private, ProviderError) and private.reason
+    assert "private" in private.reason
+
+
+def test_fetch_records_where_a_redirect_went() -> None:
+    async def moved(request: web.Request) -> web.StreamResponse:
+        raise web.HTTPFound("https://elsewhere.test/v1/models")
+
+    async def check(base_url: str) -> Any:
+        async with LLMClient() as client:
+            try:  # a POST: a 1-token chat can be a connection test too
+                return await client.fetch(HttpCall(f"{base_url}/v1/models", {}, {}))
+            except ProviderError as error:
+                return error
+
+    error = scripted({"/v1/models": moved}, check)
+    assert error.status == 302 and error.error_class == "bad_request"
+    assert error.raw["location"] == "https://elsewhere.test/v1/models"
 
 
 def test_an_unreadable_stream_is_malformed_not_a_crash() -> None:

@@ -109,6 +109,12 @@ class AnthropicAdapter:
         except (KeyError, TypeError) as exc:
             raise malformed("no data[].id", exc) from exc
 
+    def check_call(self, endpoint: Endpoint) -> HttpCall:
+        # the model list is free and needs no model id, unlike a 1-token message
+        call = self.models_call(endpoint)
+        assert call is not None
+        return call
+
 
 class AnthropicStream:
     """message_start (input usage), content_block_delta (text), message_delta (stop reason,

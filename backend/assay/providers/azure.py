@@ -47,5 +47,17 @@ class AzureAdapter(OpenAIAdapter):
     def models_call(self, endpoint: Endpoint) -> HttpCall | None:
         return None  # deployments are listed by Azure's management API, not this endpoint
 
+    def check_call(self, endpoint: Endpoint) -> HttpCall:
+        """A 1-token chat with the credential's deployment when it names one, else the
+        resource's model list (`/openai/models`), which also checks the key."""
+        if endpoint.config.get("deployment"):
+            ping = ChatRequest(str(endpoint.config["deployment"]),
+                               [{"role": "user", "content": "ping"}], {"max_tokens": 1})
+            return self.build(endpoint, ping)
+        query = urlencode({"api-version": api_version(endpoint)})
+        headers = self.headers(endpoint)
+        headers.pop("Content-Type")
+        return HttpCall(f"{_root(endpoint)}/openai/models?{query}", {}, headers, method="GET")
+
 
 ADAPTER = AzureAdapter()

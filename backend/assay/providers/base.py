@@ -9,6 +9,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 ERROR_CLASSES = ("rate_limited", "timeout", "network", "server_error", "auth", "bad_request",
                  "context_length", "content_filter", "malformed_response")
@@ -70,6 +71,9 @@ class ProviderError(Exception):
         self.status = status
         self.raw = raw
         self.latency_ms: int | None = None  # of the attempt that failed, set by the client
+        # A transport failure or a refused URL in a few plain words ("connection refused",
+        # "could not resolve the host name"...), set by the client; None for a reply.
+        self.reason: str | None = None
 
     @property
     def transient(self) -> bool:
@@ -98,9 +102,14 @@ class Adapter(Protocol):
 
     def stream_parser(self) -> StreamParser: ...
 
-    def models_call(self, endpoint: Endpoint) -> HttpCall | None: ...
+    def models_call(self, endpoint: Endpoint) -> HttpCall | None:
+        """The provider's model list (a GET), or None where it has none."""
 
     def parse_models(self, body: Any) -> list[str]: ...
+
+    def check_call(self, endpoint: Endpoint) -> HttpCall:
+        """The cheapest call that proves the base URL answers and accepts the key (a
+        connection test): the model list where it needs the key, else a call that does."""
 
 
 # --- shared pieces ------------------------------------------------------------------------
@@ -116,6 +125,13 @@ def join_url(base_url: str, path: str) -> str:
     if not _VERSIONED.search(base):
         base += "/v1"
     return f"{base}/{path}"
+
+
+def with_query(url: str, params: Mapping[str, str]) -> str:
+    """`url` with `params` added to (or replacing those in) its query string."""
+    parts = urlsplit(url)
+    query = {**dict(parse_qsl(parts.query, keep_blank_values=True)), **params}
+    return urlunsplit(parts._replace(query=urlencode(query)))
 
 
 def extra_headers(endpoint: Endpoint, base: dict[str, str]) -> dict[str, str]:

@@ -21,8 +21,11 @@ what bounds a worker. SDK-level and transport-level retries stay off: one retry 
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import random
+import socket
+import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,10 +49,11 @@ from assay.providers.base import (
     error_text,
 )
 from assay.providers.registry import adapter_for
-from assay.providers.ssrf import check_base_url
+from assay.providers.ssrf import UnresolvableHost, check_base_url
 
 SSRF_TTL_S = 30.0
 _RAW_TEXT_LIMIT = 4000
+_REASON_LIMIT = 200
 
 
 @dataclass(frozen=True)
@@ -105,10 +109,57 @@ def parse_retry_after(headers: Any) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def _transport_error(exc: BaseException) -> ProviderError:
+def _transport_reason(exc: BaseException) -> str:
+    """A transport failure in plain words, for someone checking a base URL."""
+    cause = getattr(exc, "os_error", None) or exc
+    text = str(exc) or type(exc).__name__
+    if isinstance(exc, aiohttp.ClientConnectorDNSError) or isinstance(cause, socket.gaierror):
+        return "could not resolve the host name"
+    if isinstance(exc, aiohttp.ClientSSLError) or isinstance(cause, ssl.SSLError):
+        return f"TLS error: {text[:_REASON_LIMIT]}"
+    if isinstance(cause, ConnectionRefusedError) \
+            or getattr(cause, "errno", None) == errno.ECONNREFUSED:
+        return "connection refused"
+    if isinstance(exc, aiohttp.ServerDisconnectedError | aiohttp.ClientPayloadError):
+        return "the server closed the connection without a valid HTTP answer"
+    return f"could not connect: {text[:_REASON_LIMIT]}"
+
+
+def _transport_error(exc: BaseException, timeout_s: float) -> ProviderError:
     if isinstance(exc, TimeoutError | aiohttp.ServerTimeoutError):
-        return ProviderError("timeout", f"no answer in time ({type(exc).__name__})")
-    return ProviderError("network", f"{type(exc).__name__}: {exc}")
+        error = ProviderError("timeout", f"no answer in time ({type(exc).__name__})")
+        error.reason = f"timed out after {timeout_s:g} s without an answer"
+    else:
+        error = ProviderError("network", f"{type(exc).__name__}: {exc}")
+        error.reason = _transport_reason(exc)
+    return error
+
+
+async def _status_error(reply: aiohttp.ClientResponse) -> ProviderError:
+    """An HTTP reply of 300 or more, classified; a redirect is never followed."""
+    body = _decode(await reply.read())
+    if reply.status < 400:
+        location = reply.headers.get("location")
+        return ProviderError("bad_request", f"HTTP {reply.status}: redirect to {location!r} "
+                             "not followed", status=reply.status,
+                             raw={"status": reply.status, "location": location})
+    return ProviderError(classify_status(reply.status, body),
+                         f"HTTP {reply.status}: {error_text(body)[:500]}",
+                         parse_retry_after(reply.headers), reply.status,
+                         {"status": reply.status, "body": body})
+
+
+def _json_body(raw: bytes) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError as exc:
+        raise ProviderError(
+            "malformed_response", f"invalid JSON: {exc}",
+            raw={"body": raw[:_RAW_TEXT_LIMIT].decode("utf-8", "replace")}) from exc
+
+
+_FAILURES = (ProviderError, aiohttp.ClientError, OSError, TimeoutError, ValueError,
+             HttpProcessingError)
 
 
 def _decode(data: bytes) -> Any:
@@ -186,8 +237,13 @@ class LLMClient:
             except Invalid as refused:
                 verdict = refused
             cached = self._ssrf[host] = (now + SSRF_TTL_S, verdict)
-        if cached[1] is not None:
-            raise ProviderError("bad_request", cached[1].message)
+        denied = cached[1]
+        if denied is not None:
+            error = ProviderError("bad_request", denied.message)
+            error.reason = ("could not resolve the host name"
+                            if isinstance(denied, UnresolvableHost)
+                            else " ".join(denied.errors.get("base_url", [denied.message])))
+            raise error
 
     # --- one attempt --------------------------------------------------------------------
 
@@ -197,25 +253,10 @@ class LLMClient:
         async with self._http().request(call.method, call.url, data=data,
                                         headers=call.headers, allow_redirects=False) as reply:
             if reply.status >= 300:
-                body = _decode(await reply.read())
-                if reply.status < 400:
-                    raise ProviderError("bad_request", f"HTTP {reply.status}: redirect to "
-                                        f"{reply.headers.get('location')!r} not followed",
-                                        status=reply.status, raw={"status": reply.status})
-                raise ProviderError(classify_status(reply.status, body),
-                                    f"HTTP {reply.status}: {error_text(body)[:500]}",
-                                    parse_retry_after(reply.headers), reply.status,
-                                    {"status": reply.status, "body": body})
+                raise await _status_error(reply)
             is_sse = reply.content_type == "text/event-stream"
             if not stream or not is_sse:
-                raw = await reply.read()
-                try:
-                    body = json.loads(raw)
-                except ValueError as exc:
-                    raise ProviderError(
-                        "malformed_response", f"invalid JSON: {exc}",
-                        raw={"body": raw[:_RAW_TEXT_LIMIT].decode("utf-8", "replace")}) from exc
-                return adapter.parse(body), None
+                return adapter.parse(_json_body(await reply.read())), None
             parser = adapter.stream_parser()
             decoder = SSEDecoder()
             ttft: int | None = None
@@ -240,21 +281,26 @@ class LLMClient:
         try:
             async with asyncio.timeout(self.timeout_s):
                 response, ttft = await self._send(adapter, call, stream, started)
-        except ProviderError as error:
-            error.latency_ms = _ms(started)
-            raise
-        except (aiohttp.ClientError, OSError, TimeoutError) as exc:
-            failure = _transport_error(exc)
-            failure.latency_ms = _ms(started)
-            raise failure from exc
-        except (ValueError, HttpProcessingError) as exc:  # a line too long to read...
-            failure = ProviderError("malformed_response", f"unreadable reply: {exc}")
-            failure.latency_ms = _ms(started)
+        except _FAILURES as exc:
+            failure = self._failure(exc, started)
+            if failure is exc:
+                raise
             raise failure from exc
         finally:
             if slot is not None:
                 slot.release()
         return response, ttft, _ms(started)
+
+    def _failure(self, exc: BaseException, started: float) -> ProviderError:
+        """What went wrong in an attempt, classified, with the attempt's latency."""
+        if isinstance(exc, ProviderError):
+            failure = exc
+        elif isinstance(exc, aiohttp.ClientError | OSError | TimeoutError):
+            failure = _transport_error(exc, self.timeout_s)
+        else:  # ValueError, HttpProcessingError: a line too long to read...
+            failure = ProviderError("malformed_response", f"unreadable reply: {exc}")
+        failure.latency_ms = _ms(started)
+        return failure
 
     # --- the calls ----------------------------------------------------------------------
 
@@ -291,6 +337,27 @@ class LLMClient:
                                       False, _ms(started))
                 await asyncio.sleep(self.retry.delay(attempt, wait))
 
+    async def fetch(self, call: HttpCall) -> Any:
+        """One plain JSON call an adapter built (`models_call`, `check_call`): the SSRF
+        guard, the timeout, no redirect, failures classified as for a chat; not retried and
+        no per-model slot. Returns the decoded body; raises ProviderError."""
+        await self.check_url(call.url)
+        started = time.perf_counter()
+        data = json.dumps(call.json).encode() if call.method != "GET" else None
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                async with self._http().request(call.method, call.url, data=data,
+                                                headers=call.headers,
+                                                allow_redirects=False) as reply:
+                    if reply.status >= 300:
+                        raise await _status_error(reply)
+                    return _json_body(await reply.read())
+        except _FAILURES as exc:
+            failure = self._failure(exc, started)
+            if failure is exc:
+                raise
+            raise failure from exc
+
     async def list_models(self, endpoint: Endpoint) -> list[str] | None:
         """The provider's model ids, or None where it has no endpoint for that; raises
         ProviderError (classified) when the call fails. Not retried."""
@@ -298,19 +365,7 @@ class LLMClient:
         call = adapter.models_call(endpoint)
         if call is None:
             return None
-        await self.check_url(call.url)
-        try:
-            async with asyncio.timeout(self.timeout_s):
-                async with self._http().get(call.url, headers=call.headers,
-                                            allow_redirects=False) as reply:
-                    body = _decode(await reply.read())
-                    if reply.status >= 300:
-                        raise ProviderError(classify_status(reply.status, body),
-                                            f"HTTP {reply.status}: {error_text(body)[:500]}",
-                                            status=reply.status)
-        except (aiohttp.ClientError, OSError, TimeoutError) as exc:
-            raise _transport_error(exc) from exc
-        return adapter.parse_models(body)
+        return adapter.parse_models(await self.fetch(call))
 
 
 def _with_usage(request: ChatRequest, response: ChatResponse) -> tuple[ChatResponse, bool]:

@@ -97,6 +97,35 @@ class OpenAIAdapter:
         except (KeyError, TypeError) as exc:
             raise malformed("no data[].id", exc) from exc
 
+    def check_call(self, endpoint: Endpoint) -> HttpCall:
+        call = self.models_call(endpoint)
+        assert call is not None
+        return call
+
+
+class OpenRouterAdapter(OpenAIAdapter):
+    """OpenRouter's model list is public: its `/v1/key` is what checks the key."""
+
+    def check_call(self, endpoint: Endpoint) -> HttpCall:
+        headers = super().check_call(endpoint).headers
+        return HttpCall(join_url(endpoint.base_url, "key"), {}, headers, method="GET")
+
+
+class OllamaAdapter(OpenAIAdapter):
+    """Chat through Ollama's OpenAI-compatible `/v1`; its model list is the native
+    `/api/tags` (`models[].name`), on the server root. Ollama takes no key."""
+
+    def models_call(self, endpoint: Endpoint) -> HttpCall | None:
+        root = endpoint.base_url.strip().rstrip("/")
+        root = root[:-3] if root.lower().endswith("/v1") else root
+        return HttpCall(f"{root}/api/tags", {}, {"Accept": "application/json"}, method="GET")
+
+    def parse_models(self, body: Any) -> list[str]:
+        try:
+            return sorted(str(m["name"]) for m in body["models"])
+        except (KeyError, TypeError) as exc:
+            raise malformed("no models[].name", exc) from exc
+
 
 class OpenAIStream:
     """`data: {chunk}` events, ending with `data: [DONE]`; usage in the last chunk when
@@ -156,3 +185,5 @@ class OpenAIStream:
 
 
 ADAPTER = OpenAIAdapter()
+OPENROUTER = OpenRouterAdapter()
+OLLAMA = OllamaAdapter()

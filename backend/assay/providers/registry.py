@@ -1,4 +1,5 @@
-"""Credential kind -> adapter. Every OpenAI-compatible server shares one adapter."""
+"""Credential kind -> adapter. Every OpenAI-compatible server shares OpenAI's adapter (OpenRouter
+and Ollama a subclass of it: their key check and model list differ)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from assay.providers.base import Adapter
 
 ADAPTERS: dict[str, Adapter] = {
     "openai": openai.ADAPTER,
-    "openrouter": openai.ADAPTER,
-    "ollama": openai.ADAPTER,  # its OpenAI-compatible /v1
+    "openrouter": openai.OPENROUTER,  # OpenAI's, but /v1/key checks the key
+    "ollama": openai.OLLAMA,  # its OpenAI-compatible /v1; models from /api/tags
     "openai_compatible": openai.ADAPTER,  # vLLM, llama.cpp, LM Studio, ...
     "fake": openai.ADAPTER,  # Assay's fake provider speaks OpenAI at /v1 (and the others)
     "azure_openai": azure.ADAPTER,

@@ -6,7 +6,10 @@ invalid API key", "connection refused"). The key is sent in a header and never a
 a message: any echo of it by the provider is masked.
 
 The calls are built by the same adapters the runs use (providers/: URL joining, auth and
-config headers), so a green test means the runs will reach the provider the same way.
+config headers; `check_call` and `models_call`) and made by the same client
+(`LLMClient.fetch`: SSRF guard, no redirects, timeout, classified `ProviderError`s), so a
+green test means the runs will reach the provider the same way. This module only turns a
+`ProviderError` into the sentence the UI shows.
 
 Calls per kind:
 
@@ -27,22 +30,25 @@ ollama             GET /api/tags                            GET /api/tags (model
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
-import httpx
-
-from assay.core.errors import DomainError, Invalid
-from assay.core.llm.kinds import ANTHROPIC, AZURE, OLLAMA, OPENROUTER, ProviderKind
-from assay.providers import azure
-from assay.providers.base import ChatRequest, Endpoint, HttpCall, join_url
+from assay.core.errors import DomainError
+from assay.core.llm.kinds import ANTHROPIC, AZURE, OLLAMA, ProviderKind
+from assay.providers.base import Endpoint, HttpCall, ProviderError, with_query
+from assay.providers.client import LLMClient, RetryPolicy
 from assay.providers.registry import adapter_for, api_key_for
-from assay.providers.ssrf import UnresolvableHost, check_base_url
 
 TIMEOUT_S = 10.0
 MAX_PAGES = 20
 EXCERPT = 200
+NOT_JSON = "the provider's answer is not JSON (is the base URL right?)"
+
+T = TypeVar("T")
 
 
 class ProviderUnavailable(DomainError):
@@ -85,24 +91,10 @@ def _endpoint(target: Target) -> Endpoint:
     return Endpoint(kind, target.base_url, api_key_for(kind, target.api_key), target.config)
 
 
-def _root(base_url: str) -> str:
-    """The server root under an API root that may end in a version (/v1)."""
-    root = base_url.rstrip("/")
-    return root[:-3] if root.lower().endswith("/v1") else root
-
-
-def _models_call(endpoint: Endpoint) -> HttpCall:
-    call = adapter_for(endpoint.kind).models_call(endpoint)
-    if call is None:
-        raise _Failed("this provider offers no model list")
-    return call
-
-
-def _provider_message(response: httpx.Response) -> str:
-    try:
-        body = response.json()
-    except ValueError:
-        return " ".join(response.text.split())[:EXCERPT]
+def _provider_message(body: Any) -> str:
+    """The provider's own words from an error body (JSON, or the text of one that is not)."""
+    if isinstance(body, str):
+        return " ".join(body.split())[:EXCERPT]
     error = body.get("error") if isinstance(body, dict) else None
     if isinstance(error, dict):
         error = error.get("message")
@@ -111,15 +103,15 @@ def _provider_message(response: httpx.Response) -> str:
     return ""
 
 
-def _status_message(response: httpx.Response, path: str, target: Target) -> str:
-    status = response.status_code
-    if status in (301, 302, 303, 307, 308):
-        where = response.headers.get("location", "")[:EXCERPT]
+def _status_message(status: int, raw: Any, path: str, target: Target) -> str:
+    raw = raw if isinstance(raw, dict) else {}
+    if 300 <= status < 400:
+        where = str(raw.get("location") or "")[:EXCERPT]
         return (f"{status} from provider: redirected to {where or 'another URL'}; Assay does "
                 "not follow redirects, so use the final address as the base URL")
     if status == 401:
         return "401 from provider: invalid API key"
-    detail = _provider_message(response)
+    detail = _provider_message(raw.get("body"))
     if status == 403:
         text = "403 from provider: the key is not allowed to do this"
     elif status == 404:
@@ -133,85 +125,46 @@ def _status_message(response: httpx.Response, path: str, target: Target) -> str:
         text = f"{status} from provider"
     if detail:
         text = f"{text}: {detail}"
+    return text
+
+
+def _message(error: ProviderError, call: HttpCall, target: Target) -> str:
+    """The client's classified error as one short sentence, the key masked."""
+    if error.status is not None:
+        text = _status_message(error.status, error.raw, urlsplit(call.url).path, target)
+    elif error.reason:  # a transport failure, or a URL the SSRF guard refused
+        text = error.reason
+    elif error.error_class == "malformed_response":
+        text = NOT_JSON
+    else:
+        text = error.message[:EXCERPT]
     return _mask(text, target.api_key)
 
 
-def _transport_message(error: httpx.HTTPError) -> str:
-    text = str(error) or type(error).__name__
-    lowered = text.lower()
-    if isinstance(error, httpx.TimeoutException):
-        phase = "connecting" if isinstance(error, httpx.ConnectTimeout) else "waiting for an answer"
-        return f"timed out after {TIMEOUT_S:g} s {phase}"
-    if "refused" in lowered:
-        return "connection refused"
-    if "certificate" in lowered or "ssl" in lowered or "tls" in lowered:
-        return f"TLS error: {text[:EXCERPT]}"
-    if "name or service not known" in lowered or "nodename nor servname" in lowered \
-            or "getaddrinfo" in lowered:
-        return "could not resolve the host name"
-    if isinstance(error, httpx.RemoteProtocolError):
-        return "the server closed the connection without a valid HTTP answer"
-    return f"could not connect: {text[:EXCERPT]}"
+def _run(allow_private: bool, work: Callable[[LLMClient], Awaitable[T]]) -> T:
+    """`work` with a client of its own: 10 s per call, no retry (someone is waiting)."""
+    async def go() -> T:
+        async with LLMClient(timeout_s=TIMEOUT_S, retry=RetryPolicy(attempts=1),
+                             max_connections=4, allow_private=allow_private) as client:
+            return await work(client)
+
+    return asyncio.run(go())
 
 
-def _call(client: httpx.Client, target: Target, call: HttpCall, allow_private: bool) -> Any:
-    """One request: SSRF re-checked, no redirects, failures as a _Failed message."""
+async def _fetch(client: LLMClient, target: Target, call: HttpCall) -> Any:
     try:
-        check_base_url(call.url, allow_private)
-    except UnresolvableHost:
-        raise _Failed("could not resolve the host name") from None
-    except Invalid as refused:
-        raise _Failed(" ".join(refused.errors.get("base_url", [refused.message]))) from None
-    try:
-        response = client.request(call.method, call.url, headers=call.headers,
-                                  json=call.json if call.method != "GET" else None)
-    except httpx.HTTPError as error:
-        raise _Failed(_mask(_transport_message(error), target.api_key)) from None
-    if response.status_code != 200:
-        path = httpx.URL(call.url).path
-        raise _Failed(_status_message(response, path, target))
-    try:
-        return response.json()
-    except ValueError:
-        raise _Failed("the provider's answer is not JSON (is the base URL right?)") from None
+        return await client.fetch(call)
+    except ProviderError as error:
+        raise _Failed(_message(error, call, target)) from None
 
 
-def _client(transport: httpx.BaseTransport | None) -> httpx.Client:
-    # trust_env=False: no proxy from the environment, so the SSRF check sees the real host
-    return httpx.Client(timeout=TIMEOUT_S, follow_redirects=False, trust_env=False,
-                        transport=transport)
-
-
-def _test_call(target: Target) -> HttpCall:
-    endpoint = _endpoint(target)
-    kind = target.kind.kind
-    if kind == OLLAMA:
-        return HttpCall(_root(target.base_url) + "/api/tags", {}, {"Accept": "application/json"},
-                        method="GET")
-    if kind == OPENROUTER:  # its model list is public: /key is what checks the key
-        call = _models_call(endpoint)
-        return HttpCall(join_url(target.base_url, "key"), {}, call.headers, method="GET")
-    if kind == AZURE:
-        if target.config.get("deployment"):
-            request = ChatRequest(str(target.config["deployment"]),
-                                  [{"role": "user", "content": "ping"}], {"max_tokens": 1})
-            return azure.ADAPTER.build(endpoint, request)
-        root = target.base_url.rstrip("/").removesuffix("/openai")
-        query = httpx.QueryParams({"api-version": azure.api_version(endpoint)})
-        headers = {k: v for k, v in azure.ADAPTER.headers(endpoint).items()
-                   if k != "Content-Type"}
-        return HttpCall(f"{root}/openai/models?{query}", {}, headers, method="GET")
-    return _models_call(endpoint)  # OpenAI-style and Anthropic: GET .../v1/models
-
-
-def check_connection(target: Target, allow_private: bool = True,
-                     transport: httpx.BaseTransport | None = None) -> Outcome:
+def check_connection(target: Target, allow_private: bool = True) -> Outcome:
     """One small real call: does this base URL answer, and does it accept the key?"""
-    call = _test_call(target)
+    endpoint = _endpoint(target)
+    call = adapter_for(endpoint.kind).check_call(endpoint)
     started = time.monotonic()
     try:
-        with _client(transport) as client:
-            _call(client, target, call, allow_private)
+        _run(allow_private, lambda client: _fetch(client, target, call))
     except _Failed as failed:
         return Outcome(False, failed.message, None)
     return Outcome(True, None, round((time.monotonic() - started) * 1000))
@@ -229,33 +182,36 @@ def _ids(items: Any, key: str) -> list[dict[str, Any]]:
     return found
 
 
-def discover(target: Target, allow_private: bool = True,
-             transport: httpx.BaseTransport | None = None) -> list[dict[str, Any]]:
-    """The provider's model ids ({id, name}), sorted; ProviderUnavailable on failure."""
+async def _list(client: LLMClient, target: Target, models: HttpCall) -> list[dict[str, Any]]:
     kind = target.kind.kind
+    if kind == OLLAMA:
+        body = await _fetch(client, target, models)
+        return _ids(body.get("models") if isinstance(body, dict) else None, "name")
+    if kind != ANTHROPIC:
+        body = await _fetch(client, target, models)
+        return _ids(body.get("data") if isinstance(body, dict) else None, "id")
     found: list[dict[str, Any]] = []
+    after = None
+    for _ in range(MAX_PAGES):
+        query = {"limit": "1000", **({"after_id": after} if after else {})}
+        page_call = HttpCall(with_query(models.url, query), {}, models.headers, "GET")
+        body = await _fetch(client, target, page_call)
+        found += _ids(body.get("data") if isinstance(body, dict) else None, "id")
+        after = body.get("last_id") if isinstance(body, dict) else None
+        if not (isinstance(body, dict) and body.get("has_more") is True
+                and isinstance(after, str) and after):
+            break
+    return found
+
+
+def discover(target: Target, allow_private: bool = True) -> list[dict[str, Any]]:
+    """The provider's model ids ({id, name}), sorted; ProviderUnavailable on failure."""
+    endpoint = _endpoint(target)
+    models = adapter_for(endpoint.kind).models_call(endpoint)
     try:
-        with _client(transport) as client:
-            if kind == OLLAMA:
-                body = _call(client, target, _test_call(target), allow_private)
-                found = _ids(body.get("models") if isinstance(body, dict) else None, "name")
-            elif kind == ANTHROPIC:
-                models = _models_call(_endpoint(target))
-                after = None
-                for _ in range(MAX_PAGES):
-                    query = {"limit": "1000", **({"after_id": after} if after else {})}
-                    url = str(httpx.URL(models.url).copy_merge_params(query))
-                    body = _call(client, target, HttpCall(url, {}, models.headers, "GET"),
-                                 allow_private)
-                    page = body.get("data") if isinstance(body, dict) else None
-                    found += _ids(page, "id")
-                    after = body.get("last_id") if isinstance(body, dict) else None
-                    if not (isinstance(body, dict) and body.get("has_more") is True
-                            and isinstance(after, str) and after):
-                        break
-            else:
-                body = _call(client, target, _models_call(_endpoint(target)), allow_private)
-                found = _ids(body.get("data") if isinstance(body, dict) else None, "id")
+        if models is None:
+            raise _Failed("this provider offers no model list")
+        found = _run(allow_private, lambda client: _list(client, target, models))
     except _Failed as failed:
         raise ProviderUnavailable(f"Discovery failed: {failed.message}") from None
     unique = {item["id"]: item for item in found}
