@@ -13,6 +13,7 @@ from typing import Any
 from assay.providers.base import (
     ChatRequest,
     ChatResponse,
+    DataModelList,
     Endpoint,
     HttpCall,
     ProviderError,
@@ -51,7 +52,7 @@ def _usage(usage: Any) -> tuple[int | None, int | None]:
     return tokens_in, as_int(usage.get("output_tokens"))
 
 
-class AnthropicAdapter:
+class AnthropicAdapter(DataModelList):
     def headers(self, endpoint: Endpoint) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept": "application/json",
                    "anthropic-version": str(endpoint.config.get("anthropic_version") or VERSION)}
@@ -98,22 +99,6 @@ class AnthropicAdapter:
     def stream_parser(self) -> AnthropicStream:
         return AnthropicStream()
 
-    def models_call(self, endpoint: Endpoint) -> HttpCall | None:
-        headers = self.headers(endpoint)
-        headers.pop("Content-Type")
-        return HttpCall(join_url(endpoint.base_url, "models"), {}, headers, method="GET")
-
-    def parse_models(self, body: Any) -> list[str]:
-        try:
-            return sorted(str(m["id"]) for m in body["data"])
-        except (KeyError, TypeError) as exc:
-            raise malformed("no data[].id", exc) from exc
-
-    def check_call(self, endpoint: Endpoint) -> HttpCall:
-        # the model list is free and needs no model id, unlike a 1-token message
-        call = self.models_call(endpoint)
-        assert call is not None
-        return call
 
 
 class AnthropicStream:

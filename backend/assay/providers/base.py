@@ -117,6 +117,30 @@ class Adapter(Protocol):
 _VERSIONED = re.compile(r"/v\d+[a-z0-9]*$")
 
 
+class DataModelList:
+    """`GET {base}/models` answering `{data: [{id}]}`, as OpenAI and Anthropic both do. The
+    list is free and needs no model id, so it is also the connection check."""
+
+    def headers(self, endpoint: Endpoint) -> dict[str, str]:
+        raise NotImplementedError
+
+    def models_call(self, endpoint: Endpoint) -> HttpCall | None:
+        headers = self.headers(endpoint)
+        headers.pop("Content-Type", None)
+        return HttpCall(join_url(endpoint.base_url, "models"), {}, headers, method="GET")
+
+    def parse_models(self, body: Any) -> list[str]:
+        try:
+            return sorted(str(m["id"]) for m in body["data"])
+        except (KeyError, TypeError) as exc:
+            raise malformed("no data[].id", exc) from exc
+
+    def check_call(self, endpoint: Endpoint) -> HttpCall:
+        call = self.models_call(endpoint)
+        assert call is not None
+        return call
+
+
 def join_url(base_url: str, path: str) -> str:
     """`path` (like "chat/completions") under the API root: base URLs are accepted with or
     without their version segment (`https://api.openai.com` or `.../v1`, Ollama's

@@ -11,6 +11,7 @@ from typing import Any
 from assay.providers.base import (
     ChatRequest,
     ChatResponse,
+    DataModelList,
     Endpoint,
     HttpCall,
     ProviderError,
@@ -42,7 +43,7 @@ def _content(message: Any) -> str:
     raise malformed("message content is neither text nor parts")
 
 
-class OpenAIAdapter:
+class OpenAIAdapter(DataModelList):
     """`{base}/v1/chat/completions` with `Authorization: Bearer <key>`."""
 
     def url(self, endpoint: Endpoint) -> str:
@@ -86,21 +87,6 @@ class OpenAIAdapter:
     def stream_parser(self) -> OpenAIStream:
         return OpenAIStream()
 
-    def models_call(self, endpoint: Endpoint) -> HttpCall | None:
-        headers = self.headers(endpoint)
-        headers.pop("Content-Type")
-        return HttpCall(join_url(endpoint.base_url, "models"), {}, headers, method="GET")
-
-    def parse_models(self, body: Any) -> list[str]:
-        try:
-            return sorted(str(m["id"]) for m in body["data"])
-        except (KeyError, TypeError) as exc:
-            raise malformed("no data[].id", exc) from exc
-
-    def check_call(self, endpoint: Endpoint) -> HttpCall:
-        call = self.models_call(endpoint)
-        assert call is not None
-        return call
 
 
 class OpenRouterAdapter(OpenAIAdapter):
