@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint
+from sqlalchemy import JSON, ForeignKey, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from assay.core.base import Base, utcnow
@@ -18,7 +18,10 @@ class Dataset(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
     name: Mapped[str] = mapped_column(String(100))
+    description: Mapped[str | None] = mapped_column(Text)
     kind: Mapped[str] = mapped_column(String(16), default="questions")
+    split: Mapped[str | None] = mapped_column(String(8))
+    archived_at: Mapped[datetime | None]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
@@ -30,6 +33,8 @@ class DatasetVersion(Base):
     dataset_id: Mapped[int] = mapped_column(ForeignKey("datasets.id", ondelete="CASCADE"))
     number: Mapped[int]
     case_count: Mapped[int] = mapped_column(default=0)
+    note: Mapped[str | None] = mapped_column(String(500))
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
@@ -43,6 +48,9 @@ class Case(Base):
     input: Mapped[dict[str, Any]]
     expected: Mapped[dict[str, Any] | None]
     tags: Mapped[list[str]] = mapped_column(JSON, default=list)
+    difficulty: Mapped[str | None] = mapped_column(String(8))
+    meta: Mapped[dict[str, Any]] = mapped_column("metadata", JSON, default=dict)
+    trace: Mapped[dict[str, Any] | None]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
@@ -56,3 +64,21 @@ class VersionCase(Base):
     )
     case_id: Mapped[int] = mapped_column(ForeignKey("cases.id"), primary_key=True)
     position: Mapped[int]
+
+
+class Document(Base):
+    """An uploaded source (text extracted from a PDF, or plain text) for grounded generation."""
+
+    __tablename__ = "documents"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    project_id: Mapped[int] = mapped_column(
+        ForeignKey("projects.id", ondelete="CASCADE"), index=True
+    )
+    name: Mapped[str] = mapped_column(String(255))
+    mime: Mapped[str] = mapped_column(String(100))
+    size_bytes: Mapped[int]
+    text: Mapped[str] = mapped_column(Text)
+    pages: Mapped[int | None]
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
