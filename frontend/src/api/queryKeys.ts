@@ -14,6 +14,14 @@ export const qk = {
   outputsAll: (projectId: number, runId: number) => ['project', projectId, 'run', runId, 'outputs'] as const,
   models: (projectId: number) => ['project', projectId, 'models'] as const,
   datasets: (projectId: number) => ['project', projectId, 'datasets'] as const,
+  datasetList: (projectId: number, params: Record<string, unknown>) => ['project', projectId, 'datasets', 'list', params] as const,
+  dataset: (projectId: number, datasetId: number) => ['project', projectId, 'datasets', 'one', datasetId] as const,
+  cases: (projectId: number, datasetId: number, params: Record<string, unknown>, page: number) =>
+    ['project', projectId, 'datasets', 'one', datasetId, 'cases', params, page] as const,
+  versions: (projectId: number, datasetId: number) => ['project', projectId, 'datasets', 'one', datasetId, 'versions'] as const,
+  diff: (projectId: number, datasetId: number, from: number, to: number) =>
+    ['project', projectId, 'datasets', 'one', datasetId, 'diff', from, to] as const,
+  coverage: (projectId: number, datasetId: number) => ['project', projectId, 'datasets', 'one', datasetId, 'coverage'] as const,
   providerKinds: ['provider-kinds'] as const,
   credentials: (projectId: number) => ['project', projectId, 'credentials'] as const,
   discover: (projectId: number, credentialId: number) =>

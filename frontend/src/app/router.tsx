@@ -10,6 +10,8 @@ import { ProjectMembersPage } from '@/features/projects/pages/ProjectMembersPage
 import { ProjectRunsPage } from '@/features/projects/pages/ProjectRunsPage';
 import { ModelsPage } from '@/features/models/pages/ModelsPage';
 import { ProvidersPage } from '@/features/providers/pages/ProvidersPage';
+import { DatasetPage } from '@/features/datasets/pages/DatasetPage';
+import { DatasetsPage } from '@/features/datasets/pages/DatasetsPage';
 import { RunPage } from '@/features/runs/pages/RunPage';
 import { TokensPage } from '@/features/tokens/pages/TokensPage';
 
@@ -34,6 +36,8 @@ export const routes: RouteObject[] = [
             element: <ProjectLayout />,
             children: [
               { index: true, element: <ProjectRunsPage /> },
+              { path: 'datasets', element: <DatasetsPage /> },
+              { path: 'datasets/:datasetId', element: <DatasetPage /> },
               { path: 'providers', element: <ProvidersPage /> },
               { path: 'models', element: <ModelsPage /> },
               { path: 'members', element: <ProjectMembersPage /> },

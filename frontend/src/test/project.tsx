@@ -6,6 +6,8 @@ import { ModelsPage } from '@/features/models/pages/ModelsPage';
 import { ProjectLayout } from '@/features/projects/pages/ProjectLayout';
 import { ProjectMembersPage } from '@/features/projects/pages/ProjectMembersPage';
 import { ProjectRunsPage } from '@/features/projects/pages/ProjectRunsPage';
+import { DatasetPage } from '@/features/datasets/pages/DatasetPage';
+import { DatasetsPage } from '@/features/datasets/pages/DatasetsPage';
 import { ProvidersPage } from '@/features/providers/pages/ProvidersPage';
 
 /** Renders the project pages as the app routes them (layout + tabs), starting at `route`. */
@@ -18,6 +20,8 @@ export function renderProject(route: string) {
         element: <ProjectLayout />,
         children: [
           { index: true, element: <ProjectRunsPage /> },
+          { path: 'datasets', element: <DatasetsPage /> },
+          { path: 'datasets/:datasetId', element: <DatasetPage /> },
           { path: 'providers', element: <ProvidersPage /> },
           { path: 'models', element: <ModelsPage /> },
           { path: 'members', element: <ProjectMembersPage /> },

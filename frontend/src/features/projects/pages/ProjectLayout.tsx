@@ -17,6 +17,7 @@ export function useProjectOutlet(): ProjectOutlet {
 
 const tabs = [
   { to: '', label: 'Runs', end: true },
+  { to: 'datasets', label: 'Datasets', end: false },
   { to: 'providers', label: 'Providers', end: false },
   { to: 'models', label: 'Models', end: false },
   { to: 'members', label: 'Members', end: false },

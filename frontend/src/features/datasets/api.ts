@@ -1,0 +1,203 @@
+// Datasets, cases, versions, import and coverage (issue 4). The backend's routes for
+// these were not yet in openapi.json when this was written, so the shapes below follow
+// the planned contract; replace them with types derived from `@/api/schema` (like
+// `@/api/providerTypes`) once `make api-types` lists the dataset paths.
+import { currentCsrfToken, CSRF_HEADER } from '@/api/client';
+import { networkError, toApiError } from '@/api/errors';
+
+export const DATASET_KINDS = ['questions', 'cases', 'conversations', 'traces'] as const;
+export type DatasetKind = (typeof DATASET_KINDS)[number];
+export const DIFFICULTIES = ['easy', 'medium', 'hard'] as const;
+
+export const KIND_LABELS: Record<DatasetKind, string> = {
+  questions: 'Questions',
+  cases: 'Cases',
+  conversations: 'Conversations',
+  traces: 'Traces',
+};
+
+export interface Dataset {
+  id: number;
+  name: string;
+  description: string | null;
+  kind: DatasetKind;
+  split: string | null;
+  version: number;
+  case_count: number;
+  archived_at: string | null;
+  created_at: string;
+  tags?: string[];
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  page: number;
+  page_size: number;
+}
+
+export type JsonObject = Record<string, unknown>;
+
+export interface Case {
+  id: number;
+  input: JsonObject;
+  expected: JsonObject | null;
+  tags: string[];
+  difficulty: string | null;
+  metadata: JsonObject;
+  trace: unknown;
+}
+
+export interface CaseBody {
+  input: JsonObject;
+  expected: JsonObject | null;
+  tags: string[];
+  difficulty: string | null;
+  metadata: JsonObject;
+  trace?: unknown;
+}
+
+export interface DatasetVersion {
+  version: number;
+  case_count: number;
+  created_at: string;
+  note?: string | null;
+}
+
+export interface DatasetDiff {
+  added: Case[];
+  removed: Case[];
+  changed: Array<{ before: Case; after: Case }>;
+}
+
+export interface Bucket {
+  key: string;
+  count: number;
+}
+
+export interface Coverage {
+  by_tag: Bucket[];
+  by_length: Bucket[];
+  by_difficulty: Bucket[];
+  by_language: Bucket[];
+}
+
+export interface ImportPreview {
+  format: 'csv' | 'jsonl';
+  columns: string[];
+  rows: JsonObject[];
+  total_rows?: number;
+}
+
+export type ColumnRole = 'variable' | 'expected' | 'tags' | 'difficulty' | 'ignore';
+
+export interface ImportMapping {
+  variables: string[];
+  expected: string | null;
+  tags: string | null;
+  difficulty: string | null;
+}
+
+export interface RowError {
+  row: number;
+  field: string;
+  reason: string;
+}
+
+type Query = Record<string, string | number | boolean | null | undefined>;
+
+export function apiUrl(path: string, query: Query = {}): string {
+  const qs = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) {
+    if (v === undefined || v === null || v === '' || v === false) continue;
+    qs.set(k, String(v));
+  }
+  const s = qs.toString();
+  return s ? `${path}?${s}` : path;
+}
+
+/** A JSON request with the same CSRF and error handling as `@/api/client`. */
+export async function request<T>(
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  path: string,
+  { query, body, signal }: { query?: Query; body?: unknown; signal?: AbortSignal } = {},
+): Promise<T> {
+  const headers = new Headers({ Accept: 'application/json' });
+  let payload: BodyInit | undefined;
+  if (body instanceof FormData) payload = body;
+  else if (body !== undefined) {
+    headers.set('Content-Type', 'application/json');
+    payload = JSON.stringify(body);
+  }
+  if (method !== 'GET') {
+    const token = currentCsrfToken();
+    if (token) headers.set(CSRF_HEADER, token);
+  }
+  const origin = typeof window !== 'undefined' && window.location ? window.location.origin : 'http://localhost';
+  let response: Response;
+  try {
+    response = await globalThis.fetch(
+      new Request(new URL(apiUrl(path, query), origin), { method, headers, body: payload, signal, credentials: 'same-origin' }),
+    );
+  } catch (e) {
+    if (signal?.aborted) throw e;
+    throw networkError();
+  }
+  const text = await response.text();
+  let data: unknown = undefined;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = undefined;
+    }
+  }
+  if (!response.ok) throw toApiError(response.status, data);
+  return data as T;
+}
+
+export const datasetsPath = (projectId: number) => `/api/projects/${projectId}/datasets`;
+export const datasetPath = (projectId: number, datasetId: number) => `${datasetsPath(projectId)}/${datasetId}`;
+export const exportUrl = (projectId: number, datasetId: number, format: 'csv' | 'jsonl', version?: number) =>
+  apiUrl(`${datasetPath(projectId, datasetId)}/export`, { format, version });
+
+/** Per-row import errors from a 422, wherever the server put the list. */
+export function rowErrors(errors: unknown): RowError[] {
+  const isRow = (x: unknown): x is RowError =>
+    typeof x === 'object' && x !== null && 'row' in x && ('reason' in x || 'field' in x);
+  if (Array.isArray(errors)) return errors.filter(isRow);
+  if (typeof errors === 'object' && errors !== null) {
+    for (const key of ['errors', 'rows', 'json', 'form']) {
+      const inner = (errors as Record<string, unknown>)[key];
+      const found = rowErrors(inner);
+      if (found.length) return found;
+    }
+  }
+  return [];
+}
+
+/** A one-line summary of a case for the table. */
+export function caseSummary(c: Pick<Case, 'input' | 'trace'>): string {
+  const input = c.input ?? {};
+  for (const key of ['question', 'prompt', 'text', 'query']) {
+    const v = input[key];
+    if (typeof v === 'string') return v;
+  }
+  const turns = input.turns ?? input.messages;
+  if (Array.isArray(turns) && turns.length) {
+    const first = turns[0] as JsonObject;
+    const content = first?.content ?? first?.user ?? first?.question;
+    return `${turns.length} turn${turns.length === 1 ? '' : 's'}: ${typeof content === 'string' ? content : JSON.stringify(first)}`;
+  }
+  const s = JSON.stringify(input);
+  return s === '{}' && c.trace ? 'Recorded trace' : s;
+}
+
+export function expectedSummary(expected: JsonObject | null): string {
+  if (!expected) return '—';
+  for (const key of ['answer', 'output', 'text', 'expected']) {
+    const v = expected[key];
+    if (typeof v === 'string') return v;
+  }
+  return JSON.stringify(expected);
+}

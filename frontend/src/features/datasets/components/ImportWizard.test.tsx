@@ -1,0 +1,96 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { json, mockFetch, requestsOf } from '@/test/utils';
+import { renderProject } from '@/test/project';
+import { apiError, dataset, project } from '../testFixtures';
+import { guessRole, toMapping } from './ImportWizard';
+
+const base = '/api/projects/3/datasets/11';
+const preview = {
+  format: 'csv',
+  columns: ['question', 'answer', 'tags', 'difficulty'],
+  rows: [
+    { question: 'Capital of France?', answer: 'Paris', tags: 'geo', difficulty: 'easy' },
+    { question: '', answer: 'Berlin', tags: 'geo', difficulty: 'easy' },
+  ],
+  total_rows: 2,
+};
+
+function serve(importResponse: () => Response) {
+  return mockFetch(async (req) => {
+    const path = new URL(req.url).pathname;
+    if (path === '/api/projects/3') return json(project('editor'));
+    if (path === base) return json(dataset({ case_count: 0, version: 1 }));
+    if (path === `${base}/cases`) return json({ items: [], total: 0, page: 1, page_size: 100 });
+    if (path === `${base}/import/preview`) return json(preview);
+    if (path === `${base}/import`) return importResponse();
+    return json(apiError(404, 'NOT_FOUND', 'Not found'), 404);
+  });
+}
+
+async function openWizard() {
+  renderProject('/projects/3/datasets/11');
+  await userEvent.click(await screen.findByRole('button', { name: 'Import' }));
+  return screen.getByRole('dialog', { name: 'Import cases' });
+}
+
+const csv = () => new File(['question,answer,tags,difficulty\nCapital of France?,Paris,geo,easy\n,Berlin,geo,easy\n'], 'capitals.csv', { type: 'text/csv' });
+
+describe('ImportWizard', () => {
+  it('guesses column roles and builds the mapping', () => {
+    expect(['question', 'answer', 'tags', 'difficulty', 'id'].map(guessRole)).toEqual(['variable', 'expected', 'tags', 'difficulty', 'ignore']);
+    expect(toMapping({ question: 'variable', context: 'variable', answer: 'expected', tags: 'tags', id: 'ignore' })).toEqual({ variables: ['question', 'context'], expected: 'answer', tags: 'tags', difficulty: null });
+  });
+
+  it('previews, maps, and lists every bad row with nothing imported', async () => {
+    const fetch = serve(() =>
+      json(apiError(422, 'IMPORT_INVALID', '1 row is not valid; nothing was imported.', { rows: [{ row: 2, field: 'question', reason: 'Missing value.' }, { row: 2, field: 'difficulty', reason: 'Must be easy, medium or hard.' }] }), 422),
+    );
+    const dialog = await openWizard();
+    expect(within(dialog).getByRole('button', { name: 'Import' })).toBeDisabled();
+    await userEvent.upload(within(dialog).getByLabelText('File'), csv());
+    const table = await within(dialog).findByRole('table', { name: 'Import preview' });
+    expect(within(table).getAllByRole('row')).toHaveLength(3);
+    expect(within(table).getByText('Capital of France?')).toBeInTheDocument();
+    expect(within(dialog).getByText('Preview (first 2 of 2 rows)')).toBeInTheDocument();
+    expect(within(dialog).getByLabelText('answer')).toHaveValue('expected');
+    expect(within(dialog).getByLabelText('question')).toHaveValue('variable');
+
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Import' }));
+    const errors = await within(dialog).findByTestId('import-errors');
+    expect(errors).toHaveTextContent('Nothing was imported.');
+    expect(within(errors).getAllByRole('listitem').map((li) => li.textContent)).toEqual(['Row 2, question: Missing value.', 'Row 2, difficulty: Must be easy, medium or hard.']);
+
+    const post = requestsOf(fetch).find((r) => new URL(r.url).pathname === `${base}/import`)!;
+    const form = await post.formData();
+    expect(JSON.parse(String(form.get('mapping')))).toEqual({ variables: ['question'], expected: 'answer', tags: 'tags', difficulty: 'difficulty' });
+    expect(form.get('file')).toBeTruthy(); // (jsdom's Request drops the file name)
+  });
+
+  it('refuses a mapping without variables or with two expected columns, then imports', async () => {
+    serve(() => json({ version: 2, case_count: 2, created_at: '2024-01-02T00:00:00Z' }, 201));
+    const dialog = await openWizard();
+    await userEvent.upload(within(dialog).getByLabelText('File'), csv());
+    await within(dialog).findByRole('table', { name: 'Import preview' });
+    await userEvent.selectOptions(within(dialog).getByLabelText('question'), 'expected');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Import' }));
+    expect(within(dialog).getByRole('alert')).toHaveTextContent('Map only one column to expected.');
+    await userEvent.selectOptions(within(dialog).getByLabelText('question'), 'ignore');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Import' }));
+    expect(within(dialog).getByRole('alert')).toHaveTextContent('Map at least one column to a variable.');
+    await userEvent.selectOptions(within(dialog).getByLabelText('question'), 'variable');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Import' }));
+    expect(await within(dialog).findByText('Imported. The dataset now has 2 cases in version 2.')).toBeInTheDocument();
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Done' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+  });
+
+  it('refuses other file types before uploading', async () => {
+    const fetch = serve(() => json({}, 500));
+    const dialog = await openWizard();
+    await userEvent.upload(within(dialog).getByLabelText('File'), new File(['x'], 'notes.txt', { type: 'text/plain' }), { applyAccept: false });
+    expect(within(dialog).getByText('Choose a .csv or .jsonl file.')).toBeInTheDocument();
+    expect(requestsOf(fetch).some((r) => r.url.includes('/import'))).toBe(false);
+  });
+});

@@ -1,0 +1,174 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { json, mockFetch, requestsOf } from '@/test/utils';
+import { renderProject } from '@/test/project';
+import { apiError, dataset, kase, project } from '../testFixtures';
+
+type Extra = (req: Request, path: string, url: URL) => Response | Promise<Response> | undefined;
+const base = '/api/projects/3/datasets/11';
+
+/** A dataset of `total` cases served page by page. */
+function serve(role: string, total: number, extra: Extra = () => undefined) {
+  return mockFetch(async (req) => {
+    const url = new URL(req.url);
+    const path = url.pathname;
+    const hit = await extra(req, path, url);
+    if (hit) return hit;
+    if (path === '/api/projects/3') return json(project(role));
+    if (path === base && req.method === 'GET') return json(dataset({ case_count: total }));
+    if (path === `${base}/cases` && req.method === 'GET') {
+      const page = Number(url.searchParams.get('page'));
+      const size = Number(url.searchParams.get('page_size'));
+      const start = (page - 1) * size;
+      const items = Array.from({ length: Math.max(0, Math.min(size, total - start)) }, (_, i) => kase(start + i + 1));
+      return json({ items, total, page, page_size: size });
+    }
+    return json(apiError(404, 'NOT_FOUND', 'Not found'), 404);
+  });
+}
+
+const open = () => renderProject('/projects/3/datasets/11');
+
+describe('DatasetPage', () => {
+  it('shows the header, and renders only a window of 10,000 cases, fetching only the pages in view', async () => {
+    const fetch = serve('viewer', 10_000);
+    open();
+    expect(await screen.findByRole('heading', { name: 'Capitals' })).toBeInTheDocument();
+    expect(screen.getByText('Questions')).toBeInTheDocument();
+    expect(screen.getByTestId('dataset-summary')).toHaveTextContent('10,000 cases in version 3');
+    const table = await screen.findByRole('table', { name: 'Cases' });
+    expect(table).toHaveAttribute('aria-rowcount', '10001');
+    expect(await within(table).findByText('Question 1')).toBeInTheDocument();
+    const rows = within(table).getAllByRole('row');
+    expect(rows.length).toBeGreaterThan(5);
+    expect(rows.length).toBeLessThan(40);
+    expect(within(table).queryByText('Question 200')).not.toBeInTheDocument();
+    const pages = requestsOf(fetch).filter((r) => new URL(r.url).pathname === `${base}/cases`).map((r) => new URL(r.url).searchParams.get('page'));
+    expect(new Set(pages)).toEqual(new Set(['1']));
+    expect(screen.queryByRole('button', { name: 'Add case' })).not.toBeInTheDocument();
+  });
+
+  it('filters cases by text, tag and difficulty', async () => {
+    const fetch = serve('viewer', 3);
+    open();
+    await screen.findByText('Question 1');
+    await userEvent.type(screen.getByLabelText('Search cases'), 'paris');
+    await userEvent.type(screen.getByLabelText('Tag'), 'geo');
+    await userEvent.selectOptions(screen.getByLabelText('Difficulty'), 'hard');
+    await waitFor(() => {
+      const last = new URL(requestsOf(fetch).filter((r) => new URL(r.url).pathname === `${base}/cases`).at(-1)!.url);
+      expect(Object.fromEntries(last.searchParams)).toEqual({ page: '1', page_size: '100', q: 'paris', tag: 'geo', difficulty: 'hard' });
+    });
+  });
+
+  it('adds a case from JSON, refusing invalid JSON first', async () => {
+    const fetch = serve('editor', 1, (req, path) => (path === `${base}/cases` && req.method === 'POST' ? json({ version: 4 }, 201) : undefined));
+    open();
+    await screen.findByText('Question 1');
+    await userEvent.click(screen.getByRole('button', { name: 'Add case' }));
+    const dialog = screen.getByRole('dialog', { name: 'Add case' });
+    const input = within(dialog).getByLabelText('Input (JSON)');
+    expect(input).toHaveValue('{\n  "question": ""\n}');
+    await userEvent.clear(input);
+    await userEvent.type(input, '{{"question": ');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add case' }));
+    expect(within(dialog).getByText(/^Not valid JSON/)).toBeInTheDocument();
+    await userEvent.clear(input);
+    await userEvent.type(input, '{{"question": "Capital of Peru?"}');
+    const expected = within(dialog).getByLabelText('Expected (JSON, optional)');
+    await userEvent.clear(expected);
+    await userEvent.type(expected, '{{"answer": "Lima"}');
+    await userEvent.type(within(dialog).getByLabelText('Tags'), 'geo, south america');
+    await userEvent.selectOptions(within(dialog).getByLabelText('Difficulty'), 'medium');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add case' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    const post = requestsOf(fetch).find((r) => r.method === 'POST')!;
+    expect(await post.json()).toEqual({ input: { question: 'Capital of Peru?' }, expected: { answer: 'Lima' }, tags: ['geo', 'south america'], difficulty: 'medium', metadata: {} });
+  });
+
+  it('edits and deletes a case', async () => {
+    const fetch = serve('editor', 2, (req, path) => (path.startsWith(`${base}/cases/`) && req.method !== 'GET' ? json({ version: 4 }) : undefined));
+    open();
+    await screen.findByText('Question 2');
+    await userEvent.click(screen.getByRole('button', { name: 'Edit case 2' }));
+    const dialog = screen.getByRole('dialog', { name: 'Edit case' });
+    expect(within(dialog).getByLabelText('Tags')).toHaveValue('geo');
+    await userEvent.clear(within(dialog).getByLabelText('Tags'));
+    await userEvent.type(within(dialog).getByLabelText('Tags'), 'europe');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save case' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    const patch = requestsOf(fetch).find((r) => r.method === 'PATCH')!;
+    expect(new URL(patch.url).pathname).toBe(`${base}/cases/1002`);
+    expect((await patch.json()).tags).toEqual(['europe']);
+
+    await userEvent.click(screen.getByRole('button', { name: 'Delete case 1' }));
+    await userEvent.click(within(screen.getByRole('dialog', { name: 'Delete case' })).getByRole('button', { name: 'Delete case' }));
+    await waitFor(() => expect(requestsOf(fetch).some((r) => r.method === 'DELETE' && new URL(r.url).pathname === `${base}/cases/1001`)).toBe(true));
+  });
+
+  it('offers archive when the dataset is used by runs', async () => {
+    const fetch = serve('editor', 1, (req, path) => {
+      if (path === base && req.method === 'DELETE') return json(apiError(409, 'DATASET_IN_USE', 'Runs use this dataset; archive it instead.'), 409);
+      if (path === `${base}/archive`) return json(dataset({ archived_at: '2024-02-01T00:00:00Z' }));
+      return undefined;
+    });
+    open();
+    await screen.findByRole('heading', { name: 'Capitals' });
+    await userEvent.click(screen.getByRole('button', { name: 'Delete' }));
+    const dialog = screen.getByRole('dialog', { name: 'Delete dataset' });
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Delete dataset' }));
+    expect(await within(dialog).findByText('Runs use this dataset; archive it instead.')).toBeInTheDocument();
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Archive instead' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(requestsOf(fetch).some((r) => r.method === 'POST' && new URL(r.url).pathname === `${base}/archive`)).toBe(true);
+  });
+
+  it('lists versions and shows the diff between two of them', async () => {
+    const fetch = serve('viewer', 1, (_req, path) => {
+      if (path === `${base}/versions`)
+        return json({ items: [1, 2, 3].map((v) => ({ version: v, case_count: v, created_at: '2024-01-01T00:00:00Z' })), total: 3, page: 1, page_size: 100 });
+      if (path === `${base}/diff`)
+        return json({ added: [kase(7, { input: { question: 'New one' } })], removed: [kase(8, { input: { question: 'Old one' } })], changed: [{ before: kase(9, { expected: { answer: 'Before' } }), after: kase(9, { expected: { answer: 'After' } }) }] });
+      return undefined;
+    });
+    open();
+    await userEvent.click(await screen.findByRole('button', { name: 'Versions' }));
+    const versions = await screen.findByRole('list', { name: 'Versions' });
+    expect(within(versions).getAllByRole('listitem')).toHaveLength(3);
+    expect(within(versions).getAllByRole('listitem')[0]).toHaveTextContent('v3Current3 cases');
+    expect(await screen.findByText('1 added, 1 removed, 1 changed')).toBeInTheDocument();
+    expect(within(screen.getByRole('list', { name: 'Added cases' })).getByText(/New one/)).toBeInTheDocument();
+    expect(within(screen.getByRole('list', { name: 'Removed cases' })).getByText(/Old one/)).toBeInTheDocument();
+    expect(screen.getByRole('list', { name: 'Changed cases' })).toHaveTextContent(/Before:.*→ Before.*After:.*→ After/);
+    const diff = new URL(requestsOf(fetch).find((r) => new URL(r.url).pathname === `${base}/diff`)!.url);
+    expect(Object.fromEntries(diff.searchParams)).toEqual({ from: '2', to: '3' });
+    await userEvent.selectOptions(screen.getByLabelText('From'), '1');
+    await waitFor(() => expect(requestsOf(fetch).some((r) => new URL(r.url).search === '?from=1&to=3')).toBe(true));
+  });
+
+  it('draws the coverage as labelled bars', async () => {
+    serve('viewer', 1, (_req, path) =>
+      path === `${base}/coverage`
+        ? json({ by_tag: [{ key: 'geo', count: 8 }, { key: 'math', count: 2 }], by_length: [{ key: 'XS', count: 10 }], by_difficulty: [], by_language: [{ key: 'en', count: 10 }] })
+        : undefined,
+    );
+    open();
+    await userEvent.click(await screen.findByRole('button', { name: 'Coverage' }));
+    const tags = await screen.findByRole('list', { name: 'By tag' });
+    expect(within(tags).getAllByRole('listitem')[0]).toHaveTextContent('geo8 of 10 cases');
+    expect(screen.getByRole('list', { name: 'By length' })).toHaveTextContent('XS10');
+    expect(screen.getByText('No data.')).toBeInTheDocument();
+  });
+
+  it('links the exports, and says when the dataset does not exist', async () => {
+    serve('viewer', 1);
+    const { unmount } = open();
+    expect(await screen.findByRole('link', { name: 'Export CSV' })).toHaveAttribute('href', `${base}/export?format=csv`);
+    expect(screen.getByRole('link', { name: 'Export JSONL' })).toHaveAttribute('href', `${base}/export?format=jsonl`);
+    unmount();
+    serve('viewer', 1, (_req, path) => (path === base ? json(apiError(404, 'NOT_FOUND', 'Not found'), 404) : undefined));
+    open();
+    expect(await screen.findByText('Dataset not found')).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,146 @@
+import { useState } from 'react';
+import { Link } from 'react-router-dom';
+import { Badge, Button, Card, CardContent, CardHeader, CardTitle, Checkbox, EmptyState, ErrorState, Input, Label, LoadingRows, Select, Table, TBody, TD, TH, THead, TR } from '@/components/ui';
+import { roleAtLeast } from '@/api/types';
+import { useProjectOutlet } from '@/features/projects/pages/ProjectLayout';
+import { cn, focusRing } from '@/lib/cn';
+import { relativeTime } from '@/lib/format';
+import { useDebouncedValue } from '@/lib/useDebouncedValue';
+import { DATASET_KINDS, KIND_LABELS } from '../api';
+import { CreateDatasetDialog } from '../components/CreateDatasetDialog';
+import { DATASETS_PAGE_SIZE, useDatasetList } from '../hooks/useDatasets';
+
+/** The project's datasets: search, kind and tag filters, archived on demand. */
+export function DatasetsPage() {
+  const { project } = useProjectOutlet();
+  const projectId = project.id;
+  const canEdit = roleAtLeast(project.role, 'editor');
+  const [q, setQ] = useState('');
+  const [tag, setTag] = useState('');
+  const [kind, setKind] = useState('');
+  const [includeArchived, setIncludeArchived] = useState(false);
+  const [page, setPage] = useState(1);
+  const [creating, setCreating] = useState(false);
+  const debouncedQ = useDebouncedValue(q, 300);
+  const debouncedTag = useDebouncedValue(tag, 300);
+  const list = useDatasetList(projectId, { page, q: debouncedQ, kind, tag: debouncedTag, includeArchived });
+
+  const items = list.data?.items ?? [];
+  const total = list.data?.total ?? 0;
+  const pages = Math.max(1, Math.ceil(total / DATASETS_PAGE_SIZE));
+  const filtered = !!(debouncedQ.trim() || debouncedTag.trim() || kind || includeArchived);
+  const newButton = canEdit && <Button onClick={() => setCreating(true)}>New dataset</Button>;
+
+  const reset = <T,>(set: (v: T) => void) => (v: T) => {
+    set(v);
+    setPage(1);
+  };
+
+  return (
+    <Card aria-labelledby="datasets-heading">
+      <CardHeader className="flex-wrap">
+        <div className="min-w-64 flex-1 space-y-1">
+          <CardTitle id="datasets-heading">Datasets</CardTitle>
+          <p className="text-sm text-zinc-600">Versioned evaluation data: every edit makes a new version, and runs pin the version they used.</p>
+        </div>
+        {(items.length > 0 || filtered) && newButton}
+      </CardHeader>
+      <CardContent className="space-y-3">
+        <div className="flex flex-wrap items-end gap-3" role="search" aria-label="Filter datasets">
+          <div className="min-w-48 flex-1 space-y-1">
+            <Label htmlFor="datasets-q">Search</Label>
+            <Input id="datasets-q" type="search" placeholder="Name or description" value={q} onChange={(e) => reset(setQ)(e.target.value)} />
+          </div>
+          <div className="space-y-1">
+            <Label htmlFor="datasets-kind">Kind</Label>
+            <Select id="datasets-kind" value={kind} onChange={(e) => reset(setKind)(e.target.value)}>
+              <option value="">All kinds</option>
+              {DATASET_KINDS.map((k) => (
+                <option key={k} value={k}>
+                  {KIND_LABELS[k]}
+                </option>
+              ))}
+            </Select>
+          </div>
+          <div className="w-40 space-y-1">
+            <Label htmlFor="datasets-tag">Tag</Label>
+            <Input id="datasets-tag" placeholder="Any tag" value={tag} onChange={(e) => reset(setTag)(e.target.value)} />
+          </div>
+          <div className="flex h-10 items-center gap-2">
+            <Checkbox id="datasets-archived" checked={includeArchived} onChange={(e) => reset(setIncludeArchived)(e.target.checked)} />
+            <Label htmlFor="datasets-archived" className="font-normal">
+              Show archived
+            </Label>
+          </div>
+        </div>
+        {list.isPending ? (
+          <LoadingRows label="Loading datasets" />
+        ) : list.isError ? (
+          <ErrorState title="Could not load datasets" error={list.error} onRetry={() => list.refetch()} retrying={list.isFetching} />
+        ) : items.length === 0 ? (
+          filtered ? (
+            <EmptyState title="No matching datasets" description="Try another search, kind or tag." />
+          ) : (
+            <EmptyState
+              title="Import or generate your first dataset"
+              description={canEdit ? 'Create a dataset, then import a CSV or JSONL file, add cases by hand, or generate them with a model.' : 'Editors of this project create datasets.'}
+              action={newButton}
+            />
+          )
+        ) : (
+          <>
+            <Table aria-label="Datasets" aria-busy={list.isFetching || undefined}>
+              <THead>
+                <TR>
+                  <TH>Name</TH>
+                  <TH>Kind</TH>
+                  <TH className="text-right">Cases</TH>
+                  <TH className="text-right">Version</TH>
+                  <TH>Created</TH>
+                </TR>
+              </THead>
+              <TBody>
+                {items.map((d) => (
+                  <TR key={d.id} className={d.archived_at ? 'bg-zinc-50' : undefined}>
+                    <TD className="min-w-48">
+                      <Link to={`/projects/${projectId}/datasets/${d.id}`} className={cn('rounded-xl font-medium text-indigo-700 hover:underline', focusRing)}>
+                        {d.name}
+                      </Link>
+                      {d.archived_at && (
+                        <Badge tone="neutral" className="ml-2">
+                          Archived
+                        </Badge>
+                      )}
+                      {d.description && <div className="text-sm text-zinc-500">{d.description}</div>}
+                    </TD>
+                    <TD>
+                      <Badge tone="indigo">{KIND_LABELS[d.kind] ?? d.kind}</Badge>
+                      {d.split && <span className="ml-2 text-sm text-zinc-500">{d.split}</span>}
+                    </TD>
+                    <TD className="text-right tabular-nums">{d.case_count.toLocaleString('en-US')}</TD>
+                    <TD className="text-right tabular-nums">v{d.version}</TD>
+                    <TD className="whitespace-nowrap text-zinc-600">{d.created_at ? relativeTime(d.created_at) : ''}</TD>
+                  </TR>
+                ))}
+              </TBody>
+            </Table>
+            {pages > 1 && (
+              <nav aria-label="Datasets pages" className="flex items-center justify-end gap-2 text-sm">
+                <Button variant="secondary" size="sm" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
+                  Previous
+                </Button>
+                <span>
+                  Page {page} of {pages}
+                </span>
+                <Button variant="secondary" size="sm" disabled={page >= pages} onClick={() => setPage((p) => p + 1)}>
+                  Next
+                </Button>
+              </nav>
+            )}
+          </>
+        )}
+      </CardContent>
+      <CreateDatasetDialog projectId={projectId} open={creating} onClose={() => setCreating(false)} />
+    </Card>
+  );
+}

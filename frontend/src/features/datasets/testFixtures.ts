@@ -1,0 +1,15 @@
+import type { Case, Dataset } from './api';
+
+export const ts = '2024-01-01T00:00:00Z';
+
+export function dataset(over: Partial<Dataset> = {}): Dataset {
+  return { id: 11, name: 'Capitals', description: 'Geography questions', kind: 'questions', split: null, version: 3, case_count: 2, archived_at: null, created_at: ts, ...over };
+}
+
+export function kase(i: number, over: Partial<Case> = {}): Case {
+  return { id: 1000 + i, input: { question: `Question ${i}` }, expected: { answer: `Answer ${i}` }, tags: ['geo'], difficulty: 'easy', metadata: {}, trace: null, ...over };
+}
+
+export const project = (role: string) => ({ id: 3, name: 'Alpha', slug: 'alpha', description: null, role, member_count: 1, created_at: ts, updated_at: ts });
+
+export const apiError = (status: number, code: string, message: string, errors: unknown = {}) => ({ code, status, message, errors });
