@@ -40,12 +40,15 @@ export type JsonObject = Record<string, unknown>;
 
 export interface Case {
   id: number;
+  /** Stable across versions: an edited case keeps its position. */
+  position?: number;
   input: JsonObject;
   expected: JsonObject | null;
   tags: string[];
   difficulty: string | null;
   metadata: JsonObject;
-  trace: unknown;
+  trace: JsonObject | null;
+  created_at?: string;
 }
 
 export interface CaseBody {
@@ -54,14 +57,16 @@ export interface CaseBody {
   tags: string[];
   difficulty: string | null;
   metadata: JsonObject;
-  trace?: unknown;
+  trace?: JsonObject | null;
+  note?: string | null;
 }
 
 export interface DatasetVersion {
-  version: number;
+  number: number;
   case_count: number;
   created_at: string;
-  note?: string | null;
+  note: string | null;
+  created_by?: number | null;
 }
 
 export interface DatasetDiff {
@@ -183,12 +188,16 @@ export function caseSummary(c: Pick<Case, 'input' | 'trace'>): string {
     const v = input[key];
     if (typeof v === 'string') return v;
   }
-  const turns = input.turns ?? input.messages;
-  if (Array.isArray(turns) && turns.length) {
-    const first = turns[0] as JsonObject;
-    const content = first?.content ?? first?.user ?? first?.question;
-    return `${turns.length} turn${turns.length === 1 ? '' : 's'}: ${typeof content === 'string' ? content : JSON.stringify(first)}`;
+  const messages = input.messages ?? c.trace?.messages;
+  if (Array.isArray(messages) && messages.length) {
+    const users = messages.filter((m) => (m as JsonObject)?.role === 'user');
+    const first = (users[0] ?? messages[0]) as JsonObject;
+    const content = first?.content;
+    const label = c.trace ? `${messages.length} message${messages.length === 1 ? '' : 's'}` : `${users.length} turn${users.length === 1 ? '' : 's'}`;
+    return `${label}: ${typeof content === 'string' ? content : JSON.stringify(first)}`;
   }
+  const values = Object.values(input);
+  if (values.length && values.every((v) => typeof v === 'string')) return Object.entries(input).map(([k, v]) => `${k}: ${v}`).join(' · ');
   const s = JSON.stringify(input);
   return s === '{}' && c.trace ? 'Recorded trace' : s;
 }
@@ -199,5 +208,6 @@ export function expectedSummary(expected: JsonObject | null): string {
     const v = expected[key];
     if (typeof v === 'string') return v;
   }
+  if (Array.isArray(expected.turns)) return expected.turns.map((t) => (typeof t === 'string' ? t : JSON.stringify(t))).join(' | ');
   return JSON.stringify(expected);
 }

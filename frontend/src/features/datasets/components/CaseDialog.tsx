@@ -5,15 +5,21 @@ import { DIFFICULTIES, type Case, type CaseBody, type DatasetKind, type JsonObje
 import { useSaveCase } from '../hooks/useDatasets';
 
 /** What a new case of each kind starts from, and what its input holds. */
-const TEMPLATES: Record<DatasetKind, { input: JsonObject; expected: JsonObject | null; hint: string }> = {
-  questions: { input: { question: '' }, expected: { answer: '' }, hint: 'A JSON object, e.g. {"question": "…"}.' },
-  cases: { input: { variables: {} }, expected: { output: '' }, hint: 'Template variables as JSON, e.g. {"variables": {"city": "Paris"}}.' },
+const TEMPLATES: Record<DatasetKind, { input: JsonObject; expected: JsonObject | null; trace: JsonObject | null; hint: string }> = {
+  questions: { input: { question: '' }, expected: null, trace: null, hint: 'A JSON object: {"question": "…"}.' },
+  cases: { input: { variable: '' }, expected: { output: '' }, trace: null, hint: 'The prompt’s template variables: {"city": "Paris"}.' },
   conversations: {
-    input: { turns: [{ user: '', ground_truth: '' }] },
-    expected: null,
-    hint: '1 to 10 turns, each with its ground truth: {"turns": [{"user": "…", "ground_truth": "…"}]}.',
+    input: { messages: [{ role: 'user', content: '' }] },
+    expected: { turns: [''] },
+    trace: null,
+    hint: '1 to 10 user turns: {"messages": [{"role": "user", "content": "…"}]}; expected holds the ground truth per user turn.',
   },
-  traces: { input: { messages: [] }, expected: null, hint: 'Messages with roles, tool calls and tool results: {"messages": [{"role": "user", "content": "…"}]}.' },
+  traces: {
+    input: {},
+    expected: null,
+    trace: { messages: [{ role: 'user', content: '' }] },
+    hint: 'Usually empty for a trace; the trace below holds the messages.',
+  },
 };
 
 const pretty = (v: unknown) => JSON.stringify(v, null, 2);
@@ -52,6 +58,7 @@ export function CaseDialog({
   const [tags, setTags] = useState('');
   const [difficulty, setDifficulty] = useState('');
   const [metadata, setMetadata] = useState('');
+  const [trace, setTrace] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
 
   useEffect(() => {
@@ -61,6 +68,7 @@ export function CaseDialog({
     setTags(editing ? editing.tags.join(', ') : '');
     setDifficulty(editing?.difficulty ?? '');
     setMetadata(editing && Object.keys(editing.metadata ?? {}).length ? pretty(editing.metadata) : '');
+    setTrace(editing ? (editing.trace ? pretty(editing.trace) : '') : template.trace ? pretty(template.trace) : '');
     setErrors({});
   }, [open, editing]);
 
@@ -74,10 +82,12 @@ export function CaseDialog({
     const i = parseObject(input, false);
     const x = parseObject(expected, true);
     const m = parseObject(metadata, true);
+    const t = parseObject(trace, true);
     const next: Record<string, string> = {};
     if (i.error) next.input = i.error;
     if (x.error) next.expected = x.error;
     if (m.error) next.metadata = m.error;
+    if (t.error) next.trace = t.error;
     setErrors(next);
     if (Object.keys(next).length) return;
     const body: CaseBody = {
@@ -86,6 +96,7 @@ export function CaseDialog({
       tags: tags.split(',').map((t) => t.trim()).filter(Boolean),
       difficulty: difficulty || null,
       metadata: m.value ?? {},
+      ...(kind === 'traces' || t.value ? { trace: t.value } : {}),
     };
     save.mutate({ id: editing?.id ?? null, body }, { onSuccess: close });
   }
@@ -116,6 +127,11 @@ export function CaseDialog({
             </Select>
           </Field>
         </div>
+        {(kind === 'traces' || trace.trim()) && (
+          <Field id="case-trace" label="Trace (JSON)" error={errors.trace} hint="Messages with roles system, user, assistant or tool; tool_calls and tool_call_id where they apply.">
+            <Textarea id="case-trace" className="min-h-32 font-mono" value={trace} onChange={(e) => setTrace(e.target.value)} invalid={!!errors.trace} aria-describedby={describedBy('case-trace', errors.trace, true)} />
+          </Field>
+        )}
         <Field id="case-metadata" label="Metadata (JSON, optional)" error={errors.metadata}>
           <Textarea id="case-metadata" className="min-h-16 font-mono" value={metadata} onChange={(e) => setMetadata(e.target.value)} invalid={!!errors.metadata} aria-describedby={describedBy('case-metadata', errors.metadata)} />
         </Field>

@@ -69,7 +69,7 @@ describe('ImportWizard', () => {
   });
 
   it('refuses a mapping without variables or with two expected columns, then imports', async () => {
-    serve(() => json({ version: 2, case_count: 2, created_at: '2024-01-02T00:00:00Z' }, 201));
+    serve(() => json({ number: 2, note: null, case_count: 2, created_at: '2024-01-02T00:00:00Z' }, 201));
     const dialog = await openWizard();
     await userEvent.upload(within(dialog).getByLabelText('File'), csv());
     await within(dialog).findByRole('table', { name: 'Import preview' });

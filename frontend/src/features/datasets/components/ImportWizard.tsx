@@ -105,7 +105,9 @@ export function ImportWizard({ projectId, datasetId, open, onClose }: { projectI
       {
         onSuccess: (v) => {
           const n = v && typeof v === 'object' && 'case_count' in v ? ` The dataset now has ${Number(v.case_count).toLocaleString('en-US')} cases` : '';
-          const ver = v && typeof v === 'object' && 'version' in v ? ` in version ${v.version}` : '';
+          const r = (v ?? {}) as unknown as Record<string, unknown>;
+          const num = typeof r.number === 'number' ? r.number : typeof r.version === 'number' ? r.version : null;
+          const ver = num !== null ? ` in version ${num}` : '';
           setDone(`Imported.${n}${ver}${n || ver ? '.' : ''}`);
         },
       },

@@ -22,7 +22,7 @@ export function VersionsPanel({ projectId, datasetId, current }: { projectId: nu
   useEffect(() => {
     const list = versions.data;
     if (!list || list.length < 2 || from !== null) return;
-    const numbers = list.map((v) => v.version).sort((a, b) => b - a);
+    const numbers = list.map((v) => v.number).sort((a, b) => b - a);
     setTo(numbers[0]);
     setFrom(numbers[1]);
   }, [versions.data, from]);
@@ -31,16 +31,16 @@ export function VersionsPanel({ projectId, datasetId, current }: { projectId: nu
 
   if (versions.isPending) return <LoadingRows label="Loading versions" />;
   if (versions.isError) return <ErrorState title="Could not load versions" error={versions.error} onRetry={() => versions.refetch()} />;
-  const list = [...versions.data].sort((a, b) => b.version - a.version);
+  const list = [...versions.data].sort((a, b) => b.number - a.number);
   if (list.length === 0) return <EmptyState title="No versions yet" description="Adding, editing, deleting or importing cases creates a version." />;
 
   return (
     <div className="space-y-4">
       <ol aria-label="Versions" className="divide-y divide-zinc-200 rounded-xl border border-zinc-200">
         {list.map((v) => (
-          <li key={v.version} className="flex flex-wrap items-center gap-3 px-3 py-2 text-sm">
-            <span className="font-medium">v{v.version}</span>
-            {v.version === current && <Badge tone="indigo">Current</Badge>}
+          <li key={v.number} className="flex flex-wrap items-center gap-3 px-3 py-2 text-sm">
+            <span className="font-medium">v{v.number}</span>
+            {v.number === current && <Badge tone="indigo">Current</Badge>}
             <span className="tabular-nums text-zinc-600">
               {v.case_count.toLocaleString('en-US')} case{v.case_count === 1 ? '' : 's'}
             </span>
@@ -61,8 +61,8 @@ export function VersionsPanel({ projectId, datasetId, current }: { projectId: nu
               <Label htmlFor="diff-from">From</Label>
               <Select id="diff-from" value={from ?? ''} onChange={(e) => setFrom(Number(e.target.value))}>
                 {list.map((v) => (
-                  <option key={v.version} value={v.version}>
-                    v{v.version}
+                  <option key={v.number} value={v.number}>
+                    v{v.number}
                   </option>
                 ))}
               </Select>
@@ -71,8 +71,8 @@ export function VersionsPanel({ projectId, datasetId, current }: { projectId: nu
               <Label htmlFor="diff-to">To</Label>
               <Select id="diff-to" value={to ?? ''} onChange={(e) => setTo(Number(e.target.value))}>
                 {list.map((v) => (
-                  <option key={v.version} value={v.version}>
-                    v{v.version}
+                  <option key={v.number} value={v.number}>
+                    v{v.number}
                   </option>
                 ))}
               </Select>

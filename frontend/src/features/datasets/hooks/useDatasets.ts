@@ -69,7 +69,7 @@ export function useVersions(projectId: number, datasetId: number) {
   return useQuery({
     queryKey: qk.versions(projectId, datasetId),
     queryFn: ({ signal }) =>
-      request<Page<DatasetVersion> | DatasetVersion[]>('GET', `${datasetPath(projectId, datasetId)}/versions`, { signal }).then(
+      request<Page<DatasetVersion> | DatasetVersion[]>('GET', `${datasetPath(projectId, datasetId)}/versions`, { query: { page: 1, page_size: 100 }, signal }).then(
         (r) => (Array.isArray(r) ? r : r.items),
       ),
   });

@@ -70,6 +70,7 @@ describe('DatasetPage', () => {
     const dialog = screen.getByRole('dialog', { name: 'Add case' });
     const input = within(dialog).getByLabelText('Input (JSON)');
     expect(input).toHaveValue('{\n  "question": ""\n}');
+    expect(within(dialog).getByLabelText('Expected (JSON, optional)')).toHaveValue('');
     await userEvent.clear(input);
     await userEvent.type(input, '{{"question": ');
     await userEvent.click(within(dialog).getByRole('button', { name: 'Add case' }));
@@ -85,6 +86,23 @@ describe('DatasetPage', () => {
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
     const post = requestsOf(fetch).find((r) => r.method === 'POST')!;
     expect(await post.json()).toEqual({ input: { question: 'Capital of Peru?' }, expected: { answer: 'Lima' }, tags: ['geo', 'south america'], difficulty: 'medium', metadata: {} });
+  });
+
+  it('starts a case from the kind’s shape: conversations have messages and turns, traces a trace', async () => {
+    let kind = 'conversations';
+    serve('editor', 0, (req, path) => (path === base && req.method === 'GET' ? json(dataset({ kind: kind as 'conversations', case_count: 0 })) : undefined));
+    const { unmount } = open();
+    await userEvent.click(await screen.findByRole('button', { name: 'Add case' }));
+    let dialog = screen.getByRole('dialog', { name: 'Add case' });
+    expect(JSON.parse((within(dialog).getByLabelText('Input (JSON)') as HTMLTextAreaElement).value)).toEqual({ messages: [{ role: 'user', content: '' }] });
+    expect(JSON.parse((within(dialog).getByLabelText('Expected (JSON, optional)') as HTMLTextAreaElement).value)).toEqual({ turns: [''] });
+    expect(within(dialog).queryByLabelText('Trace (JSON)')).not.toBeInTheDocument();
+    unmount();
+    kind = 'traces';
+    open();
+    await userEvent.click(await screen.findByRole('button', { name: 'Add case' }));
+    dialog = screen.getByRole('dialog', { name: 'Add case' });
+    expect(JSON.parse((within(dialog).getByLabelText('Trace (JSON)') as HTMLTextAreaElement).value)).toEqual({ messages: [{ role: 'user', content: '' }] });
   });
 
   it('edits and deletes a case', async () => {
@@ -127,7 +145,7 @@ describe('DatasetPage', () => {
   it('lists versions and shows the diff between two of them', async () => {
     const fetch = serve('viewer', 1, (_req, path) => {
       if (path === `${base}/versions`)
-        return json({ items: [1, 2, 3].map((v) => ({ version: v, case_count: v, created_at: '2024-01-01T00:00:00Z' })), total: 3, page: 1, page_size: 100 });
+        return json({ items: [1, 2, 3].map((v) => ({ number: v, case_count: v, note: null, created_at: '2024-01-01T00:00:00Z' })), total: 3, page: 1, page_size: 100 });
       if (path === `${base}/diff`)
         return json({ added: [kase(7, { input: { question: 'New one' } })], removed: [kase(8, { input: { question: 'Old one' } })], changed: [{ before: kase(9, { expected: { answer: 'Before' } }), after: kase(9, { expected: { answer: 'After' } }) }] });
       return undefined;
