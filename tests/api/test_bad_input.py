@@ -20,6 +20,7 @@ from sqlalchemy import func, select
 
 from assay.core.auth.models import ApiToken, User
 from assay.core.datasets.models import Dataset
+from assay.core.datasets.service import latest_version, version_cases
 from assay.core.llm.models import Credential, ModelConfig
 from assay.core.projects.models import Project, Role
 from assay.extensions import db
@@ -41,11 +42,13 @@ class World:
     dataset_id: int
     model_ids: list[int]
     credential_id: int
+    case_id: int
 
     def path_args(self) -> dict[str, int]:
         return {"project_id": self.project.id, "run_id": self.run_id,
                 "user_id": self.target.id, "token_id": self.token_id,
-                "credential_id": self.credential_id, "model_id": self.model_ids[0]}
+                "credential_id": self.credential_id, "model_id": self.model_ids[0],
+                "dataset_id": self.dataset_id, "case_id": self.case_id}
 
 
 VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
@@ -81,6 +84,17 @@ VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
         "name": "Renamed", "credential_id": w.credential_id, "model": "fake-smart",
         "input_price_per_mtok_micros": 150_000, "output_price_per_mtok_micros": 600_000,
         "context_window": 8192, "params": {"temperature": 0.5, "max_tokens": 256}},
+    ("POST", "/api/projects/{project_id}/datasets"): lambda w: {
+        "name": "Checked", "kind": "questions", "description": "words", "split": "dev",
+        "cases": [{"input": {"question": "Why?"}, "tags": ["a"]}]},
+    ("PATCH", "/api/projects/{project_id}/datasets/{dataset_id}"): lambda w: {
+        "name": "Renamed", "description": "words", "split": "test"},
+    ("POST", "/api/projects/{project_id}/datasets/{dataset_id}/cases"): lambda w: {
+        "input": {"question": "How?"}, "expected": {"answer": "So."}, "trace": None,
+        "tags": ["a"], "difficulty": "easy", "metadata": {"source": "x"}, "note": "added"},
+    ("PATCH", "/api/projects/{project_id}/datasets/{dataset_id}/cases/{case_id}"): lambda w: {
+        "input": {"question": "How?"}, "expected": {"answer": "So."}, "trace": None,
+        "tags": ["a"], "difficulty": "hard", "metadata": {"source": "x"}, "note": "edited"},
 }
 
 
@@ -134,9 +148,13 @@ def world(factory: Factory) -> World:
             Credential.project_id == project.id))
     assert token_id is not None and dataset_id is not None and model_ids
     assert credential_id is not None
+    with db.factory() as session:
+        version = latest_version(session, dataset_id)
+        case_id = version_cases(session, version.id)[0].id
     return World(owner=owner, browser=factory.login(owner), project=project, run_id=run_id,
                  target=target, newcomer=factory.user(), token_id=token_id,
-                 dataset_id=dataset_id, model_ids=model_ids, credential_id=credential_id)
+                 dataset_id=dataset_id, model_ids=model_ids, credential_id=credential_id,
+                 case_id=case_id)
 
 
 def _row_counts() -> dict[str, int]:

@@ -18,6 +18,7 @@ from sqlalchemy import func, select
 
 from assay.core.auth.models import User
 from assay.core.datasets.models import DatasetVersion
+from assay.core.datasets.service import create_dataset, latest_version, version_cases
 from assay.core.llm.models import Credential, ModelConfig
 from assay.core.projects.models import AuditEvent, Membership, Project, Role
 from assay.core.runs.models import Run, RunTarget
@@ -25,6 +26,7 @@ from assay.extensions import db
 from tests.factories import Factory, Session
 
 PROJECT = "/api/projects/{project_id}"
+DATASET = PROJECT + "/datasets/{dataset_id}"
 FOREIGN = "foreign"
 ACTORS = [*(role.value for role in Role), FOREIGN]
 
@@ -43,10 +45,13 @@ class World:
     foreign_project: Project
     credential_id: int = 0  # an unused credential (deletable)
     model_id: int = 0  # a model no run used (deletable)
+    dataset_id: int = 0  # a dataset no run used (deletable), with one case
+    case_id: int = 0
 
     def path_args(self) -> dict[str, int]:
         return {"project_id": self.project.id, "run_id": self.run_id, "user_id": self.target.id,
-                "credential_id": self.credential_id, "model_id": self.model_id}
+                "credential_id": self.credential_id, "model_id": self.model_id,
+                "dataset_id": self.dataset_id, "case_id": self.case_id}
 
     def fresh_targets(self) -> None:
         """A new member to act on, a new user to add, an unused credential and model, so each
@@ -64,8 +69,13 @@ class World:
             model = ModelConfig(project_id=self.project.id, credential_id=demo, model="fake-fast",
                                 name=f"Spare {self.newcomer.id}", params={})
             session.add(model)
+            project = session.merge(self.project)
+            dataset = create_dataset(session, None, project, f"Spare {self.newcomer.id}",
+                                     "questions", [{"input": {"question": "Why?"}}])
             session.commit()
             self.credential_id, self.model_id = spare.id, model.id
+            self.dataset_id = dataset.id
+            self.case_id = version_cases(session, latest_version(session, dataset.id).id)[0].id
 
     def run_body(self) -> dict[str, Any]:
         with db.factory() as session:
@@ -117,6 +127,22 @@ ROUTES: dict[tuple[str, str], Rule] = {
     ("POST", PROJECT + "/models/{model_id}/archive"): Rule(Role.editor),
     ("POST", PROJECT + "/models/{model_id}/restore"): Rule(Role.editor),
     ("GET", PROJECT + "/datasets"): Rule(Role.viewer),
+    ("POST", PROJECT + "/datasets"): Rule(Role.editor, 201, lambda w: {
+        "name": f"Tenancy {w.newcomer.id}", "kind": "questions",
+        "cases": [{"input": {"question": "Why?"}}]}),
+    ("GET", DATASET): Rule(Role.viewer),
+    ("PATCH", DATASET): Rule(Role.editor, 200, lambda w: {"description": "Words"}),
+    ("DELETE", DATASET): Rule(Role.editor, 204),
+    ("POST", DATASET + "/archive"): Rule(Role.editor),
+    ("POST", DATASET + "/restore"): Rule(Role.editor),
+    ("GET", DATASET + "/cases"): Rule(Role.viewer),
+    ("POST", DATASET + "/cases"): Rule(Role.editor, 201, lambda w: {
+        "input": {"question": "How?"}, "tags": ["t"]}),
+    ("PATCH", DATASET + "/cases/{case_id}"): Rule(Role.editor, 200, lambda w: {
+        "difficulty": "hard"}),
+    ("DELETE", DATASET + "/cases/{case_id}"): Rule(Role.editor),
+    ("GET", DATASET + "/versions"): Rule(Role.viewer),
+    ("GET", DATASET + "/diff"): Rule(Role.viewer),
     ("GET", PROJECT + "/runs"): Rule(Role.viewer),
     ("POST", PROJECT + "/runs"): Rule(Role.editor, 202, World.run_body),
     ("POST", PROJECT + "/runs/demo"): Rule(Role.editor, 202),
@@ -265,7 +291,8 @@ def test_nested_ids_of_another_project_are_not_found(world: World) -> None:
     before = _row_counts()
     for (method, route), rule in ROUTES.items():
         if not any(f"{{{name}}}" in route
-                   for name in ("run_id", "user_id", "credential_id", "model_id")):
+                   for name in ("run_id", "user_id", "credential_id", "model_id",
+                                "dataset_id", "case_id")):
             continue
         body = rule.body(world) if rule.body else None
         reply = _call(browser, method, route.format(**theirs), body)

@@ -1160,6 +1160,12 @@ export interface paths {
                 query?: {
                     page?: number;
                     page_size?: number;
+                    /** @description Text in the name or description */
+                    q?: string | null;
+                    kind?: "questions" | "cases" | "conversations" | "traces" | null;
+                    /** @description Datasets whose latest version has a case with this tag */
+                    tag?: string | null;
+                    include_archived?: boolean;
                 };
                 header?: never;
                 path: {
@@ -1176,6 +1182,461 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["DatasetPage"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        /** Name unique per project (409 NAME_TAKEN); version 1 holds the initial cases. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DatasetCreate"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Dataset"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/datasets/{dataset_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    dataset_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Dataset"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Only a dataset no run used (409 DATASET_IN_USE otherwise: archive it instead). */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    dataset_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No Content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        options?: never;
+        head?: never;
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    dataset_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DatasetUpdate"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Dataset"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/projects/{project_id}/datasets/{dataset_id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hidden from lists unless asked for; runs keep their pinned versions. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    dataset_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Dataset"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/datasets/{dataset_id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    dataset_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Dataset"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/datasets/{dataset_id}/cases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A version number; the latest if omitted */
+                    version?: number | null;
+                    page?: number;
+                    page_size?: number;
+                    q?: string | null;
+                    tag?: string | null;
+                    difficulty?: "easy" | "medium" | "hard" | null;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                    dataset_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CasePage"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        /** Appends a case: a new version sharing every existing case. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    dataset_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CaseWrite"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CaseChange"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/datasets/{dataset_id}/cases/{case_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                dataset_id: number;
+                case_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** A new version without this case; older versions keep it. */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    dataset_id: number;
+                    case_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CaseChange"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        options?: never;
+        head?: never;
+        /** A new version in which a new case row (new id, same position) replaces this one. */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    dataset_id: number;
+                    case_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CaseEdit"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CaseChange"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/projects/{project_id}/datasets/{dataset_id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    page_size?: number;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                    dataset_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["VersionPage"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/datasets/{dataset_id}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        /** Cases added, removed and changed from version `from` to version `to`. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The version before `to` if omitted */
+                    from?: number | null;
+                    /** @description The latest version if omitted */
+                    to?: number | null;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                    dataset_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Diff"];
                     };
                 };
                 422: components["responses"]["UNPROCESSABLE_ENTITY"];
@@ -1859,15 +2320,147 @@ export interface components {
         Dataset: {
             id: number;
             name: string;
-            kind: string;
+            description: string | null;
+            /** @enum {string} */
+            kind: "questions" | "cases" | "conversations" | "traces";
+            /** @enum {string|null} */
+            split: "dev" | "test" | null;
+            /** @description In the latest version */
             case_count: number;
+            /** @description Latest version number */
             version: number;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
         };
         DatasetPage: {
             items: components["schemas"]["Dataset"][];
             total: number;
             page: number;
             page_size: number;
+        };
+        DatasetCreate: {
+            name: string;
+            /** @enum {string} */
+            kind: "questions" | "cases" | "conversations" | "traces";
+            /** @default null */
+            description?: string | null;
+            /**
+             * @default null
+             * @enum {string|null}
+             */
+            split?: "dev" | "test" | null;
+            /** @description Initial cases. Shape per kind: questions {input: {question}}; cases {input: {<variable>: text}, expected: {output?}}; conversations {input: {messages: [{role, content}]}, expected: {turns: [ground truth per user turn]}} with 1-10 user turns; traces {trace: {messages: [{role: system|user|assistant|tool, content, tool_calls?, tool_call_id?}]}}. Plus tags, difficulty (easy|medium|hard) and metadata. */
+            cases?: {
+                [key: string]: unknown;
+            }[];
+        };
+        DatasetUpdate: {
+            name?: string;
+            description?: string | null;
+            /** @enum {string|null} */
+            split?: "dev" | "test" | null;
+        };
+        Case: {
+            id: number;
+            /** @description Stable across versions: an edited case keeps its position */
+            position: number;
+            input: {
+                [key: string]: unknown;
+            };
+            expected: {
+                [key: string]: unknown;
+            } | null;
+            trace: {
+                [key: string]: unknown;
+            } | null;
+            tags: string[];
+            /** @enum {string|null} */
+            difficulty: "easy" | "medium" | "hard" | null;
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            created_at: string;
+        };
+        CasePage: {
+            items: components["schemas"]["Case"][];
+            total: number;
+            page: number;
+            page_size: number;
+        };
+        CaseWrite: {
+            input?: {
+                [key: string]: unknown;
+            };
+            /** @default null */
+            expected?: {
+                [key: string]: unknown;
+            } | null;
+            /** @default null */
+            trace?: {
+                [key: string]: unknown;
+            } | null;
+            tags?: string[];
+            /**
+             * @default null
+             * @enum {string|null}
+             */
+            difficulty?: "easy" | "medium" | "hard" | null;
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description A note on the new version
+             * @default null
+             */
+            note?: string | null;
+        };
+        Version: {
+            number: number;
+            note: string | null;
+            case_count: number;
+            /** Format: date-time */
+            created_at: string;
+            created_by: number | null;
+        };
+        CaseChange: {
+            version: components["schemas"]["Version"];
+            case: (Record<string, never> | null) | components["schemas"]["Case"];
+        };
+        CaseEdit: {
+            input?: {
+                [key: string]: unknown;
+            };
+            expected?: {
+                [key: string]: unknown;
+            } | null;
+            trace?: {
+                [key: string]: unknown;
+            } | null;
+            tags?: string[];
+            /** @enum {string|null} */
+            difficulty?: "easy" | "medium" | "hard" | null;
+            metadata?: {
+                [key: string]: unknown;
+            };
+            note?: string | null;
+        };
+        VersionPage: {
+            items: components["schemas"]["Version"][];
+            total: number;
+            page: number;
+            page_size: number;
+        };
+        Changed: {
+            before: components["schemas"]["Case"];
+            after: components["schemas"]["Case"];
+        };
+        Diff: {
+            added: components["schemas"]["Case"][];
+            removed: components["schemas"]["Case"][];
+            changed: components["schemas"]["Changed"][];
         };
         Run: {
             id: number;

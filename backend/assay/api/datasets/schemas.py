@@ -1,0 +1,147 @@
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from assay.api.credentials.schemas import Validators, not_blank
+from assay.core.datasets.cases import DIFFICULTIES, KINDS, MAX_TAG, MAX_TAGS, SPLITS
+
+NAME: Validators = [validate.Length(min=1, max=100), not_blank]
+MAX_CASES = 1000  # per JSON request; larger sets come through import
+CASE_DOC = ("Shape per kind: questions {input: {question}}; cases {input: {<variable>: text}, "
+            "expected: {output?}}; conversations {input: {messages: [{role, content}]}, "
+            "expected: {turns: [ground truth per user turn]}} with 1-10 user turns; traces "
+            "{trace: {messages: [{role: system|user|assistant|tool, content, tool_calls?, "
+            "tool_call_id?}]}}. Plus tags, difficulty (easy|medium|hard) and metadata.")
+
+
+class PageQuery(Schema):
+    page = fields.Integer(load_default=1, validate=validate.Range(min=1, max=100_000))
+    page_size = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+
+
+class DatasetListArgs(PageQuery):
+    q = fields.String(load_default=None, validate=validate.Length(max=100),
+                      metadata={"description": "Text in the name or description"})
+    kind = fields.String(load_default=None, validate=validate.OneOf(KINDS))
+    tag = fields.String(load_default=None, validate=validate.Length(max=MAX_TAG),
+                        metadata={"description": "Datasets whose latest version has a case "
+                                                 "with this tag"})
+    include_archived = fields.Boolean(load_default=False)
+
+
+class VersionArgs(Schema):
+    version = fields.Integer(load_default=None, validate=validate.Range(min=1, max=1_000_000),
+                             metadata={"description": "A version number; the latest if "
+                                                      "omitted"})
+
+
+class CaseListArgs(PageQuery, VersionArgs):
+    q = fields.String(load_default=None, validate=validate.Length(max=100))
+    tag = fields.String(load_default=None, validate=validate.Length(max=MAX_TAG))
+    difficulty = fields.String(load_default=None, validate=validate.OneOf(DIFFICULTIES))
+
+
+class DiffArgs(Schema):
+    from_ = fields.Integer(load_default=None, data_key="from",
+                           validate=validate.Range(min=1, max=1_000_000),
+                           metadata={"description": "The version before `to` if omitted"})
+    to = fields.Integer(load_default=None, validate=validate.Range(min=1, max=1_000_000),
+                        metadata={"description": "The latest version if omitted"})
+
+
+class DatasetSchema(Schema):
+    id = fields.Integer(required=True)
+    name = fields.String(required=True)
+    description = fields.String(required=True, allow_none=True)
+    kind = fields.String(required=True, validate=validate.OneOf(KINDS))
+    split = fields.String(required=True, allow_none=True, validate=validate.OneOf(SPLITS))
+    case_count = fields.Integer(required=True, metadata={"description": "In the latest version"})
+    version = fields.Integer(required=True, metadata={"description": "Latest version number"})
+    archived_at = fields.DateTime(required=True, allow_none=True)
+    created_at = fields.DateTime(required=True)
+
+
+def _tags(**kwargs: object) -> fields.List:
+    return fields.List(fields.String(validate=validate.Length(min=1, max=MAX_TAG)),
+                       validate=validate.Length(max=MAX_TAGS), **kwargs)  # type: ignore[arg-type]
+
+
+class DatasetCreateSchema(Schema):
+    name = fields.String(required=True, validate=NAME)
+    kind = fields.String(required=True, validate=validate.OneOf(KINDS))
+    description = fields.String(load_default=None, allow_none=True,
+                                validate=validate.Length(max=2000))
+    split = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(SPLITS))
+    cases = fields.List(fields.Dict(), load_default=list,
+                        validate=validate.Length(max=MAX_CASES),
+                        metadata={"description": "Initial cases. " + CASE_DOC})
+
+
+class DatasetUpdateSchema(Schema):
+    name = fields.String(validate=NAME)
+    description = fields.String(allow_none=True, validate=validate.Length(max=2000))
+    split = fields.String(allow_none=True, validate=validate.OneOf(SPLITS))
+
+
+class CaseSchema(Schema):
+    id = fields.Integer(required=True)
+    position = fields.Integer(required=True, metadata={
+        "description": "Stable across versions: an edited case keeps its position"})
+    input = fields.Dict(required=True)
+    expected = fields.Dict(required=True, allow_none=True)
+    trace = fields.Dict(required=True, allow_none=True)
+    tags = fields.List(fields.String(), required=True)
+    difficulty = fields.String(required=True, allow_none=True,
+                               validate=validate.OneOf(DIFFICULTIES))
+    metadata = fields.Dict(required=True)
+    created_at = fields.DateTime(required=True)
+
+
+class CaseWriteSchema(Schema):
+    """One case. """ + CASE_DOC
+
+    input = fields.Dict(load_default=dict)
+    expected = fields.Dict(load_default=None, allow_none=True)
+    trace = fields.Dict(load_default=None, allow_none=True)
+    tags = _tags(load_default=list)
+    difficulty = fields.String(load_default=None, allow_none=True,
+                               validate=validate.OneOf(DIFFICULTIES))
+    metadata = fields.Dict(load_default=dict)
+    note = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=500),
+                         metadata={"description": "A note on the new version"})
+
+
+class CaseEditSchema(Schema):
+    """Only the fields given change; the edit makes a new version and a new case row."""
+
+    input = fields.Dict()
+    expected = fields.Dict(allow_none=True)
+    trace = fields.Dict(allow_none=True)
+    tags = _tags()
+    difficulty = fields.String(allow_none=True, validate=validate.OneOf(DIFFICULTIES))
+    metadata = fields.Dict()
+    note = fields.String(allow_none=True, validate=validate.Length(max=500))
+
+
+class VersionSchema(Schema):
+    number = fields.Integer(required=True)
+    note = fields.String(required=True, allow_none=True)
+    case_count = fields.Integer(required=True)
+    created_at = fields.DateTime(required=True)
+    created_by = fields.Integer(required=True, allow_none=True)
+
+
+class CaseChangeSchema(Schema):
+    version = fields.Nested(VersionSchema, required=True)
+    case = fields.Nested(CaseSchema, required=True, allow_none=True)
+
+
+class ChangedSchema(Schema):
+    before = fields.Nested(CaseSchema, required=True)
+    after = fields.Nested(CaseSchema, required=True)
+
+
+class DiffSchema(Schema):
+    added = fields.List(fields.Nested(CaseSchema), required=True)
+    removed = fields.List(fields.Nested(CaseSchema), required=True)
+    changed = fields.List(fields.Nested(ChangedSchema), required=True)
