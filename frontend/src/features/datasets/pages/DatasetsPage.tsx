@@ -7,6 +7,8 @@ import { cn, focusRing } from '@/lib/cn';
 import { relativeTime } from '@/lib/format';
 import { useDebouncedValue } from '@/lib/useDebouncedValue';
 import { DATASET_KINDS, KIND_LABELS } from '../api';
+import { GenerateDialog } from '@/features/generation/components/GenerateDialog';
+import { GENERATION_KINDS, type GenerationKind } from '@/features/generation/api';
 import { CreateDatasetDialog } from '../components/CreateDatasetDialog';
 import { DATASETS_PAGE_SIZE, useDatasetList } from '../hooks/useDatasets';
 
@@ -21,6 +23,7 @@ export function DatasetsPage() {
   const [includeArchived, setIncludeArchived] = useState(false);
   const [page, setPage] = useState(1);
   const [creating, setCreating] = useState(false);
+  const [generating, setGenerating] = useState<GenerationKind | null>(null);
   const debouncedQ = useDebouncedValue(q, 300);
   const debouncedTag = useDebouncedValue(tag, 300);
   const list = useDatasetList(projectId, { page, q: debouncedQ, kind, tag: debouncedTag, includeArchived });
@@ -30,6 +33,15 @@ export function DatasetsPage() {
   const pages = Math.max(1, Math.ceil(total / DATASETS_PAGE_SIZE));
   const filtered = !!(debouncedQ.trim() || debouncedTag.trim() || kind || includeArchived);
   const newButton = canEdit && <Button onClick={() => setCreating(true)}>New dataset</Button>;
+  const generateButtons = canEdit && (
+    <div role="group" aria-label="Generate with a model" className="flex flex-wrap gap-2">
+      {GENERATION_KINDS.map((k) => (
+        <Button key={k} variant="secondary" onClick={() => setGenerating(k)}>
+          Generate {k}
+        </Button>
+      ))}
+    </div>
+  );
 
   const reset = <T,>(set: (v: T) => void) => (v: T) => {
     set(v);
@@ -43,7 +55,10 @@ export function DatasetsPage() {
           <CardTitle id="datasets-heading">Datasets</CardTitle>
           <p className="text-sm text-zinc-600">Versioned evaluation data: every edit makes a new version, and runs pin the version they used.</p>
         </div>
-        {(items.length > 0 || filtered) && newButton}
+        <div className="flex flex-wrap items-center gap-2">
+          {generateButtons}
+          {(items.length > 0 || filtered) && newButton}
+        </div>
       </CardHeader>
       <CardContent className="space-y-3">
         <div className="flex flex-wrap items-end gap-3" role="search" aria-label="Filter datasets">
@@ -141,6 +156,7 @@ export function DatasetsPage() {
         )}
       </CardContent>
       <CreateDatasetDialog projectId={projectId} open={creating} onClose={() => setCreating(false)} />
+      {generating && <GenerateDialog projectId={projectId} kind={generating} open onClose={() => setGenerating(null)} />}
     </Card>
   );
 }
