@@ -1,0 +1,87 @@
+import { expect, test, type Page } from '@playwright/test';
+
+async function registerAndSignIn(page: Page) {
+  const email = `e2e-data-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
+  const password = 'Assay-Demo-2024!';
+  await page.goto('/register');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByLabel('Confirm password').fill(password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await expect(page).toHaveURL(/\/login$/);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/projects$/);
+}
+
+test('datasets: create one, add and edit cases (each a new version), diff two versions, find it by search', async ({ page }) => {
+  await registerAndSignIn(page);
+  await page.getByRole('button', { name: 'Create your first project' }).click();
+  const newProject = page.getByRole('dialog', { name: 'New project' });
+  await newProject.getByLabel('Project name').fill('E2E datasets');
+  await newProject.getByRole('button', { name: 'Create project' }).click();
+  await expect(page).toHaveURL(/\/projects\/\d+$/);
+
+  const tabs = page.getByRole('navigation', { name: 'Project sections' });
+  await tabs.getByRole('link', { name: 'Datasets' }).click();
+  await expect(page).toHaveURL(/\/projects\/\d+\/datasets$/);
+  await expect(page.getByText('Import or generate your first dataset')).toBeVisible();
+
+  // Create
+  await page.getByRole('button', { name: 'New dataset' }).click();
+  const create = page.getByRole('dialog', { name: 'New dataset' });
+  await create.getByLabel('Name').fill('Capitals');
+  await create.getByLabel('Kind').selectOption('questions');
+  await create.getByRole('button', { name: 'Create dataset' }).click();
+  await expect(page).toHaveURL(/\/projects\/\d+\/datasets\/\d+$/);
+  await expect(page.getByRole('heading', { name: 'Capitals' })).toBeVisible();
+  await expect(page.getByText('No cases yet')).toBeVisible();
+
+  // Add two cases
+  for (const [q, tag] of [
+    ['Capital of France?', 'europe'],
+    ['Capital of Peru?', 'south-america'],
+  ]) {
+    await page.getByRole('button', { name: 'Add case' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add case' });
+    await dialog.getByLabel('Input (JSON)').fill(JSON.stringify({ question: q }));
+    await dialog.getByLabel('Tags').fill(tag);
+    await dialog.getByLabel('Difficulty').selectOption('easy');
+    await dialog.getByRole('button', { name: 'Add case' }).click();
+    await expect(dialog).toBeHidden();
+  }
+  const cases = page.getByRole('table', { name: 'Cases' });
+  await expect(cases.getByText('Capital of France?')).toBeVisible();
+  await expect(cases.getByText('Capital of Peru?')).toBeVisible();
+  await expect(page.getByTestId('dataset-summary')).toContainText('2 cases in version 3');
+
+  // Edit one: a new version
+  await page.getByRole('button', { name: 'Edit case 2' }).click();
+  const edit = page.getByRole('dialog', { name: 'Edit case' });
+  await edit.getByLabel('Difficulty').selectOption('hard');
+  await edit.getByRole('button', { name: 'Save case' }).click();
+  await expect(edit).toBeHidden();
+  await expect(page.getByTestId('dataset-summary')).toContainText('2 cases in version 4');
+
+  // Filter by tag
+  await page.getByLabel('Tag').fill('europe');
+  await expect(cases.getByText('Capital of Peru?')).toBeHidden();
+  await expect(cases.getByText('Capital of France?')).toBeVisible();
+  await page.getByLabel('Tag').fill('');
+
+  // Versions and the diff between the last two
+  await page.getByRole('button', { name: 'Versions' }).click();
+  await expect(page.getByRole('list', { name: 'Versions' }).getByRole('listitem')).toHaveCount(4);
+  await expect(page.getByTestId('diff')).toContainText('0 added, 0 removed, 1 changed');
+  await page.getByLabel('From').selectOption('1');
+  await expect(page.getByTestId('diff')).toContainText('2 added, 0 removed, 0 changed');
+
+  // Back in the list, found by search
+  await page.getByRole('navigation', { name: 'Dataset breadcrumb' }).getByRole('link', { name: 'Datasets' }).click();
+  await page.getByLabel('Search').fill('capit');
+  const list = page.getByRole('table', { name: 'Datasets' });
+  await expect(list.getByRole('link', { name: 'Capitals' })).toBeVisible();
+  await expect(list.getByRole('row').filter({ hasText: 'Capitals' })).toContainText('v4');
+  await page.getByLabel('Search').fill('nothing-like-this');
+  await expect(page.getByText('No matching datasets')).toBeVisible();
+});
