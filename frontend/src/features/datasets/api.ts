@@ -81,23 +81,72 @@ export interface Bucket {
 }
 
 export interface Coverage {
+  version?: number;
+  case_count?: number;
   by_tag: Bucket[];
   by_length: Bucket[];
   by_difficulty: Bucket[];
   by_language: Bucket[];
 }
 
+export type ImportFormat = 'csv' | 'jsonl';
+
 export interface ImportPreview {
-  format: 'csv' | 'jsonl';
+  format: ImportFormat;
   columns: string[];
   rows: JsonObject[];
-  total_rows?: number;
+  total_rows: number;
+}
+
+/** The file as the import endpoints take it: base64 of its bytes, so the server checks the encoding. */
+export interface ImportSource {
+  format: ImportFormat;
+  content: string;
+  base64: true;
+}
+
+export interface ExportResult {
+  format: ImportFormat;
+  filename: string;
+  version: number;
+  rows: number;
+  content: string;
+}
+
+export function importFormat(filename: string): ImportFormat | null {
+  if (/\.csv$/i.test(filename)) return 'csv';
+  if (/\.(jsonl|ndjson)$/i.test(filename)) return 'jsonl';
+  return null;
+}
+
+async function fileBytes(file: Blob): Promise<ArrayBuffer> {
+  if (typeof file.arrayBuffer === 'function') return file.arrayBuffer();
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result as ArrayBuffer);
+    reader.onerror = () => reject(reader.error);
+    reader.readAsArrayBuffer(file);
+  });
+}
+
+export async function importSource(file: File): Promise<ImportSource> {
+  const bytes = new Uint8Array(await fileBytes(file));
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return { format: importFormat(file.name) ?? 'csv', content: btoa(binary), base64: true };
+}
+
+/** A column name as a template variable name (letters, digits and _, not first a digit). */
+export function variableName(column: string): string {
+  const v = column.trim().replace(/[^A-Za-z0-9_]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 64);
+  return !v ? 'var' : /^[0-9]/.test(v) ? `_${v}`.slice(0, 64) : v;
 }
 
 export type ColumnRole = 'variable' | 'expected' | 'tags' | 'difficulty' | 'ignore';
 
 export interface ImportMapping {
-  variables: string[];
+  /** column -> variable */
+  variables: Record<string, string>;
   expected: string | null;
   tags: string | null;
   difficulty: string | null;

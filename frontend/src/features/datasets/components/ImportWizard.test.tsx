@@ -40,12 +40,17 @@ const csv = () => new File(['question,answer,tags,difficulty\nCapital of France?
 describe('ImportWizard', () => {
   it('guesses column roles and builds the mapping', () => {
     expect(['question', 'answer', 'tags', 'difficulty', 'id'].map(guessRole)).toEqual(['variable', 'expected', 'tags', 'difficulty', 'ignore']);
-    expect(toMapping({ question: 'variable', context: 'variable', answer: 'expected', tags: 'tags', id: 'ignore' })).toEqual({ variables: ['question', 'context'], expected: 'answer', tags: 'tags', difficulty: null });
+    expect(toMapping({ question: 'variable', 'Context text': 'variable', answer: 'expected', tags: 'tags', id: 'ignore' }, { question: 'q' })).toEqual({
+      variables: { question: 'q', 'Context text': 'Context_text' },
+      expected: 'answer',
+      tags: 'tags',
+      difficulty: null,
+    });
   });
 
   it('previews, maps, and lists every bad row with nothing imported', async () => {
     const fetch = serve(() =>
-      json(apiError(422, 'IMPORT_INVALID', '1 row is not valid; nothing was imported.', { rows: [{ row: 2, field: 'question', reason: 'Missing value.' }, { row: 2, field: 'difficulty', reason: 'Must be easy, medium or hard.' }] }), 422),
+      json(apiError(422, 'VALIDATION_ERROR', '3 row error(s); nothing was imported', { rows: [{ row: 2, field: 'question', reason: 'Missing value.' }, { row: 2, field: 'difficulty', reason: 'Must be easy, medium or hard.' }], row_error_count: 3 }), 422),
     );
     const dialog = await openWizard();
     expect(within(dialog).getByRole('button', { name: 'Import' })).toBeDisabled();
@@ -59,17 +64,21 @@ describe('ImportWizard', () => {
 
     await userEvent.click(within(dialog).getByRole('button', { name: 'Import' }));
     const errors = await within(dialog).findByTestId('import-errors');
-    expect(errors).toHaveTextContent('Nothing was imported.');
+    expect(errors).toHaveTextContent('Nothing was imported');
     expect(within(errors).getAllByRole('listitem').map((li) => li.textContent)).toEqual(['Row 2, question: Missing value.', 'Row 2, difficulty: Must be easy, medium or hard.']);
+    expect(errors).toHaveTextContent('…and 1 more.');
 
-    const post = requestsOf(fetch).find((r) => new URL(r.url).pathname === `${base}/import`)!;
-    const form = await post.formData();
-    expect(JSON.parse(String(form.get('mapping')))).toEqual({ variables: ['question'], expected: 'answer', tags: 'tags', difficulty: 'difficulty' });
-    expect(form.get('file')).toBeTruthy(); // (jsdom's Request drops the file name)
+    const previewReq = await requestsOf(fetch).find((r) => new URL(r.url).pathname === `${base}/import/preview`)!.json();
+    expect(previewReq.format).toBe('csv');
+    expect(previewReq.base64).toBe(true);
+    expect(atob(previewReq.content)).toContain('Capital of France?');
+    const body = await requestsOf(fetch).find((r) => new URL(r.url).pathname === `${base}/import`)!.json();
+    expect(body.mapping).toEqual({ variables: { question: 'question' }, expected: 'answer', tags: 'tags', difficulty: 'difficulty' });
+    expect(body.format).toBe('csv');
   });
 
   it('refuses a mapping without variables or with two expected columns, then imports', async () => {
-    serve(() => json({ number: 2, note: null, case_count: 2, created_at: '2024-01-02T00:00:00Z' }, 201));
+    serve(() => json({ number: 2, note: null, case_count: 2, created_by: 1, created_at: '2024-01-02T00:00:00Z' }, 201));
     const dialog = await openWizard();
     await userEvent.upload(within(dialog).getByLabelText('File'), csv());
     await within(dialog).findByRole('table', { name: 'Import preview' });
@@ -84,6 +93,39 @@ describe('ImportWizard', () => {
     expect(await within(dialog).findByText('Imported. The dataset now has 2 cases in version 2.')).toBeInTheDocument();
     await userEvent.click(within(dialog).getByRole('button', { name: 'Done' }));
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+  });
+
+  it('shows mapping errors from the server, and imports JSONL cases without a mapping', async () => {
+    let jsonl = false;
+    const fetch = mockFetch(async (req) => {
+      const path = new URL(req.url).pathname;
+      if (path === '/api/projects/3') return json(project('editor'));
+      if (path === base) return json(dataset({ case_count: 0, version: 1 }));
+      if (path === `${base}/cases`) return json({ items: [], total: 0, page: 1, page_size: 100 });
+      if (path === `${base}/import/preview`)
+        return json(jsonl ? { format: 'jsonl', columns: ['input', 'expected'], rows: [{ input: { question: 'Q' }, expected: null }], total_rows: 1 } : preview);
+      if (path === `${base}/import`)
+        return jsonl
+          ? json({ number: 2, note: null, case_count: 1, created_by: 1, created_at: '2024-01-02T00:00:00Z' }, 201)
+          : json(apiError(422, 'VALIDATION_ERROR', 'The mapping does not fit the file', { json: { 'mapping.variables': ["Unknown variable 'answer_text' (known: question)"] } }), 422);
+      return json(apiError(404, 'NOT_FOUND', 'Not found'), 404);
+    });
+    const dialog = await openWizard();
+    await userEvent.upload(within(dialog).getByLabelText('File'), csv());
+    await within(dialog).findByRole('table', { name: 'Import preview' });
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Import' }));
+    const errors = await within(dialog).findByTestId('import-errors');
+    expect(errors).toHaveTextContent('The mapping does not fit the file');
+    expect(errors).toHaveTextContent("Mapping, variables: Unknown variable 'answer_text' (known: question)");
+
+    jsonl = true;
+    await userEvent.upload(within(dialog).getByLabelText('File'), new File(['{"input": {"question": "Q"}}\n'], 'cases.jsonl'));
+    expect(await within(dialog).findByText(/they are imported as they are/)).toBeInTheDocument();
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Import' }));
+    expect(await within(dialog).findByText('Imported. The dataset now has 1 case in version 2.')).toBeInTheDocument();
+    const body = await requestsOf(fetch).filter((r) => new URL(r.url).pathname === `${base}/import`).at(-1)!.json();
+    expect(body.format).toBe('jsonl');
+    expect(body.mapping).toBeUndefined();
   });
 
   it('refuses other file types before uploading', async () => {

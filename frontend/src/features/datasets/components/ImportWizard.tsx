@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
-import { Alert, Button, Dialog, Field, Label, Select, Table, TBody, TD, TH, THead, TR } from '@/components/ui';
-import { errorMessage, isApiError } from '@/api/errors';
-import { rowErrors, type ColumnRole, type ImportMapping, type ImportPreview, type RowError } from '../api';
+import { Alert, Button, Dialog, Field, Input, Label, Select, Table, TBody, TD, TH, THead, TR } from '@/components/ui';
+import { errorMessage, fieldErrors, isApiError } from '@/api/errors';
+import { importFormat, rowErrors, variableName, type ColumnRole, type ImportMapping, type ImportPreview, type RowError } from '../api';
 import { useImport, useImportPreview } from '../hooks/useDatasets';
 
 const MAX_BYTES = 10 * 1024 * 1024;
@@ -23,15 +23,24 @@ export function guessRole(column: string): ColumnRole {
   return 'variable';
 }
 
-export function toMapping(roles: Record<string, ColumnRole>): ImportMapping {
+export function toMapping(roles: Record<string, ColumnRole>, names: Record<string, string> = {}): ImportMapping {
   const entries = Object.entries(roles);
   const one = (role: ColumnRole) => entries.find(([, r]) => r === role)?.[0] ?? null;
   return {
-    variables: entries.filter(([, r]) => r === 'variable').map(([c]) => c),
+    variables: Object.fromEntries(entries.filter(([, r]) => r === 'variable').map(([c]) => [c, (names[c] ?? '').trim() || variableName(c)])),
     expected: one('expected'),
     tags: one('tags'),
     difficulty: one('difficulty'),
   };
+}
+
+function doneMessage(v: unknown): string {
+  const r = (v ?? {}) as Record<string, unknown>;
+  const parts: string[] = [];
+  if (typeof r.case_count === 'number') parts.push(` The dataset now has ${r.case_count.toLocaleString('en-US')} case${r.case_count === 1 ? '' : 's'}`);
+  const num = typeof r.number === 'number' ? r.number : null;
+  if (num !== null) parts.push(`${parts.length ? '' : ' Now'} in version ${num}`);
+  return `Imported.${parts.join('')}${parts.length ? '.' : ''}`;
 }
 
 const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
@@ -44,6 +53,7 @@ export function ImportWizard({ projectId, datasetId, open, onClose }: { projectI
   const [fileError, setFileError] = useState<string | null>(null);
   const [data, setData] = useState<ImportPreview | null>(null);
   const [roles, setRoles] = useState<Record<string, ColumnRole>>({});
+  const [names, setNames] = useState<Record<string, string>>({});
   const [mappingError, setMappingError] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
 
@@ -52,6 +62,7 @@ export function ImportWizard({ projectId, datasetId, open, onClose }: { projectI
     setFileError(null);
     setData(null);
     setRoles({});
+    setNames({});
     setMappingError(null);
     setDone(null);
     preview.reset();
@@ -70,7 +81,7 @@ export function ImportWizard({ projectId, datasetId, open, onClose }: { projectI
     commit.reset();
     preview.reset();
     if (!f) return;
-    if (!/\.(csv|jsonl|ndjson)$/i.test(f.name)) {
+    if (!importFormat(f.name)) {
       setFileError('Choose a .csv or .jsonl file.');
       return;
     }
@@ -82,6 +93,7 @@ export function ImportWizard({ projectId, datasetId, open, onClose }: { projectI
       onSuccess: (p) => {
         setData(p);
         setRoles(Object.fromEntries(p.columns.map((c) => [c, guessRole(c)])));
+        setNames(Object.fromEntries(p.columns.map((c) => [c, variableName(c)])));
       },
     });
   }
@@ -89,32 +101,30 @@ export function ImportWizard({ projectId, datasetId, open, onClose }: { projectI
   function onSubmit(e: FormEvent) {
     e.preventDefault();
     if (!file || !data) return;
-    const mapping = toMapping(roles);
+    if (native) {
+      setMappingError(null);
+      commit.mutate({ file, mapping: null }, { onSuccess: (v) => setDone(doneMessage(v)) });
+      return;
+    }
+    const mapping = toMapping(roles, names);
     const dupes = (['expected', 'tags', 'difficulty'] as const).filter((r) => Object.values(roles).filter((x) => x === r).length > 1);
     if (dupes.length) {
       setMappingError(`Map only one column to ${dupes.join(', ')}.`);
       return;
     }
-    if (mapping.variables.length === 0) {
+    if (Object.keys(mapping.variables).length === 0) {
       setMappingError('Map at least one column to a variable.');
       return;
     }
     setMappingError(null);
-    commit.mutate(
-      { file, mapping },
-      {
-        onSuccess: (v) => {
-          const n = v && typeof v === 'object' && 'case_count' in v ? ` The dataset now has ${Number(v.case_count).toLocaleString('en-US')} cases` : '';
-          const r = (v ?? {}) as unknown as Record<string, unknown>;
-          const num = typeof r.number === 'number' ? r.number : typeof r.version === 'number' ? r.version : null;
-          const ver = num !== null ? ` in version ${num}` : '';
-          setDone(`Imported.${n}${ver}${n || ver ? '.' : ''}`);
-        },
-      },
-    );
+    commit.mutate({ file, mapping }, { onSuccess: (v) => setDone(doneMessage(v)) });
   }
 
   const errors: RowError[] = commit.isError && isApiError(commit.error) ? rowErrors(commit.error.errors) : [];
+  const totalRowErrors = commit.isError && isApiError(commit.error) && typeof commit.error.errors.row_error_count === 'number' ? commit.error.errors.row_error_count : errors.length;
+  const otherErrors = Object.entries(fieldErrors(commit.error)).filter(([k]) => !k.startsWith('rows') && k !== 'row_error_count');
+  // JSONL rows that already are Assay cases ({input, expected, ...}) need no mapping.
+  const native = data?.format === 'jsonl' && data.columns.includes('input');
 
   return (
     <Dialog open={open} onClose={close} title="Import cases" size="wide" description="CSV with a header row, or JSONL (one JSON object a line); up to 10 MB and 10,000 rows. Every row is checked before anything is written.">
@@ -144,7 +154,7 @@ export function ImportWizard({ projectId, datasetId, open, onClose }: { projectI
             <>
               <section aria-labelledby="import-preview-heading" className="space-y-2">
                 <h3 id="import-preview-heading" className="text-base font-semibold">
-                  Preview{data.total_rows != null ? ` (first ${data.rows.length} of ${data.total_rows.toLocaleString('en-US')} rows)` : ` (first ${data.rows.length} rows)`}
+                  Preview (first {data.rows.length} of {data.total_rows.toLocaleString('en-US')} rows)
                 </h3>
                 <div className="max-h-64 overflow-auto">
                   <Table aria-label="Import preview">
@@ -171,9 +181,12 @@ export function ImportWizard({ projectId, datasetId, open, onClose }: { projectI
                   </Table>
                 </div>
               </section>
+              {native ? (
+                <p className="text-sm text-zinc-600">These rows are Assay cases ({'{input, expected, tags, difficulty, metadata}'}): they are imported as they are.</p>
+              ) : (
               <fieldset className="space-y-2">
                 <legend className="text-base font-semibold">Map columns</legend>
-                <div className="grid gap-3 sm:grid-cols-2">
+                <div className="grid gap-3">
                   {data.columns.map((c) => (
                     <div key={c} className="flex items-center gap-2">
                       <Label htmlFor={`map-${c}`} className="w-32 truncate" title={c}>
@@ -191,16 +204,34 @@ export function ImportWizard({ projectId, datasetId, open, onClose }: { projectI
                           </option>
                         ))}
                       </Select>
+                      {roles[c] === 'variable' && (
+                        <Input
+                          aria-label={`Variable name for ${c}`}
+                          className="w-32"
+                          value={names[c] ?? ''}
+                          onChange={(e) => setNames((n) => ({ ...n, [c]: e.target.value }))}
+                        />
+                      )}
                     </div>
                   ))}
                 </div>
               </fieldset>
+              )}
             </>
           )}
           {mappingError && <Alert>{mappingError}</Alert>}
           {commit.isError && (
             <div role="alert" className="space-y-2 rounded-xl border border-red-200 bg-red-50 p-3 text-sm text-red-800" data-testid="import-errors">
-              <p className="font-medium">{errors.length ? 'Nothing was imported. Fix these rows and try again:' : errorMessage(commit.error)}</p>
+              <p className="font-medium">{errors.length ? 'Nothing was imported: fix these rows and try again.' : errorMessage(commit.error)}</p>
+              {errors.length === 0 && otherErrors.length > 0 && (
+                <ul className="list-disc space-y-1 pl-5">
+                  {otherErrors.map(([k, v]) => (
+                    <li key={k}>
+                      {k.replace(/^mapping\./, 'Mapping, ')}: {v}
+                    </li>
+                  ))}
+                </ul>
+              )}
               {errors.length > 0 && (
                 <ul className="max-h-48 list-disc space-y-1 overflow-auto pl-5">
                   {errors.map((er, i) => (
@@ -211,6 +242,7 @@ export function ImportWizard({ projectId, datasetId, open, onClose }: { projectI
                   ))}
                 </ul>
               )}
+              {totalRowErrors > errors.length && <p>…and {(totalRowErrors - errors.length).toLocaleString('en-US')} more.</p>}
             </div>
           )}
           <div className="flex justify-end gap-2">

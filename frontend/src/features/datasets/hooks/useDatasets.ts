@@ -11,6 +11,8 @@ import {
   type DatasetDiff,
   type DatasetKind,
   type DatasetVersion,
+  importSource,
+  type ExportResult,
   type ImportMapping,
   type ImportPreview,
   type Page,
@@ -135,19 +137,36 @@ export function useDeleteCase(projectId: number, datasetId: number) {
 
 export function useImportPreview(projectId: number, datasetId: number) {
   return useMutation({
-    mutationFn: (file: File) => {
-      const form = new FormData();
-      form.set('file', file, file.name);
-      return request<ImportPreview>('POST', `${datasetPath(projectId, datasetId)}/import/preview`, { body: form });
-    },
+    mutationFn: async (file: File) =>
+      request<ImportPreview>('POST', `${datasetPath(projectId, datasetId)}/import/preview`, { body: await importSource(file) }),
   });
 }
 
 export function useImport(projectId: number, datasetId: number) {
-  return useDatasetMutation(projectId, ({ file, mapping }: { file: File; mapping: ImportMapping }) => {
-    const form = new FormData();
-    form.set('file', file, file.name);
-    form.set('mapping', JSON.stringify(mapping));
-    return request<DatasetVersion>('POST', `${datasetPath(projectId, datasetId)}/import`, { body: form });
+  return useDatasetMutation(projectId, async ({ file, mapping }: { file: File; mapping: ImportMapping | null }) =>
+    request<DatasetVersion>('POST', `${datasetPath(projectId, datasetId)}/import`, {
+      body: { ...(await importSource(file)), ...(mapping ? { mapping } : {}) },
+    }),
+  );
+}
+
+/** Fetches the export and hands it to the browser as a file download. */
+export function useExport(projectId: number, datasetId: number) {
+  return useMutation({
+    mutationFn: async (format: 'csv' | 'jsonl') => {
+      const r = await request<ExportResult>('GET', `${datasetPath(projectId, datasetId)}/export`, { query: { format } });
+      const blob = new Blob([r.content], { type: format === 'csv' ? 'text/csv' : 'application/jsonl' });
+      if (typeof URL.createObjectURL === 'function') {
+        const url = URL.createObjectURL(blob);
+        const a = document.createElement('a');
+        a.href = url;
+        a.download = r.filename;
+        document.body.appendChild(a);
+        a.click();
+        a.remove();
+        setTimeout(() => URL.revokeObjectURL(url), 1000);
+      }
+      return r;
+    },
   });
 }

@@ -6,13 +6,13 @@ import { roleAtLeast } from '@/api/types';
 import { useProjectOutlet } from '@/features/projects/pages/ProjectLayout';
 import { cn, focusRing } from '@/lib/cn';
 import { useDebouncedValue } from '@/lib/useDebouncedValue';
-import { DIFFICULTIES, exportUrl, KIND_LABELS, type Case } from '../api';
+import { DIFFICULTIES, KIND_LABELS, type Case } from '../api';
 import { CaseDialog } from '../components/CaseDialog';
 import { CasesTable } from '../components/CasesTable';
 import { CoverageChart } from '../components/CoverageChart';
 import { ImportWizard } from '../components/ImportWizard';
 import { VersionsPanel } from '../components/VersionsPanel';
-import { useArchiveDataset, useDataset, useDeleteCase, useDeleteDataset } from '../hooks/useDatasets';
+import { useArchiveDataset, useDataset, useDeleteCase, useDeleteDataset, useExport } from '../hooks/useDatasets';
 
 type Section = 'cases' | 'versions' | 'coverage';
 const SECTIONS: Array<{ key: Section; label: string }> = [
@@ -32,6 +32,7 @@ export function DatasetPage() {
   const archive = useArchiveDataset(projectId);
   const remove = useDeleteDataset(projectId);
   const deleteCase = useDeleteCase(projectId, datasetId);
+  const exporting = useExport(projectId, datasetId);
   const [section, setSection] = useState<Section>('cases');
   const [q, setQ] = useState('');
   const [tag, setTag] = useState('');
@@ -93,12 +94,20 @@ export function DatasetPage() {
             {d.description && <p className="text-base text-zinc-700">{d.description}</p>}
           </div>
           <div className="flex flex-wrap items-center gap-2">
-            <a className={buttonClasses('secondary', 'sm')} href={exportUrl(projectId, datasetId, 'csv')} download>
-              Export CSV
-            </a>
-            <a className={buttonClasses('secondary', 'sm')} href={exportUrl(projectId, datasetId, 'jsonl')} download>
-              Export JSONL
-            </a>
+            {(['csv', 'jsonl'] as const).map((f) => (
+              <Button
+                key={f}
+                variant="secondary"
+                size="sm"
+                loading={exporting.isPending && exporting.variables === f}
+                onClick={() => {
+                  setProblem(null);
+                  exporting.mutate(f, { onError: (e) => setProblem(`Export failed: ${errorMessage(e)}`) });
+                }}
+              >
+                Export {f.toUpperCase()}
+              </Button>
+            ))}
             {canEdit && (
               <>
                 <Button
