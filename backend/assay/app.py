@@ -16,6 +16,7 @@ from assay.api.credentials.routes import blp as credentials_blp
 from assay.api.credentials.routes import kinds_blp as provider_kinds_blp
 from assay.api.datasets.routes import blp as datasets_blp
 from assay.api.errors import AssayApi, register_error_handlers
+from assay.api.generation.routes import blp as generation_blp
 from assay.api.health.routes import blp as health_blp
 from assay.api.members.routes import blp as members_blp
 from assay.api.models.routes import blp as models_blp
@@ -25,7 +26,7 @@ from assay.extensions import db, migrate
 from assay.settings import REPO_ROOT, Settings
 
 BLUEPRINTS = [auth_blp, projects_blp, members_blp, provider_kinds_blp, credentials_blp,
-              models_blp, datasets_blp, runs_blp, health_blp]
+              models_blp, datasets_blp, runs_blp, generation_blp, health_blp]
 DOCS_ASSETS = "/api/docs/assets/"
 
 

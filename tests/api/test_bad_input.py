@@ -24,6 +24,7 @@ from assay.core.datasets.service import latest_version, version_cases
 from assay.core.llm.models import Credential, ModelConfig
 from assay.core.projects.models import Project, Role
 from assay.extensions import db
+from tests.api.test_generation import finished_job, make_document
 from tests.factories import PASSWORD, Factory, Session
 
 STRONG = "Sturdy-passw0rd!"
@@ -43,12 +44,15 @@ class World:
     model_ids: list[int]
     credential_id: int
     case_id: int
+    job_id: int
+    document_id: int
 
     def path_args(self) -> dict[str, int]:
         return {"project_id": self.project.id, "run_id": self.run_id,
                 "user_id": self.target.id, "token_id": self.token_id,
                 "credential_id": self.credential_id, "model_id": self.model_ids[0],
-                "dataset_id": self.dataset_id, "case_id": self.case_id}
+                "dataset_id": self.dataset_id, "case_id": self.case_id,
+                "job_id": self.job_id}
 
 
 VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
@@ -95,6 +99,26 @@ VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
     ("PATCH", "/api/projects/{project_id}/datasets/{dataset_id}/cases/{case_id}"): lambda w: {
         "input": {"question": "How?"}, "expected": {"answer": "So."}, "trace": None,
         "tags": ["a"], "difficulty": "hard", "metadata": {"source": "x"}, "note": "edited"},
+    ("POST", "/api/projects/{project_id}/generation/questions"): lambda w: {
+        "model_id": w.model_ids[0], "count": 3, "topic": "Rivers", "instructions": "Be brief",
+        "type_tags": ["logic"], "difficulty": "easy", "max_cost_micros": 10**9},
+    ("POST", "/api/projects/{project_id}/generation/questions/estimate"): lambda w: {
+        "model_id": w.model_ids[0], "count": 3, "topic": "Rivers", "instructions": "Be brief",
+        "type_tags": ["logic"], "difficulty": "easy", "max_cost_micros": 10**9},
+    ("POST", "/api/projects/{project_id}/generation/cases"): lambda w: {
+        "model_id": w.model_ids[0], "count": 10, "diversity": 3, "domain_hints": "Support",
+        "variables": ["question"], "include_edge_cases": False, "max_cost_micros": 10**9},
+    ("POST", "/api/projects/{project_id}/generation/cases/estimate"): lambda w: {
+        "model_id": w.model_ids[0], "count": 10, "diversity": 3, "domain_hints": "Support",
+        "variables": ["question"], "include_edge_cases": False, "max_cost_micros": 10**9},
+    ("POST", "/api/projects/{project_id}/generation/conversations"): lambda w: {
+        "model_id": w.model_ids[0], "document_id": w.document_id, "count": 2, "turns": 2,
+        "max_cost_micros": 10**9},
+    ("POST", "/api/projects/{project_id}/generation/conversations/estimate"): lambda w: {
+        "model_id": w.model_ids[0], "document_id": w.document_id, "count": 2, "turns": 2,
+        "max_cost_micros": 10**9},
+    ("POST", "/api/projects/{project_id}/generation/{job_id}/accept"): lambda w: {
+        "dataset_name": "Checked", "selected": [0]},
 }
 
 
@@ -154,7 +178,8 @@ def world(factory: Factory) -> World:
     return World(owner=owner, browser=factory.login(owner), project=project, run_id=run_id,
                  target=target, newcomer=factory.user(), token_id=token_id,
                  dataset_id=dataset_id, model_ids=model_ids, credential_id=credential_id,
-                 case_id=case_id)
+                 case_id=case_id, job_id=finished_job(owner.id, project.id, model_ids[0]),
+                 document_id=make_document(project.id))
 
 
 def _row_counts() -> dict[str, int]:

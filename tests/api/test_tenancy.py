@@ -23,6 +23,7 @@ from assay.core.llm.models import Credential, ModelConfig
 from assay.core.projects.models import AuditEvent, Membership, Project, Role
 from assay.core.runs.models import Run, RunTarget
 from assay.extensions import db
+from tests.api.test_generation import finished_job, make_document
 from tests.factories import Factory, Session
 
 PROJECT = "/api/projects/{project_id}"
@@ -47,11 +48,14 @@ class World:
     model_id: int = 0  # a model no run used (deletable)
     dataset_id: int = 0  # a dataset no run used (deletable), with one case
     case_id: int = 0
+    job_id: int = 0  # a finished generation job
+    document_id: int = 0
 
     def path_args(self) -> dict[str, int]:
         return {"project_id": self.project.id, "run_id": self.run_id, "user_id": self.target.id,
                 "credential_id": self.credential_id, "model_id": self.model_id,
-                "dataset_id": self.dataset_id, "case_id": self.case_id}
+                "dataset_id": self.dataset_id, "case_id": self.case_id,
+                "job_id": self.job_id}
 
     def fresh_targets(self) -> None:
         """A new member to act on, a new user to add, an unused credential and model, so each
@@ -151,8 +155,26 @@ ROUTES: dict[tuple[str, str], Rule] = {
     ("GET", PROJECT + "/runs/{run_id}"): Rule(Role.viewer),
     ("GET", PROJECT + "/runs/{run_id}/outputs"): Rule(Role.viewer),
     ("GET", PROJECT + "/runs/{run_id}/events"): Rule(Role.viewer),
+    ("GET", PROJECT + "/generation"): Rule(Role.viewer),
+    ("POST", PROJECT + "/generation/questions"): Rule(Role.editor, 202, lambda w: {
+        "model_id": w.model_id, "count": 2, "topic": "Tenancy"}),
+    ("POST", PROJECT + "/generation/questions/estimate"): Rule(Role.viewer, 200, lambda w: {
+        "model_id": w.model_id, "count": 2, "topic": "Tenancy"}),
+    ("POST", PROJECT + "/generation/cases"): Rule(Role.editor, 202, lambda w: {
+        "model_id": w.model_id, "count": 10, "variables": ["topic"]}),
+    ("POST", PROJECT + "/generation/cases/estimate"): Rule(Role.viewer, 200, lambda w: {
+        "model_id": w.model_id, "count": 10, "variables": ["topic"]}),
+    ("POST", PROJECT + "/generation/conversations"): Rule(Role.editor, 202, lambda w: {
+        "model_id": w.model_id, "document_id": w.document_id, "count": 1, "turns": 2}),
+    ("POST", PROJECT + "/generation/conversations/estimate"): Rule(Role.viewer, 200, lambda w: {
+        "model_id": w.model_id, "document_id": w.document_id, "count": 1, "turns": 2}),
+    ("GET", PROJECT + "/generation/{job_id}"): Rule(Role.viewer),
+    ("GET", PROJECT + "/generation/{job_id}/events"): Rule(Role.viewer),
+    ("POST", PROJECT + "/generation/{job_id}/accept"): Rule(Role.editor, 201, lambda w: {
+        "dataset_name": f"Tenancy {w.newcomer.id}"}),
 }
-SSE = ("GET", PROJECT + "/runs/{run_id}/events")
+SSE = {("GET", PROJECT + "/runs/{run_id}/events"): "run.finished",
+       ("GET", PROJECT + "/generation/{job_id}/events"): "generation.finished"}
 
 
 def _template(rule: str) -> str:
@@ -200,7 +222,17 @@ def build_world(factory: Factory) -> World:
                   target=factory.member(project, Role.viewer), newcomer=factory.user(),
                   foreign_project=foreign_project)
     world.fresh_targets()
+    world.job_id = finished_job(owner.id, project.id, world.model_id)
+    world.document_id = make_document(project.id)
+    finished_job(foreign.id, foreign_project.id, _any_model(foreign_project))
     return world
+
+
+def _any_model(project: Project) -> int:
+    with db.factory() as session:
+        found = session.scalar(select(ModelConfig.id).where(ModelConfig.project_id == project.id))
+    assert found is not None
+    return found
 
 
 @pytest.fixture
@@ -247,8 +279,9 @@ def _check_cell(world: World, method: str, route: str, actor: str) -> str | None
             return f"{where}, but the body names the project"
         if _row_counts() != before:
             return f"{where}, but a refused request wrote something"
-    elif (method, route) == SSE:
-        if reply.mimetype != "text/event-stream" or "event: run.finished" not in text:
+    elif (method, route) in SSE:
+        if reply.mimetype != "text/event-stream" \
+                or f"event: {SSE[(method, route)]}" not in text:
             return f"{where}, but the stream is {reply.mimetype} {text[:200]}"
     elif expected != 204 and reply.json is None:
         return f"{where}, but no JSON body"
@@ -292,7 +325,7 @@ def test_nested_ids_of_another_project_are_not_found(world: World) -> None:
     for (method, route), rule in ROUTES.items():
         if not any(f"{{{name}}}" in route
                    for name in ("run_id", "user_id", "credential_id", "model_id",
-                                "dataset_id", "case_id")):
+                                "dataset_id", "case_id", "job_id")):
             continue
         body = rule.body(world) if rule.body else None
         reply = _call(browser, method, route.format(**theirs), body)

@@ -1942,6 +1942,459 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/generation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        /** The project's generation jobs still kept (a week), newest first. */
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    page_size?: number;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["JobSummaryPage"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/generation/questions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["QuestionsRequest"];
+                };
+            };
+            responses: {
+                /** @description Accepted */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Job"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/generation/questions/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What generating these questions may cost (micro-dollars, a range). Writes nothing. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["QuestionsRequest"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Estimate"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/generation/cases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CasesRequest"];
+                };
+            };
+            responses: {
+                /** @description Accepted */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Job"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/generation/cases/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What generating these cases may cost (micro-dollars, a range). Writes nothing. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CasesRequest"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Estimate"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/generation/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ConversationsRequest"];
+                };
+            };
+            responses: {
+                /** @description Accepted */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Job"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/generation/conversations/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What generating these conversations may cost (micro-dollars, a range). Writes
+         *     nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ConversationsRequest"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Estimate"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/generation/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    job_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Job"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/generation/{job_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new dataset (of the job's kind) with the selected items of the preview. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    job_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["Accept"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Accepted"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/generation/{job_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    job_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Server-Sent Events: generation.started, generation.progress (one per batch), generation.finished; id is the Redis stream id (send Last-Event-ID to resume) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -2574,6 +3027,153 @@ export interface components {
             total: number;
             page: number;
             page_size: number;
+        };
+        JobEstimate: {
+            calls: number;
+            low_micros: number | null;
+            high_micros: number | null;
+            priced: boolean;
+        };
+        JobSummary: {
+            id: number;
+            /** @enum {string} */
+            kind: "questions" | "cases" | "conversations";
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed";
+            model_id: number;
+            requested: number;
+            received: number;
+            batches: number;
+            batches_done: number;
+            /** @description Spent so far, from the provider's usage; null: unpriced model */
+            cost_micros: number | null;
+            tokens_in: number;
+            tokens_out: number;
+            estimate: components["schemas"]["JobEstimate"];
+            error: string | null;
+            dataset_ids: number[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            finished_at: string | null;
+        };
+        JobSummaryPage: {
+            items: components["schemas"]["JobSummary"][];
+            total: number;
+            page: number;
+            page_size: number;
+        };
+        QuestionsRequest: {
+            /** @description The generator model */
+            model_id: number;
+            /** @default 10 */
+            count?: number;
+            topic: string;
+            /** @default null */
+            instructions?: string | null;
+            /** @description Question types: logic, coding... */
+            type_tags?: string[];
+            /**
+             * @default null
+             * @enum {string|null}
+             */
+            difficulty?: "easy" | "medium" | "hard" | null;
+            /**
+             * @description Refuse to start when the estimated maximum cost (micro-dollars) is higher; an unpriced model cannot be budgeted
+             * @default null
+             */
+            max_cost_micros?: number | null;
+        };
+        Job: {
+            id: number;
+            /** @enum {string} */
+            kind: "questions" | "cases" | "conversations";
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed";
+            model_id: number;
+            requested: number;
+            received: number;
+            batches: number;
+            batches_done: number;
+            /** @description Spent so far, from the provider's usage; null: unpriced model */
+            cost_micros: number | null;
+            tokens_in: number;
+            tokens_out: number;
+            estimate: components["schemas"]["JobEstimate"];
+            error: string | null;
+            dataset_ids: number[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            finished_at: string | null;
+            spec: {
+                [key: string]: unknown;
+            };
+            /** @description The preview: questions {question, answer}, cases {input, expected, edge_case} or conversations {turns: [{turn_number, question, ground_truth}]} */
+            items: {
+                [key: string]: unknown;
+            }[];
+            /** @description What parsing dropped or cut, batches that failed, 'asked for N, got M' */
+            warnings: string[];
+        };
+        Estimate: {
+            model_id: number;
+            calls: number;
+            input_tokens: number;
+            output_tokens_low: number;
+            output_tokens_high: number;
+            /** @description null: the model has no price */
+            low_micros: number | null;
+            high_micros: number | null;
+            priced: boolean;
+            warnings: string[];
+        };
+        CasesRequest: {
+            model_id: number;
+            /** @default 50 */
+            count?: number;
+            /**
+             * @description 1: typical inputs only ... 10: as varied as possible
+             * @default 5
+             */
+            diversity?: number;
+            /** @default null */
+            domain_hints?: string | null;
+            variables: string[];
+            /** @default true */
+            include_edge_cases?: boolean;
+            /**
+             * @description Refuse to start when the estimated maximum cost (micro-dollars) is higher; an unpriced model cannot be budgeted
+             * @default null
+             */
+            max_cost_micros?: number | null;
+        };
+        ConversationsRequest: {
+            model_id: number;
+            document_id: number;
+            /** @default 5 */
+            count?: number;
+            /** @default 3 */
+            turns?: number;
+            /**
+             * @description Refuse to start when the estimated maximum cost (micro-dollars) is higher; an unpriced model cannot be budgeted
+             * @default null
+             */
+            max_cost_micros?: number | null;
+        };
+        Accept: {
+            dataset_name: string;
+            /**
+             * @description Indexes of the preview's items to keep, in order; null keeps them all
+             * @default null
+             */
+            selected?: number[] | null;
+        };
+        Accepted: {
+            dataset_id: number;
+            name: string;
+            kind: string;
+            cases: number;
         };
         Check: {
             ok: boolean;

@@ -291,3 +291,42 @@ def parse_conversations(text: str, turns: int, requested: int) -> Parsed:
         warnings.append(f"{short} conversation(s) have fewer than the {turns} turns asked for")
     keys = [_norm_key([t["question"] for t in i["turns"]]) for i in items]
     return _finish(items, keys, requested, warnings, "conversation")
+
+
+# --- per kind, and batches combined ------------------------------------------------------
+
+KINDS = ("questions", "cases", "conversations")
+NOUNS = {"questions": "question", "cases": "case", "conversations": "conversation"}
+
+
+def item_key(kind: str, item: dict[str, Any]) -> str:
+    """What makes two items the same (for dedupe)."""
+    if kind == "questions":
+        return _norm_key(item["question"])
+    if kind == "cases":
+        return _norm_key(item["input"])
+    return _norm_key([t["question"] for t in item["turns"]])
+
+
+def parse(kind: str, text: str, spec: dict[str, Any], requested: int) -> Parsed:
+    if kind == "questions":
+        return parse_questions(text, requested)
+    if kind == "cases":
+        return parse_cases(text, list(spec["variables"]), requested)
+    return parse_conversations(text, int(spec["turns"]), requested)
+
+
+def _counting(warning: str) -> bool:
+    return warning.startswith(("asked for ", "got "))
+
+
+def combine(kind: str, parts: list[Parsed], requested: int,
+            warnings: list[str] | None = None) -> Parsed:
+    """The items of every batch as one list: deduped across batches, cut to `requested`,
+    with the batches' own warnings (not their counts: the total is counted once)."""
+    noun = NOUNS[kind]
+    items = [item for part in parts for item in part.items]
+    said = list(warnings or [])
+    for part in parts:
+        said += [w for w in part.warnings if not _counting(w) and w not in said]
+    return _finish(items, [item_key(kind, i) for i in items], requested, said, noun)
