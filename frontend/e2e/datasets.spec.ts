@@ -85,3 +85,60 @@ test('datasets: create one, add and edit cases (each a new version), diff two ve
   await page.getByLabel('Search').fill('nothing-like-this');
   await expect(page.getByText('No matching datasets')).toBeVisible();
 });
+
+async function newProject(page: Page, name: string) {
+  await registerAndSignIn(page);
+  await page.getByRole('button', { name: 'Create your first project' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New project' });
+  await dialog.getByLabel('Project name').fill(name);
+  await dialog.getByRole('button', { name: 'Create project' }).click();
+  await expect(page).toHaveURL(/\/projects\/\d+$/);
+}
+
+test('generation: questions from a model on the fake provider, with live progress, preview and accept', async ({ page }) => {
+  await newProject(page, 'E2E generation');
+  const tabs = page.getByRole('navigation', { name: 'Project sections' });
+  // A provider and a model on the stack's fake provider
+  await tabs.getByRole('link', { name: 'Providers' }).click();
+  await page.getByRole('button', { name: 'Add provider' }).click();
+  let dialog = page.getByRole('dialog', { name: 'Add provider' });
+  await dialog.getByLabel('Provider', { exact: true }).selectOption('fake');
+  await dialog.getByLabel('Label', { exact: true }).fill('Fake');
+  await dialog.getByLabel('Base URL').fill('http://127.0.0.1:8198');
+  await dialog.getByRole('button', { name: 'Add and test' }).click();
+  await page.getByRole('dialog', { name: 'Provider added' }).getByRole('button', { name: 'Done' }).click();
+  await tabs.getByRole('link', { name: 'Models' }).click();
+  await page.getByRole('button', { name: 'Add model' }).click();
+  dialog = page.getByRole('dialog', { name: 'Add model' });
+  await dialog.getByLabel('Name', { exact: true }).fill('Fake gen');
+  const fakeOption = dialog.getByLabel('Provider', { exact: true }).locator('option', { hasText: /^Fake — / });
+  await dialog.getByLabel('Provider', { exact: true }).selectOption((await fakeOption.getAttribute('value'))!);
+  await dialog.getByLabel('Model id').fill('fake-fast');
+  await dialog.getByLabel('Input price ($ per 1M tokens)').fill('0.15');
+  await dialog.getByLabel('Output price ($ per 1M tokens)').fill('0.6');
+  await dialog.getByRole('button', { name: 'Add model' }).click();
+  await expect(dialog).toBeHidden();
+
+  await tabs.getByRole('link', { name: 'Datasets' }).click();
+  await page.getByRole('button', { name: 'Generate questions' }).click();
+  dialog = page.getByRole('dialog', { name: 'Generate questions' });
+  await dialog.getByLabel('Generator model').selectOption({ label: 'Fake gen (fake-fast)' });
+  await dialog.getByLabel('Topic').fill('World capitals');
+  await dialog.getByLabel(/^How many/).fill('5');
+  await dialog.getByRole('button', { name: 'Estimate cost' }).click();
+  await expect(dialog.getByTestId('generation-estimate')).toContainText('Estimated cost');
+  await dialog.getByRole('button', { name: 'Generate' }).click();
+  // The outcome of the fake's reply is not scripted here: assert on the flow.
+  const summary = dialog.getByTestId('generation-summary').or(dialog.getByText(/^Generation failed/));
+  await expect(summary).toBeVisible({ timeout: 60_000 });
+  if (await dialog.getByTestId('generation-summary').isVisible()) {
+    await expect(dialog.getByTestId('generation-summary')).toContainText(/Asked for 5, got \d+\./);
+    const items = dialog.getByRole('list', { name: 'Preview' }).getByRole('checkbox');
+    if ((await items.count()) > 0) {
+      await dialog.getByLabel('New dataset name').fill('Generated capitals');
+      await dialog.getByRole('button', { name: /^Add \d+ to a new dataset$/ }).click();
+      await expect(page).toHaveURL(/\/datasets\/\d+$/);
+      await expect(page.getByRole('heading', { name: 'Generated capitals' })).toBeVisible();
+    }
+  }
+});
