@@ -1,13 +1,19 @@
-// Datasets, cases, versions, import and coverage (issue 4). The backend's routes for
-// these were not yet in openapi.json when this was written, so the shapes below follow
-// the planned contract; replace them with types derived from `@/api/schema` (like
-// `@/api/providerTypes`) once `make api-types` lists the dataset paths.
+// Datasets, cases, versions, import, export and coverage (issue 4). Dataset, case, version
+// and diff types are derived from the generated OpenAPI paths (`@/api/schema`); import,
+// export and coverage were not in openapi.json yet and follow backend/assay/api/datasets
+// (replace them the same way once they are).
 import { currentCsrfToken, CSRF_HEADER } from '@/api/client';
 import { networkError, toApiError } from '@/api/errors';
+import type { paths } from '@/api/schema';
 
-export const DATASET_KINDS = ['questions', 'cases', 'conversations', 'traces'] as const;
-export type DatasetKind = (typeof DATASET_KINDS)[number];
-export const DIFFICULTIES = ['easy', 'medium', 'hard'] as const;
+type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+type Body<O> = O extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+type DatasetsPaths = paths['/api/projects/{project_id}/datasets'];
+
+export type Dataset = Json<DatasetsPaths['get']['responses'][200]>['items'][number];
+export type DatasetKind = Dataset['kind'];
+export const DATASET_KINDS: readonly DatasetKind[] = ['questions', 'cases', 'conversations', 'traces'];
+export const DIFFICULTIES: readonly Difficulty[] = ['easy', 'medium', 'hard'];
 
 export const KIND_LABELS: Record<DatasetKind, string> = {
   questions: 'Questions',
@@ -16,18 +22,6 @@ export const KIND_LABELS: Record<DatasetKind, string> = {
   traces: 'Traces',
 };
 
-export interface Dataset {
-  id: number;
-  name: string;
-  description: string | null;
-  kind: DatasetKind;
-  split: string | null;
-  version: number;
-  case_count: number;
-  archived_at: string | null;
-  created_at: string;
-  tags?: string[];
-}
 
 export interface Page<T> {
   items: T[];
@@ -38,42 +32,15 @@ export interface Page<T> {
 
 export type JsonObject = Record<string, unknown>;
 
-export interface Case {
-  id: number;
-  /** Stable across versions: an edited case keeps its position. */
-  position?: number;
-  input: JsonObject;
-  expected: JsonObject | null;
-  tags: string[];
-  difficulty: string | null;
-  metadata: JsonObject;
-  trace: JsonObject | null;
-  created_at?: string;
-}
+export type Case = Json<paths['/api/projects/{project_id}/datasets/{dataset_id}/cases']['get']['responses'][200]>['items'][number];
 
-export interface CaseBody {
-  input: JsonObject;
-  expected: JsonObject | null;
-  tags: string[];
-  difficulty: string | null;
-  metadata: JsonObject;
-  trace?: JsonObject | null;
-  note?: string | null;
-}
+export type CaseBody = Body<paths['/api/projects/{project_id}/datasets/{dataset_id}/cases']['post']>;
 
-export interface DatasetVersion {
-  number: number;
-  case_count: number;
-  created_at: string;
-  note: string | null;
-  created_by?: number | null;
-}
+export type DatasetVersion = Json<paths['/api/projects/{project_id}/datasets/{dataset_id}/versions']['get']['responses'][200]>['items'][number];
 
-export interface DatasetDiff {
-  added: Case[];
-  removed: Case[];
-  changed: Array<{ before: Case; after: Case }>;
-}
+export type DatasetDiff = Json<paths['/api/projects/{project_id}/datasets/{dataset_id}/diff']['get']['responses'][200]>;
+export type DatasetCreateBody = Body<DatasetsPaths['post']>;
+export type Difficulty = NonNullable<Case['difficulty']>;
 
 export interface Bucket {
   key: string;

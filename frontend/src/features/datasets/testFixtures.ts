@@ -7,7 +7,7 @@ export function dataset(over: Partial<Dataset> = {}): Dataset {
 }
 
 export function kase(i: number, over: Partial<Case> = {}): Case {
-  return { id: 1000 + i, input: { question: `Question ${i}` }, expected: { answer: `Answer ${i}` }, tags: ['geo'], difficulty: 'easy', metadata: {}, trace: null, ...over };
+  return { id: 1000 + i, position: i, created_at: ts, input: { question: `Question ${i}` }, expected: { answer: `Answer ${i}` }, tags: ['geo'], difficulty: 'easy', metadata: {}, trace: null, ...over };
 }
 
 export const project = (role: string) => ({ id: 3, name: 'Alpha', slug: 'alpha', description: null, role, member_count: 1, created_at: ts, updated_at: ts });

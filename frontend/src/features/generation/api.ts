@@ -1,82 +1,26 @@
-// Generation jobs (issue 4 §3). Shapes follow backend/assay/api/generation/schemas.py;
-// replace with types derived from `@/api/schema` once openapi.json lists these paths.
+// Generation jobs (issue 4 §3): types derived from the generated OpenAPI paths. Documents
+// (upload and list for grounded conversations) were not in openapi.json yet: DocumentInfo
+// follows the planned contract.
+import type { paths } from '@/api/schema';
 import type { JsonObject } from '@/features/datasets/api';
 
-export const GENERATION_KINDS = ['questions', 'cases', 'conversations'] as const;
-export type GenerationKind = (typeof GENERATION_KINDS)[number];
-export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
-export const TERMINAL_JOB: readonly JobStatus[] = ['succeeded', 'failed'];
+type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+type Body<O> = O extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+type Gen = '/api/projects/{project_id}/generation';
 
-export interface QuestionsRequest {
-  model_id: number;
-  count: number;
-  topic: string;
-  instructions?: string | null;
-  type_tags?: string[];
-  difficulty?: string | null;
-  max_cost_micros?: number | null;
-}
-
-export interface CasesRequest {
-  model_id: number;
-  count: number;
-  diversity: number;
-  domain_hints?: string | null;
-  variables: string[];
-  include_edge_cases: boolean;
-  max_cost_micros?: number | null;
-}
-
-export interface ConversationsRequest {
-  model_id: number;
-  document_id: number;
-  count: number;
-  turns: number;
-  max_cost_micros?: number | null;
-}
-
+export type QuestionsRequest = Body<paths[`${Gen}/questions`]['post']>;
+export type CasesRequest = Body<paths[`${Gen}/cases`]['post']>;
+export type ConversationsRequest = Body<paths[`${Gen}/conversations`]['post']>;
 export type GenerationRequest = QuestionsRequest | CasesRequest | ConversationsRequest;
+export type GenerationEstimate = Json<paths[`${Gen}/questions/estimate`]['post']['responses'][200]>;
+export type GenerationJob = Json<paths[`${Gen}/{job_id}`]['get']['responses'][200]>;
+export type GenerationKind = GenerationJob['kind'];
+export type JobStatus = GenerationJob['status'];
+export type Accepted = Json<paths[`${Gen}/{job_id}/accept`]['post']['responses'][201]>;
+export type AcceptBody = Body<paths[`${Gen}/{job_id}/accept`]['post']>;
 
-export interface GenerationEstimate {
-  model_id: number;
-  calls: number;
-  input_tokens: number;
-  output_tokens_low: number;
-  output_tokens_high: number;
-  low_micros: number | null;
-  high_micros: number | null;
-  priced: boolean;
-  warnings: string[];
-}
-
-export interface GenerationJob {
-  id: number;
-  kind: GenerationKind;
-  status: JobStatus;
-  model_id: number;
-  requested: number;
-  received: number;
-  batches: number;
-  batches_done: number;
-  cost_micros: number | null;
-  tokens_in: number;
-  tokens_out: number;
-  estimate: { calls: number; low_micros: number | null; high_micros: number | null; priced: boolean };
-  error: string | null;
-  dataset_ids: number[];
-  created_at: string;
-  finished_at: string | null;
-  spec?: JsonObject;
-  items: JsonObject[];
-  warnings: string[];
-}
-
-export interface Accepted {
-  dataset_id: number;
-  name: string;
-  kind: string;
-  cases: number;
-}
+export const GENERATION_KINDS: readonly GenerationKind[] = ['questions', 'cases', 'conversations'];
+export const TERMINAL_JOB: readonly JobStatus[] = ['succeeded', 'failed'];
 
 export interface DocumentInfo {
   id: number;

@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Alert, Button, describedBy, Dialog, Field, Input, Select, Textarea } from '@/components/ui';
 import { errorMessage } from '@/api/errors';
-import { DIFFICULTIES, type Case, type CaseBody, type DatasetKind, type JsonObject } from '../api';
+import { DIFFICULTIES, type Case, type CaseBody, type DatasetKind, type Difficulty, type JsonObject } from '../api';
 import { useSaveCase } from '../hooks/useDatasets';
 
 /** What a new case of each kind starts from, and what its input holds. */
@@ -94,7 +94,7 @@ export function CaseDialog({
       input: i.value ?? {},
       expected: x.value,
       tags: tags.split(',').map((t) => t.trim()).filter(Boolean),
-      difficulty: difficulty || null,
+      difficulty: (difficulty || null) as Difficulty | null,
       metadata: m.value ?? {},
       ...(kind === 'traces' || t.value ? { trace: t.value } : {}),
     };

@@ -14,7 +14,7 @@ const ts = '2024-01-01T00:00:00Z';
 function job(over: Partial<GenerationJob> = {}): GenerationJob {
   return {
     id: 5, kind: 'questions', status: 'queued', model_id: 5, requested: 10, received: 0, batches: 2, batches_done: 0, cost_micros: 0, tokens_in: 0, tokens_out: 0,
-    estimate: { calls: 2, low_micros: 100, high_micros: 300, priced: true }, error: null, dataset_ids: [], created_at: ts, finished_at: null, items: [], warnings: [], ...over,
+    estimate: { calls: 2, low_micros: 100, high_micros: 300, priced: true }, error: null, dataset_ids: [], created_at: ts, finished_at: null, spec: {}, items: [], warnings: [], ...over,
   };
 }
 

@@ -6,7 +6,7 @@ import type { EventSourceCtor } from '@/api/useEventStream';
 import { DIFFICULTIES } from '@/features/datasets/api';
 import { useModelConfigs } from '@/features/models/hooks/useModelConfigs';
 import { formatMicros, parseDollars } from '@/lib/money';
-import { itemText, TERMINAL_JOB, type GenerationEstimate, type GenerationKind, type GenerationRequest } from '../api';
+import { itemText, TERMINAL_JOB, type GenerationEstimate, type GenerationKind, type GenerationRequest, type QuestionsRequest } from '../api';
 import { useAcceptGeneration, useDocuments, useEstimateGeneration, useGenerationJob, useGenerationStream, useStartGeneration, useUploadDocument } from '../hooks/useGeneration';
 
 export const GENERATION_TITLES: Record<GenerationKind, string> = {
@@ -108,7 +108,7 @@ export function GenerateDialog({
         topic: topic.trim(),
         instructions: instructions.trim() || null,
         type_tags: typeTags.split(',').map((t) => t.trim()).filter(Boolean),
-        difficulty: difficulty || null,
+        difficulty: (difficulty || null) as QuestionsRequest['difficulty'],
         max_cost_micros,
       };
     } else if (kind === 'cases') {
