@@ -129,8 +129,11 @@ describe('GenerateDialog', () => {
 
   it('uploads a document for grounded conversations and uses it', async () => {
     let uploaded = false;
+    let failUpload = false;
     const { fetch } = serve((req, path) => {
       if (path === '/api/projects/3/documents' && req.method === 'GET') return json({ items: [{ id: 1, name: 'old.pdf', pages: 3 }, ...(uploaded ? [{ id: 2, name: 'handbook.txt', pages: null }] : [])], total: 1, page: 1, page_size: 100 });
+      if (path === '/api/projects/3/documents' && req.method === 'POST' && failUpload)
+        return json(apiError(422, 'VALIDATION_ERROR', 'Invalid input', { files: { file: ['The PDF has no text layer (a scan?)'] } }), 422);
       if (path === '/api/projects/3/documents' && req.method === 'POST') return (uploaded = true), json({ id: 2, name: 'handbook.txt', pages: null }, 201);
       if (path === `${gen}/conversations`) return json(job({ kind: 'conversations' }), 202);
       return undefined;
@@ -140,6 +143,10 @@ describe('GenerateDialog', () => {
     const dialog = screen.getByRole('dialog', { name: 'Generate conversations' });
     await userEvent.selectOptions(within(dialog).getByLabelText('Generator model'), await within(dialog).findByRole('option', { name: 'Mini (gpt-4o-mini)' }));
     expect(await within(dialog).findByRole('option', { name: 'old.pdf (3 pages)' })).toBeInTheDocument();
+    failUpload = true;
+    await userEvent.upload(within(dialog).getByLabelText('Or upload a PDF or text file'), new File(['%PDF-1.4'], 'scan.pdf', { type: 'application/pdf' }));
+    expect(await within(dialog).findByText('The PDF has no text layer (a scan?)')).toBeInTheDocument();
+    failUpload = false;
     await userEvent.upload(within(dialog).getByLabelText('Or upload a PDF or text file'), new File(['Refunds take 5 days.'], 'handbook.txt', { type: 'text/plain' }));
     await waitFor(() => expect(within(dialog).getByLabelText('Document')).toHaveValue('2'));
     await userEvent.click(within(dialog).getByRole('button', { name: 'Generate' }));

@@ -151,6 +151,7 @@ export function GenerateDialog({
   }
 
   const server = fieldErrors(start.error ?? estimate.error);
+  const uploadError = upload.isError ? (Object.values(fieldErrors(upload.error))[0] ?? errorMessage(upload.error)) : null;
   const err = (name: string) => errors[name] ?? server[name] ?? null;
   const j = job.data;
   const items = j?.items ?? [];
@@ -247,8 +248,8 @@ export function GenerateDialog({
         )}
         {kind === 'conversations' && (
           <>
-            <Field id="gen-document" label="Document" error={err('document_id') ?? (upload.isError ? errorMessage(upload.error) : null)}>
-              <Select id="gen-document" className="w-full" value={documentId} onChange={(e) => setDocumentId(e.target.value)} aria-invalid={!!err('document_id') || undefined} aria-describedby={describedBy('gen-document', err('document_id') ?? (upload.isError ? 'x' : null))}>
+            <Field id="gen-document" label="Document" error={err('document_id') ?? uploadError}>
+              <Select id="gen-document" className="w-full" value={documentId} onChange={(e) => setDocumentId(e.target.value)} aria-invalid={!!err('document_id') || undefined} aria-describedby={describedBy('gen-document', err('document_id') ?? uploadError)}>
                 <option value="">{documents.isPending ? 'Loading documents…' : documents.isError ? 'Documents could not be loaded' : 'Choose a document'}</option>
                 {(documents.data ?? []).map((d) => (
                   <option key={d.id} value={d.id}>
