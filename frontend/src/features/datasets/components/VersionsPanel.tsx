@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Badge, EmptyState, ErrorState, Label, LoadingRows, Select } from '@/components/ui';
+import { Badge, Button, EmptyState, ErrorState, Label, LoadingRows, Select } from '@/components/ui';
 import { absoluteTime, relativeTime } from '@/lib/format';
 import { caseSummary, expectedSummary, type Case } from '../api';
 import { useDiff, useVersions } from '../hooks/useDatasets';
@@ -14,7 +14,17 @@ function CaseLine({ c }: { c: Case }) {
 }
 
 /** The version history, and what changed between two versions. */
-export function VersionsPanel({ projectId, datasetId, current }: { projectId: number; datasetId: number; current: number }) {
+export function VersionsPanel({
+  projectId,
+  datasetId,
+  current,
+  onView,
+}: {
+  projectId: number;
+  datasetId: number;
+  current: number;
+  onView?: (version: number) => void;
+}) {
   const versions = useVersions(projectId, datasetId);
   const [from, setFrom] = useState<number | null>(null);
   const [to, setTo] = useState<number | null>(null);
@@ -48,6 +58,11 @@ export function VersionsPanel({ projectId, datasetId, current }: { projectId: nu
             <span className="ml-auto text-zinc-500" title={absoluteTime(v.created_at)}>
               {v.created_at ? relativeTime(v.created_at) : ''}
             </span>
+            {onView && (
+              <Button variant="ghost" size="sm" aria-label={`View the cases of v${v.number}`} onClick={() => onView(v.number)}>
+                View cases
+              </Button>
+            )}
           </li>
         ))}
       </ol>

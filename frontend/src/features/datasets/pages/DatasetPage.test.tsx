@@ -163,6 +163,13 @@ describe('DatasetPage', () => {
     expect(Object.fromEntries(diff.searchParams)).toEqual({ from: '2', to: '3' });
     await userEvent.selectOptions(screen.getByLabelText('From'), '1');
     await waitFor(() => expect(requestsOf(fetch).some((r) => new URL(r.url).search === '?from=1&to=3')).toBe(true));
+
+    // An older version's cases, read-only
+    await userEvent.click(screen.getByRole('button', { name: 'View the cases of v1' }));
+    expect(await screen.findByText(/Viewing version 1 \(read-only\)/)).toBeInTheDocument();
+    await waitFor(() => expect(requestsOf(fetch).some((r) => new URL(r.url).pathname === `${base}/cases` && new URL(r.url).searchParams.get('version') === '1')).toBe(true));
+    await userEvent.click(screen.getByRole('button', { name: 'Back to the latest' }));
+    expect(screen.queryByText(/Viewing version 1/)).not.toBeInTheDocument();
   });
 
   it('draws the coverage as labelled bars', async () => {

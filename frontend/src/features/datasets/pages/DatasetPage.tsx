@@ -37,12 +37,14 @@ export function DatasetPage() {
   const [q, setQ] = useState('');
   const [tag, setTag] = useState('');
   const [difficulty, setDifficulty] = useState('');
+  const [viewVersion, setViewVersion] = useState<number | null>(null);
   const [caseDialog, setCaseDialog] = useState<{ editing: Case | null } | null>(null);
   const [deletingCase, setDeletingCase] = useState<Case | null>(null);
   const [deleting, setDeleting] = useState(false);
   const [importing, setImporting] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
-  const filters = { q: useDebouncedValue(q, 300), tag: useDebouncedValue(tag, 300), difficulty };
+  const debouncedQ = useDebouncedValue(q, 300);
+  const debouncedTag = useDebouncedValue(tag, 300);
 
   if (!Number.isFinite(datasetId) || (dataset.isError && isApiError(dataset.error) && dataset.error.status === 404)) {
     return (
@@ -61,6 +63,9 @@ export function DatasetPage() {
   if (dataset.isError) return <ErrorState title="Could not load the dataset" error={dataset.error} onRetry={() => dataset.refetch()} retrying={dataset.isFetching} />;
 
   const d = dataset.data;
+  const oldVersion = viewVersion !== null && viewVersion !== d.version ? viewVersion : null;
+  const filters = { q: debouncedQ, tag: debouncedTag, difficulty, ...(oldVersion !== null ? { version: oldVersion } : {}) };
+  const canEditCases = canEdit && oldVersion === null;
   const inUse = remove.isError && isApiError(remove.error) && remove.error.status === 409;
 
   function closeDelete() {
@@ -169,7 +174,7 @@ export function DatasetPage() {
                     ))}
                   </Select>
                 </div>
-                {canEdit && (
+                {canEditCases && (
                   <div className="flex gap-2">
                     <Button variant="secondary" onClick={() => setImporting(true)}>
                       Import
@@ -178,17 +183,33 @@ export function DatasetPage() {
                   </div>
                 )}
               </div>
+              {oldVersion !== null && (
+                <Alert tone="info" className="flex flex-wrap items-center justify-between gap-2">
+                  <span>Viewing version {oldVersion} (read-only). Edits apply to the latest version, v{d.version}.</span>
+                  <Button variant="secondary" size="sm" onClick={() => setViewVersion(null)}>
+                    Back to the latest
+                  </Button>
+                </Alert>
+              )}
               <CasesTable
                 projectId={projectId}
                 datasetId={datasetId}
                 filters={filters}
-                canEdit={canEdit}
+                canEdit={canEditCases}
                 onEdit={(c) => setCaseDialog({ editing: c })}
                 onDelete={(c) => setDeletingCase(c)}
               />
             </div>
           )}
-          {section === 'versions' && <VersionsPanel projectId={projectId} datasetId={datasetId} current={d.version} />}
+          {section === 'versions' && <VersionsPanel
+              projectId={projectId}
+              datasetId={datasetId}
+              current={d.version}
+              onView={(v) => {
+                setViewVersion(v);
+                setSection('cases');
+              }}
+            />}
           {section === 'coverage' && <CoverageChart projectId={projectId} datasetId={datasetId} />}
         </CardContent>
       </Card>
