@@ -147,6 +147,12 @@ ROUTES: dict[tuple[str, str], Rule] = {
     ("DELETE", DATASET + "/cases/{case_id}"): Rule(Role.editor),
     ("GET", DATASET + "/versions"): Rule(Role.viewer),
     ("GET", DATASET + "/diff"): Rule(Role.viewer),
+    ("POST", DATASET + "/import/preview"): Rule(Role.editor, 200, lambda w: {
+        "format": "csv", "content": "question\nWhy?\n"}),
+    ("POST", DATASET + "/import"): Rule(Role.editor, 201, lambda w: {
+        "format": "csv", "content": "q\nWhy?\n", "mapping": {"variables": {"q": "question"}}}),
+    ("GET", DATASET + "/export"): Rule(Role.viewer),
+    ("GET", DATASET + "/coverage"): Rule(Role.viewer),
     ("GET", PROJECT + "/runs"): Rule(Role.viewer),
     ("POST", PROJECT + "/runs"): Rule(Role.editor, 202, World.run_body),
     ("POST", PROJECT + "/runs/demo"): Rule(Role.editor, 202),

@@ -141,6 +141,76 @@ def sse_latency(samples: int = 40) -> dict[str, Any]:
             "bar_ms": 100, "ratio_to_bar": round(p95 / 100, 3)}
 
 
+IMPORT_ROWS = 10_000
+IMPORT_BAR_S = 5.0
+
+
+def _import_csv(rows: int) -> str:
+    lines = ["question,answer,tags,level"]
+    lines += [f"\"What is {i} + {i}, and why?\",{2 * i},\"math,bench\",easy" for i in range(rows)]
+    return "\n".join(lines) + "\n"
+
+
+def import_in_process(database_url: str) -> float:
+    """Seconds to validate and commit IMPORT_ROWS CSV rows into a dataset (in this process,
+    against `database_url`): parse, map, check every row, bulk insert, one commit."""
+    from flask_migrate import upgrade
+
+    from assay.core.datasets.importing import import_cases
+
+    os.environ.update({"ASSAY_INSTANCE_PATH": tempfile.mkdtemp(prefix="assay-bench-"),
+                       "DATABASE_URL": database_url, "ASSAY_BCRYPT_ROUNDS": "4"})
+    app = create_app(Settings.from_env())
+    with app.app_context():
+        upgrade()
+    content = _import_csv(IMPORT_ROWS)
+    mapping = {"variables": {"question": "question"}, "expected": "answer", "tags": "tags",
+               "difficulty": "level"}
+    with app.app_context(), db.factory() as session:
+        user = register(session, "import@example.com", "Bench-password-1!", None, 4)
+        project = create_project(session, user, "Import bench")
+        dataset = create_dataset(session, user, project, "imported", "questions", [])
+        session.commit()
+        started = time.perf_counter()
+        version = import_cases(session, user, project, dataset, "csv", content, False,
+                               mapping, None)
+        session.commit()
+        elapsed = time.perf_counter() - started
+        assert version.case_count == IMPORT_ROWS
+    return elapsed
+
+
+@contextmanager
+def _postgres_database() -> Iterator[str | None]:
+    """A fresh PostgreSQL database for the import figure (None when none is reachable)."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    url = os.environ.get("ASSAY_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+    name = f"assay_bench_{os.getpid()}"
+    admin = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    try:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            conn.execute(f'CREATE DATABASE "{name}"')
+    except psycopg.OperationalError:
+        yield None
+        return
+    try:
+        yield make_url(url).set(drivername="postgresql+psycopg", database=name).render_as_string(
+            hide_password=False)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def import_figure(database_url: str) -> float:
+    """import_in_process in a process of its own (its own app, engine and database)."""
+    out = subprocess.run([sys.executable, "-m", "tests.bench", "--import", database_url],
+                         capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
 @contextmanager
 def fake_provider_process() -> Iterator[str]:
     """The fake provider in a process of its own, so it does not share the engine's GIL."""
@@ -183,10 +253,29 @@ def main() -> None:
         sse = sse_latency()
         print(f"SSE delivery: p50 {sse['p50_ms']} ms, p95 {sse['p95_ms']} ms "
               f"= {sse['ratio_to_bar']:.3f} of the 100 ms bar")
+        for label in ("PostgreSQL", "SQLite"):
+            with _postgres_database() if label == "PostgreSQL" else _sqlite_url() as url:
+                if url is None:
+                    print(f"dataset import, {IMPORT_ROWS} CSV rows on {label}: skipped "
+                          "(no server)")
+                    continue
+                seconds = import_figure(url)
+            print(f"dataset import, {IMPORT_ROWS} CSV rows: validate + commit {seconds:.2f} s "
+                  f"on {label} = {seconds / IMPORT_BAR_S:.3f} of the {IMPORT_BAR_S:.0f} s bar"
+                  + ("" if label == "PostgreSQL" else " (the bar is for PostgreSQL)"))
         rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"peak RSS of the bench process (engine in-process): {rss_mb:.0f} MB "
               f"= {rss_mb / 250:.3f} of the 250 MB bar")
 
 
+@contextmanager
+def _sqlite_url() -> Iterator[str | None]:
+    yield f"sqlite:///{tempfile.mkdtemp(prefix='assay-bench-')}/import.db"
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--import"]:
+        logging.disable(logging.WARNING)
+        print(import_in_process(sys.argv[2]))
+    else:
+        main()

@@ -1651,6 +1651,200 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/datasets/{dataset_id}/import/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The detected columns and the first 10 rows; nothing is written. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    dataset_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ImportSource"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Preview"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/datasets/{dataset_id}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Every row is checked first: any bad row is a 422 listing each {row, field, reason},
+         *     and nothing is written. Otherwise one new version appends all rows.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    dataset_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Version"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/datasets/{dataset_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        /** One version as CSV or JSONL text that imports back unchanged. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A version number; the latest if omitted */
+                    version?: number | null;
+                    format?: "csv" | "jsonl";
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                    dataset_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Export"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/datasets/{dataset_id}/coverage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        /** Cases by tag, input length bucket, difficulty and language. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A version number; the latest if omitted */
+                    version?: number | null;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                    dataset_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Coverage"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/runs": {
         parameters: {
             query?: never;
@@ -2914,6 +3108,82 @@ export interface components {
             added: components["schemas"]["Case"][];
             removed: components["schemas"]["Case"][];
             changed: components["schemas"]["Changed"][];
+        };
+        ImportSource: {
+            /**
+             * @description csv (with a header row) or jsonl
+             * @enum {string}
+             */
+            format: "csv" | "jsonl";
+            /** @description At most 10 MB and 10,000 rows */
+            content: string;
+            /**
+             * @description content is base64 of the file's bytes
+             * @default false
+             */
+            base64?: boolean;
+        };
+        Preview: {
+            format: string;
+            columns: string[];
+            total_rows: number;
+            /** @description The first 10 */
+            rows: {
+                [key: string]: unknown;
+            }[];
+        };
+        Mapping: {
+            /** @description column -> variable */
+            variables: {
+                [key: string]: string;
+            };
+            /** @default null */
+            expected?: string | null;
+            /**
+             * @description A column of comma-separated tags
+             * @default null
+             */
+            tags?: string | null;
+            /** @default null */
+            difficulty?: string | null;
+        };
+        Import: {
+            /**
+             * @description csv (with a header row) or jsonl
+             * @enum {string}
+             */
+            format: "csv" | "jsonl";
+            /** @description At most 10 MB and 10,000 rows */
+            content: string;
+            /**
+             * @description content is base64 of the file's bytes
+             * @default false
+             */
+            base64?: boolean;
+            mapping?: components["schemas"]["Mapping"];
+            /** @default null */
+            note?: string | null;
+        };
+        Export: {
+            format: string;
+            filename: string;
+            version: number;
+            rows: number;
+            content: string;
+        };
+        Bucket: {
+            key: string;
+            count: number;
+        };
+        Coverage: {
+            version: number;
+            case_count: number;
+            by_tag: components["schemas"]["Bucket"][];
+            /** @description Characters of the input text: XS < 50 <= S < 200 <= M < 1000 <= L < 5000 <= XL */
+            by_length: components["schemas"]["Bucket"][];
+            by_difficulty: components["schemas"]["Bucket"][];
+            /** @description By script and stop words (a heuristic): ISO codes, 'latin' or 'unknown' */
+            by_language: components["schemas"]["Bucket"][];
         };
         Run: {
             id: number;

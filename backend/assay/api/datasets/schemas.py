@@ -3,6 +3,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from assay.api.credentials.schemas import Validators, not_blank
+from assay.api.fields import StrictBoolean
 from assay.core.datasets.cases import DIFFICULTIES, KINDS, MAX_TAG, MAX_TAGS, SPLITS
 
 NAME: Validators = [validate.Length(min=1, max=100), not_blank]
@@ -145,3 +146,72 @@ class DiffSchema(Schema):
     added = fields.List(fields.Nested(CaseSchema), required=True)
     removed = fields.List(fields.Nested(CaseSchema), required=True)
     changed = fields.List(fields.Nested(ChangedSchema), required=True)
+
+
+class ImportSourceSchema(Schema):
+    """The file, as text or as base64 of its bytes (which must be UTF-8; a BOM is fine)."""
+
+    format = fields.String(required=True, validate=validate.OneOf(("csv", "jsonl")),
+                           metadata={"description": "csv (with a header row) or jsonl"})
+    content = fields.String(required=True, validate=validate.Length(max=14_000_000),
+                            metadata={"description": "At most 10 MB and 10,000 rows"})
+    base64 = StrictBoolean(load_default=False,
+                            metadata={"description": "content is base64 of the file's bytes"})
+
+
+class MappingSchema(Schema):
+    variables = fields.Dict(keys=fields.String(validate=validate.Length(min=1, max=200)),
+                            values=fields.String(validate=validate.Length(min=1, max=64)),
+                            required=True, metadata={"description": "column -> variable"})
+    expected = fields.String(load_default=None, allow_none=True,
+                             validate=validate.Length(min=1, max=200))
+    tags = fields.String(load_default=None, allow_none=True,
+                         validate=validate.Length(min=1, max=200),
+                         metadata={"description": "A column of comma-separated tags"})
+    difficulty = fields.String(load_default=None, allow_none=True,
+                               validate=validate.Length(min=1, max=200))
+
+
+class ImportSchema(ImportSourceSchema):
+    """A file and the mapping of its columns: needed for CSV; JSONL rows without one are
+    {input, expected, trace?, tags?, difficulty?, metadata?}."""
+
+    mapping = fields.Nested(MappingSchema)
+    note = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=500))
+
+
+class PreviewSchema(Schema):
+    format = fields.String(required=True)
+    columns = fields.List(fields.String(), required=True)
+    total_rows = fields.Integer(required=True)
+    rows = fields.List(fields.Dict(), required=True, metadata={"description": "The first 10"})
+
+
+class ExportArgs(VersionArgs):
+    format = fields.String(load_default="jsonl", validate=validate.OneOf(("csv", "jsonl")))
+
+
+class ExportSchema(Schema):
+    format = fields.String(required=True)
+    filename = fields.String(required=True)
+    version = fields.Integer(required=True)
+    rows = fields.Integer(required=True)
+    content = fields.String(required=True)
+
+
+class BucketSchema(Schema):
+    key = fields.String(required=True)
+    count = fields.Integer(required=True)
+
+
+class CoverageSchema(Schema):
+    version = fields.Integer(required=True)
+    case_count = fields.Integer(required=True)
+    by_tag = fields.List(fields.Nested(BucketSchema), required=True)
+    by_length = fields.List(fields.Nested(BucketSchema), required=True, metadata={
+        "description": "Characters of the input text: XS < 50 <= S < 200 <= M < 1000 <= L "
+                       "< 5000 <= XL"})
+    by_difficulty = fields.List(fields.Nested(BucketSchema), required=True)
+    by_language = fields.List(fields.Nested(BucketSchema), required=True, metadata={
+        "description": "By script and stop words (a heuristic): ISO codes, 'latin' or "
+                       "'unknown'"})

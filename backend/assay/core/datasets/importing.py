@@ -1,0 +1,282 @@
+"""Import of cases from CSV (a header row) or JSONL: parse, preview, map columns, validate
+every row, then write one new version in one transaction (bulk inserts).
+
+Limits: 10 MB of UTF-8 (a BOM is accepted) and 10,000 rows. Row numbers are the file's line
+numbers (a CSV header is line 1). Nothing is written when any row is wrong."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from assay.core.auth.models import User
+from assay.core.datasets import service
+from assay.core.datasets.cases import DIFFICULTIES, VARIABLE, case_errors
+from assay.core.datasets.models import Case, Dataset, DatasetVersion, VersionCase
+from assay.core.errors import DomainError, Invalid
+from assay.core.projects.models import Project
+
+MAX_BYTES = 10_000_000
+MAX_ROWS = 10_000
+PREVIEW_ROWS = 10
+FORMATS = ("csv", "jsonl")
+MAX_ERRORS = 200  # per-row errors reported at most; the count says how many there were
+
+
+class TooLarge(DomainError):
+    status, code = 413, "PAYLOAD_TOO_LARGE"
+
+
+@dataclass
+class Table:
+    format: str
+    columns: list[str]
+    rows: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (line, row)
+
+
+def _refuse(message: str, field_name: str = "content") -> Invalid:
+    return Invalid(message, {"json": {field_name: [message]}})
+
+
+def decode(content: str, is_base64: bool) -> str:
+    """The file's text: base64 content is the raw bytes, which must be UTF-8."""
+    if is_base64:
+        try:
+            raw = base64.b64decode(content, validate=True)
+        except (binascii.Error, ValueError) as error:
+            raise _refuse("content is not valid base64") from error
+        if len(raw) > MAX_BYTES:
+            raise TooLarge(f"The file is larger than {MAX_BYTES // 1_000_000} MB")
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            raise _refuse(f"The file is not UTF-8 text (byte {error.start} cannot be read); "
+                          "save it as UTF-8 and try again") from error
+    else:
+        if len(content) > MAX_BYTES or len(content.encode("utf-8", "surrogatepass")) > MAX_BYTES:
+            raise TooLarge(f"The file is larger than {MAX_BYTES // 1_000_000} MB")
+        text = content.removeprefix("\ufeff")
+    if "\x00" in text:
+        raise _refuse("The file contains NUL characters; it is not a text file")
+    return text
+
+
+def _too_many(count: int) -> Invalid:
+    return _refuse(f"The file has more than {MAX_ROWS} rows ({count} read so far); split it")
+
+
+def parse(format: str, text: str) -> Table:
+    if not text.strip():
+        raise _refuse("The file is empty")
+    return _parse_csv(text) if format == "csv" else _parse_jsonl(text)
+
+
+def _parse_csv(text: str) -> Table:
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        header = next(reader)
+        columns = [name.strip() for name in header]
+        if not columns or any(not name for name in columns):
+            blank = next((i + 1 for i, name in enumerate(columns) if not name), 1)
+            raise _refuse(f"The header row is missing or column {blank} has no name; the "
+                          "first line must name every column")
+        seen: set[str] = set()
+        duplicates = [c for c in columns if c in seen or seen.add(c)]  # type: ignore[func-returns-value]
+        if duplicates:
+            raise _refuse(f"Duplicate column name(s) in the header: {', '.join(duplicates)}")
+        table = Table("csv", columns)
+        errors: list[dict[str, Any]] = []
+        for cells in reader:
+            line = reader.line_num
+            if not any(cell.strip() for cell in cells):
+                continue
+            if len(table.rows) >= MAX_ROWS:
+                raise _too_many(len(table.rows) + 1)
+            if len(cells) != len(columns):
+                errors.append({"row": line, "field": None, "reason":
+                               f"has {len(cells)} cells for {len(columns)} columns"})
+                continue
+            table.rows.append((line, dict(zip(columns, cells, strict=True))))
+    except csv.Error as error:
+        raise _refuse(f"The CSV cannot be read at line {reader.line_num}: {error}") from error
+    if errors:
+        raise row_errors(errors)
+    if not table.rows:
+        raise _refuse("The file has a header but no rows")
+    return table
+
+
+def _parse_jsonl(text: str) -> Table:
+    table = Table("jsonl", [])
+    known: dict[str, None] = {}
+    errors: list[dict[str, Any]] = []
+    for line, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        if len(table.rows) >= MAX_ROWS:
+            raise _too_many(len(table.rows) + 1)
+        try:
+            row = json.loads(raw)
+        except (ValueError, RecursionError) as error:
+            errors.append({"row": line, "field": None, "reason": f"not valid JSON: {error}"})
+            continue
+        if not isinstance(row, dict):
+            errors.append({"row": line, "field": None, "reason": "must be a JSON object"})
+            continue
+        known.update(dict.fromkeys(row))
+        table.rows.append((line, row))
+    if errors:
+        raise row_errors(errors)
+    if not table.rows:
+        raise _refuse("The file has no rows")
+    table.columns = list(known)
+    return table
+
+
+def row_errors(errors: list[dict[str, Any]]) -> Invalid:
+    shown = errors[:MAX_ERRORS]
+    more = f" (the first {MAX_ERRORS} are listed)" if len(errors) > MAX_ERRORS else ""
+    return Invalid(f"{len(errors)} row error(s); nothing was imported{more}",
+                   {"rows": shown, "row_error_count": len(errors)})
+
+
+def preview(format: str, content: str, is_base64: bool) -> dict[str, Any]:
+    table = parse(format, decode(content, is_base64))
+    return {"format": format, "columns": table.columns, "total_rows": len(table.rows),
+            "rows": [row for _, row in table.rows[:PREVIEW_ROWS]]}
+
+
+def known_variables(session: Session, dataset: Dataset) -> set[str] | None:
+    """Variables the dataset's cases use (None: any name goes, the dataset has no cases)."""
+    if dataset.kind == "questions":
+        return {"question"}
+    if dataset.kind != "cases":
+        return None
+    version = service.latest_version(session, dataset.id)
+    first = session.scalar(select(Case.input).join(VersionCase, VersionCase.case_id == Case.id)
+                           .where(VersionCase.version_id == version.id).limit(1))
+    return set(first) if isinstance(first, dict) and first else None
+
+
+def check_mapping(session: Session, dataset: Dataset, table: Table,
+                  mapping: dict[str, Any] | None) -> None:
+    errors: dict[str, list[str]] = {}
+    if mapping is None:
+        native = "input" in table.columns or "trace" in table.columns
+        if table.format == "csv" or not native:
+            errors["mapping"] = ["A mapping of columns to variables is needed (JSONL rows "
+                                 "without one must be {\"input\": ..., \"expected\": ...})"]
+        elif dataset.kind not in ("questions", "cases", "conversations", "traces"):
+            errors["mapping"] = ["Unknown dataset kind"]
+    else:
+        if dataset.kind not in ("questions", "cases"):
+            errors["mapping"] = [f"{dataset.kind} datasets import JSONL rows in the "
+                                 "{\"input\", \"expected\"} format, without a mapping"]
+        columns = set(table.columns)
+        variables = mapping.get("variables") or {}
+        if not variables:
+            errors.setdefault("mapping.variables", []).append("Map at least one column")
+        known = known_variables(session, dataset)
+        for column, variable in variables.items():
+            if column not in columns:
+                errors.setdefault("mapping.variables", []).append(
+                    f"Unknown column '{column}'")
+            if not VARIABLE.match(variable) or (known is not None and variable not in known):
+                allowed = f" (known: {', '.join(sorted(known))})" if known else ""
+                errors.setdefault("mapping.variables", []).append(
+                    f"Unknown variable '{variable}'{allowed}")
+        for key in ("expected", "tags", "difficulty"):
+            column = mapping.get(key)
+            if column is not None and column not in columns:
+                errors.setdefault(f"mapping.{key}", []).append(f"Unknown column '{column}'")
+    if errors:
+        raise Invalid("The mapping does not fit the file", {"json": errors})
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool | int | float):
+        return json.dumps(value)
+    raise ValueError("must be text, a number or a boolean")
+
+
+def _mapped(kind: str, row: dict[str, Any], mapping: dict[str, Any]) -> dict[str, Any]:
+    case: dict[str, Any] = {"input": {var: _text(row.get(col))
+                                      for col, var in mapping["variables"].items()}}
+    if (col := mapping.get("expected")) is not None and (value := _text(row.get(col))):
+        case["expected"] = {"answer" if kind == "questions" else "output": value}
+    if (col := mapping.get("tags")) is not None:
+        raw = row.get(col)
+        case["tags"] = raw if isinstance(raw, list) else [
+            t.strip() for t in _text(raw).split(",") if t.strip()]
+    if (col := mapping.get("difficulty")) is not None:
+        value = _text(row.get(col)).strip().lower()
+        case["difficulty"] = value or None
+    return case
+
+
+EDISON_KEYS = {"input", "expected", "trace", "tags", "difficulty", "metadata"}
+
+
+def _native(row: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    problems = [(key, "unknown key") for key in row if key not in EDISON_KEYS]
+    case = {key: row[key] for key in EDISON_KEYS if key in row}
+    if case.get("tags") is None:
+        case.pop("tags", None)
+    return case, problems
+
+
+def build_cases(kind: str, table: Table,
+                mapping: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Every row as a case, or one 422 listing each bad row, field and reason."""
+    cases: list[dict[str, Any]] = []
+    errors: list[dict[str, Any]] = []
+    for line, row in table.rows:
+        problems: list[tuple[str | None, str]] = []
+        if mapping is None:
+            case, unknown = _native(row)
+            problems.extend(unknown)
+        else:
+            try:
+                case = _mapped(kind, row, mapping)
+            except ValueError as error:
+                problems.append((None, str(error)))
+                case = {}
+        if not problems:
+            for name, reasons in case_errors(kind, case).items():
+                problems.extend((name, reason) for reason in reasons)
+        if problems:
+            errors.extend({"row": line, "field": name, "reason": reason}
+                          for name, reason in problems)
+        else:
+            cases.append(case)
+    if errors:
+        raise row_errors(errors)
+    return cases
+
+
+def import_cases(session: Session, actor: User, project: Project, dataset: Dataset,
+                 format: str, content: str, is_base64: bool, mapping: dict[str, Any] | None,
+                 note: str | None) -> DatasetVersion:
+    table = parse(format, decode(content, is_base64))
+    check_mapping(session, dataset, table, mapping)
+    cases = build_cases(dataset.kind, table, mapping)
+    version, _ = service.add_cases(session, actor, project, dataset, cases,
+                                   note or f"Imported {len(cases)} rows ({format})",
+                                   "dataset.imported")
+    return version
+
+
+__all__ = ["DIFFICULTIES", "FORMATS", "MAX_BYTES", "MAX_ROWS", "TooLarge", "import_cases",
+           "preview"]
