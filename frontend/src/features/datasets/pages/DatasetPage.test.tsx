@@ -125,6 +125,29 @@ describe('DatasetPage', () => {
     await waitFor(() => expect(requestsOf(fetch).some((r) => r.method === 'DELETE' && new URL(r.url).pathname === `${base}/cases/1001`)).toBe(true));
   });
 
+  it('renames a dataset; a taken name is shown at the field', async () => {
+    let attempt = 0;
+    const fetch = serve('editor', 1, (req, path) => {
+      if (path !== base || req.method !== 'PATCH') return undefined;
+      attempt += 1;
+      return attempt === 1
+        ? json(apiError(409, 'NAME_TAKEN', 'A dataset with this name exists', { json: { name: ['A dataset with this name exists.'] } }), 409)
+        : json(dataset({ name: 'World capitals' }));
+    });
+    open();
+    await userEvent.click(await screen.findByRole('button', { name: 'Edit details' }));
+    const dialog = screen.getByRole('dialog', { name: 'Edit dataset details' });
+    expect(within(dialog).getByLabelText('Name')).toHaveValue('Capitals');
+    await userEvent.clear(within(dialog).getByLabelText('Name'));
+    await userEvent.type(within(dialog).getByLabelText('Name'), 'World capitals');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
+    expect(await within(dialog).findByText('A dataset with this name exists.')).toBeInTheDocument();
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    const patch = requestsOf(fetch).filter((r) => r.method === 'PATCH').at(-1)!;
+    expect(await patch.json()).toEqual({ name: 'World capitals', description: 'Geography questions' });
+  });
+
   it('offers archive when the dataset is used by runs', async () => {
     const fetch = serve('editor', 1, (req, path) => {
       if (path === base && req.method === 'DELETE') return json(apiError(409, 'DATASET_IN_USE', 'Runs use this dataset; archive it instead.'), 409);

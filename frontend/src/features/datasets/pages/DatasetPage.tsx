@@ -10,6 +10,7 @@ import { DIFFICULTIES, KIND_LABELS, type Case } from '../api';
 import { CaseDialog } from '../components/CaseDialog';
 import { CasesTable } from '../components/CasesTable';
 import { CoverageChart } from '../components/CoverageChart';
+import { EditDatasetDialog } from '../components/EditDatasetDialog';
 import { ImportWizard } from '../components/ImportWizard';
 import { VersionsPanel } from '../components/VersionsPanel';
 import { useArchiveDataset, useDataset, useDeleteCase, useDeleteDataset, useExport } from '../hooks/useDatasets';
@@ -42,6 +43,7 @@ export function DatasetPage() {
   const [deletingCase, setDeletingCase] = useState<Case | null>(null);
   const [deleting, setDeleting] = useState(false);
   const [importing, setImporting] = useState(false);
+  const [editingDetails, setEditingDetails] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const debouncedQ = useDebouncedValue(q, 300);
   const debouncedTag = useDebouncedValue(tag, 300);
@@ -115,6 +117,9 @@ export function DatasetPage() {
             ))}
             {canEdit && (
               <>
+                <Button variant="secondary" size="sm" onClick={() => setEditingDetails(true)}>
+                  Edit details
+                </Button>
                 <Button
                   variant="secondary"
                   size="sm"
@@ -214,6 +219,7 @@ export function DatasetPage() {
         </CardContent>
       </Card>
       <CaseDialog projectId={projectId} datasetId={datasetId} kind={d.kind} open={!!caseDialog} editing={caseDialog?.editing ?? null} onClose={() => setCaseDialog(null)} />
+      <EditDatasetDialog projectId={projectId} dataset={d} open={editingDetails} onClose={() => setEditingDetails(false)} />
       <ImportWizard projectId={projectId} datasetId={datasetId} open={importing} onClose={() => setImporting(false)} />
       <Dialog
         open={!!deletingCase}
