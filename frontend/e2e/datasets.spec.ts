@@ -95,6 +95,92 @@ async function newProject(page: Page, name: string) {
   await expect(page).toHaveURL(/\/projects\/\d+$/);
 }
 
+const GOOD_ROW = 'Capital of France?,Paris,europe,easy';
+
+test('import: a CSV with a bad row shows the row error and imports nothing; fixed, it imports; coverage and export', async ({ page }) => {
+  await newProject(page, 'E2E import');
+  await page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name: 'Datasets' }).click();
+  await page.getByRole('button', { name: 'New dataset' }).click();
+  const create = page.getByRole('dialog', { name: 'New dataset' });
+  await create.getByLabel('Name').fill('Imported capitals');
+  await create.getByRole('button', { name: 'Create dataset' }).click();
+  await expect(page.getByRole('heading', { name: 'Imported capitals' })).toBeVisible();
+
+  await page.getByRole('button', { name: 'Import' }).click();
+  const wizard = page.getByRole('dialog', { name: 'Import cases' });
+  const header = 'question,answer,tags,difficulty';
+  await wizard.getByLabel('File').setInputFiles({
+    name: 'capitals.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(`${header}\n${GOOD_ROW}\nCapital of Peru?,Lima,south-america,impossible\n`),
+  });
+  const preview = wizard.getByRole('table', { name: 'Import preview' });
+  await expect(preview.getByRole('row')).toHaveCount(3);
+  await expect(wizard.getByText('Preview (first 2 of 2 rows)')).toBeVisible();
+  await expect(wizard.getByLabel('answer', { exact: true })).toHaveValue('expected');
+  await wizard.getByRole('button', { name: 'Import' }).click();
+  const errors = wizard.getByTestId('import-errors');
+  await expect(errors).toContainText('Nothing was imported');
+  await expect(errors.getByRole('listitem')).toHaveCount(1);
+  await expect(errors.getByRole('listitem')).toHaveText(/^Row \d+, difficulty: /);
+  await wizard.getByRole('button', { name: 'Cancel' }).click();
+  await expect(page.getByText('No cases yet')).toBeVisible();
+  await expect(page.getByTestId('dataset-summary')).toContainText('0 cases in version 1');
+
+  await page.getByRole('button', { name: 'Import' }).click();
+  await wizard.getByLabel('File').setInputFiles({
+    name: 'capitals.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(`${header}\n${GOOD_ROW}\nCapital of Peru?,Lima,south-america,hard\n`),
+  });
+  await expect(preview.getByRole('row')).toHaveCount(3);
+  await wizard.getByRole('button', { name: 'Import' }).click();
+  await expect(wizard.getByText(/^Imported\./)).toBeVisible();
+  await wizard.getByRole('button', { name: 'Done' }).click();
+  const cases = page.getByRole('table', { name: 'Cases' });
+  await expect(cases.getByText('Capital of France?')).toBeVisible();
+  await expect(cases.getByText('Capital of Peru?')).toBeVisible();
+  await expect(cases.getByText('Lima')).toBeVisible();
+  await expect(page.getByTestId('dataset-summary')).toContainText('2 cases in version 2');
+
+  const download = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export CSV' }).click();
+  expect((await download).suggestedFilename()).toMatch(/\.csv$/);
+
+  await page.getByRole('button', { name: 'Coverage' }).click();
+  const byTag = page.getByRole('list', { name: 'By tag' });
+  await expect(byTag.getByRole('listitem')).toHaveCount(2);
+  await expect(page.getByRole('list', { name: 'By difficulty' })).toContainText('hard');
+});
+
+test('the cases table stays a window at 10,000 imported cases, and scrolls to the last one', async ({ page }) => {
+  await newProject(page, 'E2E ten thousand');
+  await page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name: 'Datasets' }).click();
+  await page.getByRole('button', { name: 'New dataset' }).click();
+  const create = page.getByRole('dialog', { name: 'New dataset' });
+  await create.getByLabel('Name').fill('Ten thousand');
+  await create.getByRole('button', { name: 'Create dataset' }).click();
+  await expect(page.getByRole('heading', { name: 'Ten thousand' })).toBeVisible();
+
+  const rows = Array.from({ length: 10_000 }, (_, i) => `Question number ${i + 1}?,Answer ${i + 1},t${i % 7},easy`);
+  await page.getByRole('button', { name: 'Import' }).click();
+  const wizard = page.getByRole('dialog', { name: 'Import cases' });
+  await wizard.getByLabel('File').setInputFiles({ name: 'many.csv', mimeType: 'text/csv', buffer: Buffer.from(`question,answer,tags,difficulty\n${rows.join('\n')}\n`) });
+  await expect(wizard.getByText('Preview (first 10 of 10,000 rows)')).toBeVisible();
+  await wizard.getByRole('button', { name: 'Import' }).click();
+  await expect(wizard.getByText(/^Imported\./)).toBeVisible({ timeout: 60_000 });
+  await wizard.getByRole('button', { name: 'Done' }).click();
+  await expect(page.getByTestId('dataset-summary')).toContainText('10,000 cases in version 2');
+
+  const table = page.getByRole('table', { name: 'Cases' });
+  await expect(table).toHaveAttribute('aria-rowcount', '10001');
+  await expect(table.getByText('Question number 1?', { exact: true })).toBeVisible();
+  expect(await table.getByRole('row').count()).toBeLessThan(60);
+  await page.getByTestId('cases-scroll').evaluate((el) => el.scrollTo(0, el.scrollHeight));
+  await expect(table.getByText('Question number 10000?', { exact: true })).toBeVisible();
+  expect(await table.getByRole('row').count()).toBeLessThan(60);
+});
+
 test('generation: questions from a model on the fake provider, with live progress, preview and accept', async ({ page }) => {
   await newProject(page, 'E2E generation');
   const tabs = page.getByRole('navigation', { name: 'Project sections' });
