@@ -1,7 +1,5 @@
-// Datasets, cases, versions, import, export and coverage (issue 4). Dataset, case, version
-// and diff types are derived from the generated OpenAPI paths (`@/api/schema`); import,
-// export and coverage were not in openapi.json yet and follow backend/assay/api/datasets
-// (replace them the same way once they are).
+// Datasets, cases, versions, import, export and coverage (issue 4): types derived from the
+// generated OpenAPI paths (`@/api/schema`), like `@/api/providerTypes`.
 import { currentCsrfToken, CSRF_HEADER } from '@/api/client';
 import { networkError, toApiError } from '@/api/errors';
 import type { paths } from '@/api/schema';
@@ -9,6 +7,7 @@ import type { paths } from '@/api/schema';
 type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
 type Body<O> = O extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
 type DatasetsPaths = paths['/api/projects/{project_id}/datasets'];
+type One = '/api/projects/{project_id}/datasets/{dataset_id}';
 
 export type Dataset = Json<DatasetsPaths['get']['responses'][200]>['items'][number];
 export type DatasetKind = Dataset['kind'];
@@ -42,43 +41,18 @@ export type DatasetDiff = Json<paths['/api/projects/{project_id}/datasets/{datas
 export type DatasetCreateBody = Body<DatasetsPaths['post']>;
 export type Difficulty = NonNullable<Case['difficulty']>;
 
-export interface Bucket {
-  key: string;
-  count: number;
-}
+export type Coverage = Json<paths[`${One}/coverage`]['get']['responses'][200]>;
+export type Bucket = Coverage['by_tag'][number];
 
-export interface Coverage {
-  version?: number;
-  case_count?: number;
-  by_tag: Bucket[];
-  by_length: Bucket[];
-  by_difficulty: Bucket[];
-  by_language: Bucket[];
-}
 
 export type ImportFormat = 'csv' | 'jsonl';
 
-export interface ImportPreview {
-  format: ImportFormat;
-  columns: string[];
-  rows: JsonObject[];
-  total_rows: number;
-}
+export type ImportPreview = Json<paths[`${One}/import/preview`]['post']['responses'][200]>;
 
 /** The file as the import endpoints take it: base64 of its bytes, so the server checks the encoding. */
-export interface ImportSource {
-  format: ImportFormat;
-  content: string;
-  base64: true;
-}
+export type ImportSource = Body<paths[`${One}/import/preview`]['post']>;
 
-export interface ExportResult {
-  format: ImportFormat;
-  filename: string;
-  version: number;
-  rows: number;
-  content: string;
-}
+export type ExportResult = Json<paths[`${One}/export`]['get']['responses'][200]>;
 
 export function importFormat(filename: string): ImportFormat | null {
   if (/\.csv$/i.test(filename)) return 'csv';
@@ -111,13 +85,8 @@ export function variableName(column: string): string {
 
 export type ColumnRole = 'variable' | 'expected' | 'tags' | 'difficulty' | 'ignore';
 
-export interface ImportMapping {
-  /** column -> variable */
-  variables: Record<string, string>;
-  expected: string | null;
-  tags: string | null;
-  difficulty: string | null;
-}
+export type ImportBody = Body<paths[`${One}/import`]['post']>;
+export type ImportMapping = NonNullable<ImportBody['mapping']>;
 
 export interface RowError {
   row: number;
