@@ -181,10 +181,8 @@ test('the cases table stays a window at 10,000 imported cases, and scrolls to th
   expect(await table.getByRole('row').count()).toBeLessThan(60);
 });
 
-test('generation: questions from a model on the fake provider, with live progress, preview and accept', async ({ page }) => {
-  await newProject(page, 'E2E generation');
+async function fakeModel(page: Page) {
   const tabs = page.getByRole('navigation', { name: 'Project sections' });
-  // A provider and a model on the stack's fake provider
   await tabs.getByRole('link', { name: 'Providers' }).click();
   await page.getByRole('button', { name: 'Add provider' }).click();
   let dialog = page.getByRole('dialog', { name: 'Add provider' });
@@ -204,27 +202,49 @@ test('generation: questions from a model on the fake provider, with live progres
   await dialog.getByLabel('Output price ($ per 1M tokens)').fill('0.6');
   await dialog.getByRole('button', { name: 'Add model' }).click();
   await expect(dialog).toBeHidden();
-
   await tabs.getByRole('link', { name: 'Datasets' }).click();
+}
+
+/** Waits for the job to finish; the fake's reply is not scripted here, so this asserts on the flow. */
+async function finishAndAccept(page: Page, dialogName: string, asked: number, datasetName: string) {
+  const dialog = page.getByRole('dialog', { name: dialogName });
+  await expect(dialog.getByTestId('generation-summary').or(dialog.getByText(/^Generation failed/))).toBeVisible({ timeout: 60_000 });
+  await expect(dialog.getByTestId('generation-summary')).toContainText(new RegExp(`Asked for ${asked}, got \\d+\\. Cost \\$`));
+  const items = dialog.getByRole('list', { name: 'Preview' }).getByRole('checkbox');
+  if ((await items.count()) === 0) {
+    await expect(dialog.getByText('The model’s reply held nothing usable.', { exact: false })).toBeVisible();
+    await dialog.getByRole('button', { name: 'Discard' }).click();
+    return;
+  }
+  await dialog.getByLabel('New dataset name').fill(datasetName);
+  await dialog.getByRole('button', { name: /^Add \d+ to a new dataset$/ }).click();
+  await expect(page).toHaveURL(/\/datasets\/\d+$/);
+  await expect(page.getByRole('heading', { name: datasetName })).toBeVisible();
+  await expect(page.getByRole('table', { name: 'Cases' })).toBeVisible();
+}
+
+test('generation: questions and synthetic cases from a model on the fake provider (estimate, progress, preview, accept)', async ({ page }) => {
+  await newProject(page, 'E2E generation');
+  await fakeModel(page);
+
   await page.getByRole('button', { name: 'Generate questions' }).click();
-  dialog = page.getByRole('dialog', { name: 'Generate questions' });
+  let dialog = page.getByRole('dialog', { name: 'Generate questions' });
   await dialog.getByLabel('Generator model').selectOption({ label: 'Fake gen (fake-fast)' });
   await dialog.getByLabel('Topic').fill('World capitals');
   await dialog.getByLabel(/^How many/).fill('5');
   await dialog.getByRole('button', { name: 'Estimate cost' }).click();
   await expect(dialog.getByTestId('generation-estimate')).toContainText('Estimated cost');
   await dialog.getByRole('button', { name: 'Generate' }).click();
-  // The outcome of the fake's reply is not scripted here: assert on the flow.
-  const summary = dialog.getByTestId('generation-summary').or(dialog.getByText(/^Generation failed/));
-  await expect(summary).toBeVisible({ timeout: 60_000 });
-  if (await dialog.getByTestId('generation-summary').isVisible()) {
-    await expect(dialog.getByTestId('generation-summary')).toContainText(/Asked for 5, got \d+\./);
-    const items = dialog.getByRole('list', { name: 'Preview' }).getByRole('checkbox');
-    if ((await items.count()) > 0) {
-      await dialog.getByLabel('New dataset name').fill('Generated capitals');
-      await dialog.getByRole('button', { name: /^Add \d+ to a new dataset$/ }).click();
-      await expect(page).toHaveURL(/\/datasets\/\d+$/);
-      await expect(page.getByRole('heading', { name: 'Generated capitals' })).toBeVisible();
-    }
-  }
+  await finishAndAccept(page, 'Generate questions', 5, 'Generated capitals');
+
+  await page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name: 'Datasets' }).click();
+  await page.getByRole('button', { name: 'Generate cases' }).click();
+  dialog = page.getByRole('dialog', { name: 'Generate synthetic cases' });
+  await dialog.getByLabel('Generator model').selectOption({ label: 'Fake gen (fake-fast)' });
+  await dialog.getByLabel('Variables').fill('city, question');
+  await dialog.getByLabel(/^How many/).fill('10');
+  await dialog.getByRole('button', { name: 'Estimate cost' }).click();
+  await expect(dialog.getByTestId('generation-estimate')).toContainText('Estimated cost');
+  await dialog.getByRole('button', { name: 'Generate' }).click();
+  await finishAndAccept(page, 'Generate synthetic cases', 10, 'Generated cases');
 });
