@@ -241,3 +241,28 @@ def test_viewers_read_and_editors_write(owner: tuple[Session, int], factory: Fac
     assert reply.status_code == 403
     editor = factory.login(factory.member(project, Role.editor))
     assert editor.post(_url(pid, f"/{made['id']}/cases"), json=QUESTION).status_code == 201
+
+
+def test_a_version_number_taken_meanwhile_is_a_conflict(owner: tuple[Session, int],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two changes read the same latest version: the second one's number is taken (on
+    PostgreSQL the dataset row lock makes them queue instead)."""
+    from assay.core.datasets import service
+
+    browser, pid = owner
+    made = _create(browser, pid, cases=[QUESTION])
+    base = _url(pid, f"/{made['id']}")
+    assert browser.post(base + "/cases", json=QUESTION).status_code == 201  # version 2
+    stale = service.latest_version
+
+    def first_version(session: Any, dataset: Any) -> Any:
+        return service.get_version(session, dataset, 1)
+
+    monkeypatch.setattr(service, "_latest_locked", first_version)
+    before = _case_rows()
+    reply = browser.post(base + "/cases", json=QUESTION)
+    assert reply.status_code == 409 and reply.json["code"] == "VERSION_CONFLICT", reply.json
+    assert _case_rows() == before
+    monkeypatch.undo()
+    assert stale is service.latest_version
+    assert browser.get(base).json["version"] == 2

@@ -59,8 +59,7 @@ def _commit_unique(error: Conflict) -> None:
 
 
 def _concurrent() -> Conflict:
-    return Conflict("The dataset changed meanwhile; reload and try again",
-                    code="VERSION_CONFLICT")
+    return service.version_conflict()
 
 
 def _dataset(project_id: int, dataset_id: int, role: Role) -> tuple[Project, Dataset]:

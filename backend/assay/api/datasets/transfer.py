@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import request
+from sqlalchemy.exc import IntegrityError
 
 from assay.api.base import Blueprint, commit, project_access, session, user
 from assay.api.datasets.routes import ONE, version_view
@@ -20,7 +21,6 @@ from assay.api.datasets.schemas import (
     VersionSchema,
 )
 from assay.core.datasets import coverage, exporting, importing, service
-from assay.core.errors import Conflict
 from assay.core.projects.models import Role
 
 blp = Blueprint("dataset_transfer", __name__,
@@ -58,10 +58,9 @@ def import_cases(data: dict[str, Any], project_id: int, dataset_id: int) -> Any:
                                      data["note"])
     try:
         commit()
-    except Exception as error:
+    except IntegrityError as error:
         session().rollback()
-        raise Conflict("The dataset changed meanwhile; try again",
-                       code="VERSION_CONFLICT") from error
+        raise service.version_conflict() from error
     return version_view(version)
 
 

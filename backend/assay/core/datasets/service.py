@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import String, cast, delete, exists, func, insert, literal, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from assay.core import audit
@@ -64,8 +65,24 @@ def _new_version(session: Session, actor: User | None, dataset: Dataset, note: s
                              case_count=case_count, note=note,
                              created_by=actor.id if actor else None)
     session.add(version)
-    session.flush()
+    try:
+        session.flush()
+    except IntegrityError as error:  # a concurrent change took this number first
+        session.rollback()
+        raise version_conflict() from error
     return version
+
+
+def version_conflict() -> Conflict:
+    return Conflict("The dataset changed meanwhile; reload and try again",
+                    code="VERSION_CONFLICT")
+
+
+def _latest_locked(session: Session, dataset: Dataset) -> DatasetVersion:
+    """The latest version, with the dataset row locked (PostgreSQL) so concurrent changes
+    queue instead of racing for the next number."""
+    session.execute(select(Dataset.id).where(Dataset.id == dataset.id).with_for_update())
+    return latest_version(session, dataset.id)
 
 
 def _copy_members(session: Session, source: DatasetVersion, target: DatasetVersion,
@@ -245,7 +262,7 @@ def add_cases(session: Session, actor: User | None, project: Project, dataset: D
               cases: Sequence[dict[str, Any]], note: str | None = None,
               action: str = "dataset.cases_added") -> tuple[DatasetVersion, list[int]]:
     """A new version: the latest one plus `cases` (already checked) at its end."""
-    base = latest_version(session, dataset.id)
+    base = _latest_locked(session, dataset)
     start = _max_position(session, base) + 1
     version = _new_version(session, actor, dataset, note, base, base.case_count + len(cases))
     _copy_members(session, base, version)
@@ -274,7 +291,7 @@ def case_dict(case: Case) -> dict[str, Any]:
 def edit_case(session: Session, actor: User, project: Project, dataset: Dataset, case_id: int,
               changes: dict[str, Any], note: str | None) -> tuple[DatasetVersion, int]:
     """A new version where a new case row takes the edited case's place."""
-    base = latest_version(session, dataset.id)
+    base = _latest_locked(session, dataset)
     old, position = case_in_version(session, base, case_id)
     merged = {**case_dict(old), **changes}
     check_cases(dataset.kind, [merged], field="case")
@@ -289,7 +306,7 @@ def edit_case(session: Session, actor: User, project: Project, dataset: Dataset,
 
 def delete_case(session: Session, actor: User, project: Project, dataset: Dataset,
                 case_id: int, note: str | None) -> DatasetVersion:
-    base = latest_version(session, dataset.id)
+    base = _latest_locked(session, dataset)
     old, _ = case_in_version(session, base, case_id)
     version = _new_version(session, actor, dataset, note, base, base.case_count - 1)
     _copy_members(session, base, version, skip=old.id)
