@@ -61,6 +61,7 @@ describe('ImportWizard', () => {
     expect(within(dialog).getByText('Preview (first 2 of 2 rows)')).toBeInTheDocument();
     expect(within(dialog).getByLabelText('answer')).toHaveValue('expected');
     expect(within(dialog).getByLabelText('question')).toHaveValue('variable');
+    expect(within(dialog).getByLabelText('Variable name for question')).toHaveValue('question');
 
     await userEvent.click(within(dialog).getByRole('button', { name: 'Import' }));
     const errors = await within(dialog).findByTestId('import-errors');

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Alert, Button, Dialog, Field, Input, Label, Select, Table, TBody, TD, TH, THead, TR } from '@/components/ui';
 import { errorMessage, fieldErrors, isApiError } from '@/api/errors';
-import { importFormat, rowErrors, variableName, type ColumnRole, type ImportMapping, type ImportPreview, type RowError } from '../api';
+import { importFormat, rowErrors, variableName, type ColumnRole, type DatasetKind, type ImportMapping, type ImportPreview, type RowError } from '../api';
 import { useImport, useImportPreview } from '../hooks/useDatasets';
 
 const MAX_BYTES = 10 * 1024 * 1024;
@@ -46,7 +46,19 @@ function doneMessage(v: unknown): string {
 const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
 
 /** Upload a CSV or JSONL file, preview its first rows, map its columns, import. */
-export function ImportWizard({ projectId, datasetId, open, onClose }: { projectId: number; datasetId: number; open: boolean; onClose: () => void }) {
+export function ImportWizard({
+  projectId,
+  datasetId,
+  kind,
+  open,
+  onClose,
+}: {
+  projectId: number;
+  datasetId: number;
+  kind?: DatasetKind;
+  open: boolean;
+  onClose: () => void;
+}) {
   const preview = useImportPreview(projectId, datasetId);
   const commit = useImport(projectId, datasetId);
   const [file, setFile] = useState<File | null>(null);
@@ -92,8 +104,11 @@ export function ImportWizard({ projectId, datasetId, open, onClose }: { projectI
     preview.mutate(f, {
       onSuccess: (p) => {
         setData(p);
-        setRoles(Object.fromEntries(p.columns.map((c) => [c, guessRole(c)])));
-        setNames(Object.fromEntries(p.columns.map((c) => [c, variableName(c)])));
+        const guessed = Object.fromEntries(p.columns.map((c) => [c, guessRole(c)]));
+        setRoles(guessed);
+        // A questions dataset has one variable, `question`: the first input column is it.
+        const firstVariable = p.columns.find((c) => guessed[c] === 'variable');
+        setNames(Object.fromEntries(p.columns.map((c) => [c, kind === 'questions' && c === firstVariable ? 'question' : variableName(c)])));
       },
     });
   }
@@ -194,7 +209,7 @@ export function ImportWizard({ projectId, datasetId, open, onClose }: { projectI
                       </Label>
                       <Select
                         id={`map-${c}`}
-                        className="flex-1"
+                        className="w-48"
                         value={roles[c] ?? 'ignore'}
                         onChange={(e) => setRoles((r) => ({ ...r, [c]: e.target.value as ColumnRole }))}
                       >
@@ -207,7 +222,7 @@ export function ImportWizard({ projectId, datasetId, open, onClose }: { projectI
                       {roles[c] === 'variable' && (
                         <Input
                           aria-label={`Variable name for ${c}`}
-                          className="w-32"
+                          className="flex-1"
                           value={names[c] ?? ''}
                           onChange={(e) => setNames((n) => ({ ...n, [c]: e.target.value }))}
                         />

@@ -220,7 +220,7 @@ export function DatasetPage() {
       </Card>
       <CaseDialog projectId={projectId} datasetId={datasetId} kind={d.kind} open={!!caseDialog} editing={caseDialog?.editing ?? null} onClose={() => setCaseDialog(null)} />
       <EditDatasetDialog projectId={projectId} dataset={d} open={editingDetails} onClose={() => setEditingDetails(false)} />
-      <ImportWizard projectId={projectId} datasetId={datasetId} open={importing} onClose={() => setImporting(false)} />
+      <ImportWizard projectId={projectId} datasetId={datasetId} kind={d.kind} open={importing} onClose={() => setImporting(false)} />
       <Dialog
         open={!!deletingCase}
         onClose={() => {
