@@ -31,12 +31,15 @@ const renderHome = () => renderProject('/projects/3');
 const renderMembers = () => renderProject('/projects/3/members');
 
 describe('project pages', () => {
-  it('has tabs for runs, providers, models and members', async () => {
-    serve('viewer', (_req, path) => (path.endsWith('/credentials') || path.endsWith('/models') ? json(page([])) : path === '/api/provider-kinds' ? json([]) : undefined));
+  it('has tabs for runs, datasets, providers, models and members', async () => {
+    serve('viewer', (_req, path) => (path.endsWith('/credentials') || path.endsWith('/models') || path.endsWith('/datasets') ? json(page([])) : path === '/api/provider-kinds' ? json([]) : undefined));
     renderHome();
     const tabs = await screen.findByRole('navigation', { name: 'Project sections' });
     expect(within(tabs).getByRole('link', { name: 'Runs' })).toHaveAttribute('aria-current', 'page');
     expect(await screen.findByText('No runs yet')).toBeInTheDocument();
+    await userEvent.click(within(tabs).getByRole('link', { name: 'Datasets' }));
+    expect(await screen.findByText('Import or generate your first dataset')).toBeInTheDocument();
+    expect(within(tabs).getByRole('link', { name: 'Datasets' })).toHaveAttribute('href', '/projects/3/datasets');
     await userEvent.click(within(tabs).getByRole('link', { name: 'Providers' }));
     expect(await screen.findByText('No providers yet')).toBeInTheDocument();
     expect(within(tabs).getByRole('link', { name: 'Providers' })).toHaveAttribute('aria-current', 'page');
