@@ -17,6 +17,7 @@ from assay.api.credentials.routes import kinds_blp as provider_kinds_blp
 from assay.api.datasets.routes import blp as datasets_blp
 from assay.api.datasets.transfer import blp as dataset_transfer_blp
 from assay.api.errors import AssayApi, register_error_handlers
+from assay.api.generation.documents import blp as documents_blp
 from assay.api.generation.routes import blp as generation_blp
 from assay.api.health.routes import blp as health_blp
 from assay.api.members.routes import blp as members_blp
@@ -28,7 +29,7 @@ from assay.settings import REPO_ROOT, Settings
 
 BLUEPRINTS = [auth_blp, projects_blp, members_blp, provider_kinds_blp, credentials_blp,
               models_blp, datasets_blp, dataset_transfer_blp, runs_blp, generation_blp,
-              health_blp]
+              documents_blp, health_blp]
 DOCS_ASSETS = "/api/docs/assets/"
 
 

@@ -4,6 +4,7 @@ replies: questions, synthetic cases, budgets, estimates, previews and accepting 
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -175,6 +176,24 @@ def test_a_budget_below_the_estimate_refuses_to_start(setup: Setup) -> None:
     roomy = setup.browser.post(f"{setup.base}/questions", json={
         "model_id": setup.smart, "count": 5, "topic": "x", "max_cost_micros": 10**9})
     assert roomy.status_code == 202
+
+
+def test_the_budget_holds_when_prices_rise_before_the_job_runs(setup: Setup,
+                                                               scripts: Any) -> None:
+    scripts(("about: brooks", json.dumps(["Brook one?", "Brook two?"])))
+    body = {"model_id": setup.smart, "count": 2, "topic": "brooks"}
+    high = setup.browser.post(f"{setup.base}/questions/estimate", json=body).json["high_micros"]
+    reply = setup.browser.post(f"{setup.base}/questions", json={**body, "max_cost_micros": high})
+    assert reply.status_code == 202, reply.json
+    with db.factory() as session:
+        model = session.get(ModelConfig, setup.smart)
+        assert model is not None
+        model.output_price_per_mtok_micros *= 100
+        session.commit()
+    run_inline(reply.json["id"])
+    job = setup.browser.get(f"{setup.base}/{reply.json['id']}").json
+    assert job["status"] == "failed" and job["cost_micros"] == 0
+    assert "batch 1 failed: skipped: the budget would be exceeded" in job["warnings"]
 
 
 def test_synthetic_cases_drop_rows_missing_a_variable(setup: Setup, scripts: Any) -> None:
@@ -353,3 +372,106 @@ def make_document(project_id: int, text: str = "The Danube flows through ten cou
         session.add(document)
         session.commit()
         return document.id
+
+
+def text_pdf(lines: list[str]) -> bytes:
+    """A minimal one-page PDF with a text layer (Helvetica), built by hand."""
+    content = "BT /F1 12 Tf 72 720 Td 14 TL " + " ".join(
+        f"({line.replace('(', '[').replace(')', ']')}) '" for line in lines) + " ET"
+    objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        "/Resources << /Font << /F1 5 0 R >> >> >>",
+        f"<< /Length {len(content)} >>\nstream\n{content}\nendstream",
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = b"%PDF-1.4\n"
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n{body}\nendobj\n".encode()
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += "".join(f"{o:010d} 00000 n \n" for o in offsets).encode()
+    out += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n"
+            "%%EOF\n").encode()
+    return out
+
+
+def blank_pdf() -> bytes:
+    """A PDF of one empty page: no text layer, like a scan."""
+    from pypdf import PdfWriter
+
+    writer, buffer = PdfWriter(), io.BytesIO()
+    writer.add_blank_page(612, 792)
+    writer.write(buffer)
+    return buffer.getvalue()
+
+
+def upload(browser: Session, project_id: int, name: str, data: bytes) -> Any:
+    return browser.post(f"/api/projects/{project_id}/documents",
+                        data={"file": (io.BytesIO(data), name)},
+                        content_type="multipart/form-data")
+
+
+def test_documents_upload_list_read_delete(setup: Setup) -> None:
+    pid = setup.project.id
+    pdf = upload(setup.browser, pid, "guide.pdf", text_pdf(["The Rhine is 1,230 km long.",
+                                                             "It ends in the North Sea."]))
+    assert pdf.status_code == 201, pdf.json
+    assert (pdf.json["mime"], pdf.json["pages"]) == ("application/pdf", 1)
+    assert "1,230 km" in pdf.json["text"] and "North Sea" in pdf.json["text"]
+    text = upload(setup.browser, pid, "../../notes.md", "# Notes\n\nCaf\u00e9 facts.".encode())
+    assert text.status_code == 201, text.json
+    assert (text.json["name"], text.json["mime"], text.json["pages"]) == (
+        "notes.md", "text/markdown", None)
+    listed = setup.browser.get(f"/api/projects/{pid}/documents").json
+    assert [d["name"] for d in listed["items"]] == ["notes.md", "guide.pdf"]
+    assert "text" not in listed["items"][0] and listed["items"][1]["characters"] > 20
+    one = setup.browser.get(f"/api/projects/{pid}/documents/{pdf.json['id']}")
+    assert one.status_code == 200 and one.json["text"] == pdf.json["text"]
+    assert setup.browser.delete(
+        f"/api/projects/{pid}/documents/{pdf.json['id']}").status_code == 204
+    assert setup.browser.get(
+        f"/api/projects/{pid}/documents/{pdf.json['id']}").status_code == 404
+    with db.factory() as session:
+        actions = list(session.scalars(select(AuditEvent.action).where(
+            AuditEvent.target_type == "document").order_by(AuditEvent.id)))
+    assert actions == ["document.uploaded", "document.uploaded", "document.deleted"]
+
+
+@pytest.mark.parametrize(("name", "data", "message"), [
+    ("scan.pdf", blank_pdf(), "no extractable text (scanned PDF?)"),
+    ("broken.pdf", b"%PDF-1.4\nnot really a pdf", "Not a readable PDF"),
+    ("latin1.txt", "caf\u00e9".encode("latin-1"), "The text file is not UTF-8"),
+    ("empty.txt", b"", "The file is empty"),
+    ("blank.md", b"  \n\n ", "The file has no text"),
+    ("nul.txt", b"a\x00b", "The text file contains NUL characters (is it binary?)"),
+    ("sheet.xlsx", b"PK\x03\x04", "Upload a PDF, a .txt or a .md file"),
+])
+def test_documents_that_cannot_be_used_are_422(setup: Setup, name: str, data: bytes,
+                                                message: str) -> None:
+    reply = upload(setup.browser, setup.project.id, name, data)
+    assert reply.status_code == 422, reply.json
+    assert reply.json["errors"] == {"files": {"file": [message]}}
+    assert setup.browser.get(f"/api/projects/{setup.project.id}/documents").json["total"] == 0
+
+
+def test_document_uploads_over_20_mb_are_413_and_bad_forms_422(setup: Setup) -> None:
+    url = f"/api/projects/{setup.project.id}/documents"
+    big = upload(setup.browser, setup.project.id, "big.txt", b"a" * (20 * 1024 * 1024 + 1))
+    assert big.status_code in (413, 422), big.json
+    if big.status_code == 422:
+        assert big.json["errors"]["files"]["file"] == ["The file is larger than 20 MB"]
+    huge = upload(setup.browser, setup.project.id, "huge.txt", b"a" * (21 * 1024 * 1024))
+    assert huge.status_code == 413 and huge.json["code"] == "PAYLOAD_TOO_LARGE"
+    nineteen = upload(setup.browser, setup.project.id, "ok.txt", b"word " * (19 * 200_000))
+    assert nineteen.status_code == 201
+    missing = setup.browser.post(url, data={"other": "x"}, content_type="multipart/form-data")
+    assert missing.status_code == 422 and "file" in missing.json["errors"]["files"]
+    as_json = setup.browser.post(url, json={"file": "x"})
+    assert as_json.status_code == 422
+    extra = setup.browser.post(url, data={"file": (io.BytesIO(b"hi"), "a.txt"), "x": "1"},
+                               content_type="multipart/form-data")
+    assert extra.status_code == 422 and extra.json["errors"]["files"] == {"x": ["Unknown field."]}

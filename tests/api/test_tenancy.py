@@ -7,6 +7,7 @@ row without a route) fails `test_routes_table_covers_every_project_route`.
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -55,7 +56,7 @@ class World:
         return {"project_id": self.project.id, "run_id": self.run_id, "user_id": self.target.id,
                 "credential_id": self.credential_id, "model_id": self.model_id,
                 "dataset_id": self.dataset_id, "case_id": self.case_id,
-                "job_id": self.job_id}
+                "job_id": self.job_id, "document_id": self.document_id}
 
     def fresh_targets(self) -> None:
         """A new member to act on, a new user to add, an unused credential and model, so each
@@ -80,6 +81,7 @@ class World:
             self.credential_id, self.model_id = spare.id, model.id
             self.dataset_id = dataset.id
             self.case_id = version_cases(session, latest_version(session, dataset.id).id)[0].id
+        self.document_id = make_document(self.project.id)
 
     def run_body(self) -> dict[str, Any]:
         with db.factory() as session:
@@ -175,6 +177,11 @@ ROUTES: dict[tuple[str, str], Rule] = {
     ("POST", PROJECT + "/generation/conversations/estimate"): Rule(Role.viewer, 200, lambda w: {
         "model_id": w.model_id, "document_id": w.document_id, "count": 1, "turns": 2}),
     ("GET", PROJECT + "/generation/{job_id}"): Rule(Role.viewer),
+    ("GET", PROJECT + "/documents"): Rule(Role.viewer),
+    ("POST", PROJECT + "/documents"): Rule(Role.editor, 201, lambda w: {
+        "file": (io.BytesIO(b"The tenancy document."), "tenancy.txt")}),
+    ("GET", PROJECT + "/documents/{document_id}"): Rule(Role.viewer),
+    ("DELETE", PROJECT + "/documents/{document_id}"): Rule(Role.editor, 204),
     ("GET", PROJECT + "/generation/{job_id}/events"): Rule(Role.viewer),
     ("POST", PROJECT + "/generation/{job_id}/accept"): Rule(Role.editor, 201, lambda w: {
         "dataset_name": f"Tenancy {w.newcomer.id}"}),
@@ -255,6 +262,8 @@ def _expected(actor: str, rule: Rule) -> int:
 def _call(browser: Session, method: str, url: str,
           body: dict[str, Any] | None) -> Any:
     kwargs: dict[str, Any] = {} if body is None else {"json": body}
+    if body is not None and isinstance(body.get("file"), tuple):  # an upload
+        kwargs = {"data": body, "content_type": "multipart/form-data"}
     return browser.request(method, url, **kwargs)
 
 
@@ -331,7 +340,8 @@ def test_nested_ids_of_another_project_are_not_found(world: World) -> None:
     for (method, route), rule in ROUTES.items():
         if not any(f"{{{name}}}" in route
                    for name in ("run_id", "user_id", "credential_id", "model_id",
-                                "dataset_id", "case_id", "job_id")):
+                                "dataset_id", "case_id", "job_id",
+                                "document_id")):
             continue
         body = rule.body(world) if rule.body else None
         reply = _call(browser, method, route.format(**theirs), body)

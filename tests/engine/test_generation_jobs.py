@@ -84,3 +84,33 @@ def test_a_worker_generates_questions_in_batches_with_live_progress(
         dataset = session.get(Dataset, accepted.json()["dataset_id"])
         assert dataset is not None and dataset.kind == "questions"
     assert accepted.json()["cases"] == 28
+
+
+def test_a_worker_generates_conversations_grounded_in_an_uploaded_document(
+        project: dict[str, Any], fake_provider: FakeProviderThread) -> None:
+    base, headers = project["base"], project["headers"]
+    documents = base.replace("/generation", "/documents")
+    uploaded = httpx.post(documents, headers=headers, files={
+        "file": ("delta.md", b"# Deltas\n\nThe Nile delta is 240 km wide at the coast.")})
+    assert uploaded.status_code == 201, uploaded.text
+    conversations = [{"turns": [{"question": f"How wide is the Nile delta? ({n})",
+                                 "ground_truth": "240 km at the coast."},
+                                {"question": "Where is it widest?",
+                                 "ground_truth": "At the coast."}]} for n in range(2)]
+    httpx.post(f"{fake_provider.url}/_fake/config", json={"scripts": [
+        {"model": None, "pattern": "Nile delta", "reply": json.dumps(conversations)}]})
+    try:
+        started = httpx.post(f"{base}/conversations", headers=headers, json={
+            "model_id": project["model_id"], "document_id": uploaded.json()["id"],
+            "count": 2, "turns": 2})
+        assert started.status_code == 202, started.text
+        job_id = started.json()["id"]
+        events = read_events(f"{base}/{job_id}/events", project["token"])
+    finally:
+        httpx.post(f"{fake_provider.url}/_fake/config", json={"scripts": []})
+    assert [kind for _, kind, _ in events][-1] == "generation.finished"
+    job = httpx.get(f"{base}/{job_id}", headers=headers).json()
+    assert job["status"] == "succeeded" and job["received"] == 2, job
+    accepted = httpx.post(f"{base}/{job_id}/accept", headers=headers,
+                          json={"dataset_name": "Nile", "selected": [1]})
+    assert accepted.status_code == 201 and accepted.json()["kind"] == "conversations"

@@ -123,3 +123,19 @@ class AcceptedSchema(Schema):
     name = fields.String(required=True)
     kind = fields.String(required=True)
     cases = fields.Integer(required=True)
+
+
+class DocumentSchema(Schema):
+    id = fields.Integer(required=True)
+    name = fields.String(required=True)
+    mime = fields.String(required=True)
+    size_bytes = fields.Integer(required=True)
+    pages = fields.Integer(required=True, allow_none=True,
+                           metadata={"description": "PDFs only"})
+    characters = fields.Integer(required=True, metadata={"description": "Of extracted text"})
+    created_by = fields.Integer(required=True, allow_none=True)
+    created_at = fields.DateTime(required=True)
+
+
+class DocumentDetailSchema(DocumentSchema):
+    text = fields.String(required=True, metadata={"description": "The extracted text"})
