@@ -248,3 +248,23 @@ test('generation: questions and synthetic cases from a model on the fake provide
   await dialog.getByRole('button', { name: 'Generate' }).click();
   await finishAndAccept(page, 'Generate synthetic cases', 10, 'Generated cases');
 });
+
+test('generation: conversations grounded in an uploaded text document', async ({ page }) => {
+  await newProject(page, 'E2E conversations');
+  await fakeModel(page);
+  await page.getByRole('button', { name: 'Generate conversations' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Generate conversations' });
+  await dialog.getByLabel('Generator model').selectOption({ label: 'Fake gen (fake-fast)' });
+  await dialog.getByLabel('Or upload a PDF or text file').setInputFiles({
+    name: 'refunds.txt',
+    mimeType: 'text/plain',
+    buffer: Buffer.from('Refund policy. Customers may return any item within 30 days of delivery for a full refund. Refunds are paid to the original card within 5 business days. Sale items can be exchanged but not refunded.\n'),
+  });
+  await expect(dialog.getByLabel('Document').locator('option:checked')).toHaveText(/refunds\.txt/);
+  await dialog.getByLabel('Turns per conversation (1–10)').fill('2');
+  await dialog.getByLabel(/^How many/).fill('2');
+  await dialog.getByRole('button', { name: 'Estimate cost' }).click();
+  await expect(dialog.getByTestId('generation-estimate')).toContainText('Estimated cost');
+  await dialog.getByRole('button', { name: 'Generate' }).click();
+  await finishAndAccept(page, 'Generate conversations', 2, 'Refund conversations');
+});

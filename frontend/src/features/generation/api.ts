@@ -1,6 +1,4 @@
-// Generation jobs (issue 4 §3): types derived from the generated OpenAPI paths. Documents
-// (upload and list for grounded conversations) were not in openapi.json yet: DocumentInfo
-// follows the planned contract.
+// Generation jobs and documents (issue 4 §3): types derived from the generated OpenAPI paths.
 import type { paths } from '@/api/schema';
 import type { JsonObject } from '@/features/datasets/api';
 
@@ -22,14 +20,8 @@ export type AcceptBody = Body<paths[`${Gen}/{job_id}/accept`]['post']>;
 export const GENERATION_KINDS: readonly GenerationKind[] = ['questions', 'cases', 'conversations'];
 export const TERMINAL_JOB: readonly JobStatus[] = ['succeeded', 'failed'];
 
-export interface DocumentInfo {
-  id: number;
-  name: string;
-  mime?: string;
-  size_bytes?: number;
-  pages?: number | null;
-  created_at?: string;
-}
+export type DocumentPage = Json<paths['/api/projects/{project_id}/documents']['get']['responses'][200]>;
+export type DocumentInfo = DocumentPage['items'][number];
 
 export const GENERATION_EVENTS = ['generation.started', 'generation.progress', 'generation.finished'] as const;
 

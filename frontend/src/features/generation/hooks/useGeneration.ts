@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { EventSourceCtor, StreamState } from '@/api/useEventStream';
 import { qk } from '@/api/queryKeys';
-import { request, type Page } from '@/features/datasets/api';
+import { request } from '@/features/datasets/api';
 import {
   documentsPath,
   GENERATION_EVENTS,
@@ -12,6 +12,7 @@ import {
   TERMINAL_JOB,
   type Accepted,
   type DocumentInfo,
+  type DocumentPage,
   type GenerationEstimate,
   type GenerationJob,
   type GenerationKind,
@@ -118,9 +119,7 @@ export function useDocuments(projectId: number, enabled: boolean) {
   return useQuery({
     queryKey: documentsKey(projectId),
     queryFn: ({ signal }) =>
-      request<Page<DocumentInfo> | DocumentInfo[]>('GET', documentsPath(projectId), { query: { page: 1, page_size: 100 }, signal }).then((r) =>
-        Array.isArray(r) ? r : r.items,
-      ),
+      request<DocumentPage>('GET', documentsPath(projectId), { query: { page: 1, page_size: 100 }, signal }).then((r) => r.items),
     enabled,
   });
 }
@@ -135,7 +134,9 @@ export function useUploadDocument(projectId: number) {
     },
     onSuccess: (doc) => {
       // Listed at once, so the select can show it before the list is fetched again.
-      queryClient.setQueryData<DocumentInfo[]>(documentsKey(projectId), (old) => [...(old ?? []).filter((d) => d.id !== doc.id), doc]);
+      // (without the extracted text the upload answers with: it can be megabytes)
+      const info = Object.fromEntries(Object.entries(doc).filter(([k]) => k !== 'text')) as DocumentInfo;
+      queryClient.setQueryData<DocumentInfo[]>(documentsKey(projectId), (old) => [...(old ?? []).filter((d) => d.id !== info.id), info]);
       void queryClient.invalidateQueries({ queryKey: documentsKey(projectId) });
     },
   });
