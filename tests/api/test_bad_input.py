@@ -114,10 +114,12 @@ VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
         "type_tags": ["logic"], "difficulty": "easy", "max_cost_micros": 10**9},
     ("POST", "/api/projects/{project_id}/generation/cases"): lambda w: {
         "model_id": w.model_ids[0], "count": 10, "diversity": 3, "domain_hints": "Support",
-        "variables": ["question"], "include_edge_cases": False, "max_cost_micros": 10**9},
+        "variables": ["question"], "include_edge_cases": False, "max_cost_micros": 10**9,
+        "prompt_template": "Answer {{question}} briefly."},
     ("POST", "/api/projects/{project_id}/generation/cases/estimate"): lambda w: {
         "model_id": w.model_ids[0], "count": 10, "diversity": 3, "domain_hints": "Support",
-        "variables": ["question"], "include_edge_cases": False, "max_cost_micros": 10**9},
+        "variables": ["question"], "include_edge_cases": False, "max_cost_micros": 10**9,
+        "prompt_template": "Answer {{question}} briefly."},
     ("POST", "/api/projects/{project_id}/generation/conversations"): lambda w: {
         "model_id": w.model_ids[0], "document_id": w.document_id, "count": 2, "turns": 2,
         "max_cost_micros": 10**9},

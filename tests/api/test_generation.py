@@ -223,6 +223,23 @@ def test_synthetic_cases_drop_rows_missing_a_variable(setup: Setup, scripts: Any
             ["synthetic", "edge-case"])
 
 
+def test_case_variables_come_from_a_prompt_template(setup: Setup, scripts: Any) -> None:
+    scripts(("<prompt>", json.dumps([{"input": {"name": f"N{n}", "city": f"C{n}"}}
+                                     for n in range(10)])))
+    template = "Greet {{ name }} from {{city}} warmly; mention {{name}} twice."
+    job = start(setup, "cases", {"model_id": setup.fast, "count": 10,
+                                 "prompt_template": template})
+    assert job["spec"]["variables"] == ["name", "city"]
+    assert job["received"] == 10 and job["items"][3]["input"] == {"name": "N3", "city": "C3"}
+    both = setup.browser.post(f"{setup.base}/cases/estimate", json={
+        "model_id": setup.fast, "count": 10, "variables": ["tone", "city"],
+        "prompt_template": template})
+    assert both.status_code == 200
+    none = setup.browser.post(f"{setup.base}/cases", json={
+        "model_id": setup.fast, "count": 10, "prompt_template": "No variables here."})
+    assert none.status_code == 422 and "variables" in none.json["errors"]["json"]
+
+
 def test_accepting_checks_state_selection_and_name(setup: Setup, scripts: Any) -> None:
     scripts(("about: seas", json.dumps(["Sea one?", "Sea two?"])))
     queued = setup.browser.post(f"{setup.base}/questions",

@@ -3549,7 +3549,13 @@ export interface components {
             diversity?: number;
             /** @default null */
             domain_hints?: string | null;
-            variables: string[];
+            /** @description Template variables; those of prompt_template are added */
+            variables?: string[];
+            /**
+             * @description The prompt under test: its {{variables}} are taken, and the generator sees it
+             * @default null
+             */
+            prompt_template?: string | null;
             /** @default true */
             include_edge_cases?: boolean;
             /**

@@ -44,7 +44,14 @@ class CasesRequestSchema(Schema):
     domain_hints = fields.String(load_default=None, allow_none=True,
                                  validate=validate.Length(max=2000))
     variables = fields.List(fields.String(validate=[validate.Length(min=1, max=64), _IDENTIFIER]),
-                            required=True, validate=validate.Length(min=1, max=20))
+                            load_default=list, validate=validate.Length(max=20), metadata={
+                                "description": "Template variables; those of prompt_template "
+                                               "are added"})
+    prompt_template = fields.String(load_default=None, allow_none=True,
+                                    validate=validate.Length(max=20_000), metadata={
+                                        "description": "The prompt under test: its "
+                                                       "{{variables}} are taken, and the "
+                                                       "generator sees it"})
     include_edge_cases = StrictBoolean(load_default=True)
     max_cost_micros = _budget()
 

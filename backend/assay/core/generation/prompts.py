@@ -47,6 +47,9 @@ def cases(spec: dict[str, Any], count: int, index: int = 0,
     example = ", ".join(f'"{name}": "..."' for name in variables)
     lines = [f"Generate {count} distinct test cases for a prompt with the template "
              f"variables: {', '.join(variables)}."]
+    if spec.get("prompt_template"):
+        lines.append("The prompt these cases will fill in and test:\n<prompt>\n"
+                     f"{spec['prompt_template']}\n</prompt>")
     if spec.get("domain_hints"):
         lines.append(f"Domain: {spec['domain_hints']}.")
     diversity = int(spec.get("diversity", 5))

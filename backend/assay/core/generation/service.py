@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +43,7 @@ DEFAULT_CONTEXT_WINDOW = 8192  # a model without a context window: assume a smal
 SAFETY_TOKENS = 256  # tokenizers of other vendors count differently
 LOW_OUTPUT_SHARE = 0.5  # a batch usually writes about half of what it may
 PARALLEL_BATCHES = 4
+MAX_VARIABLES = 20
 
 
 def _question_tokens(spec: dict[str, Any]) -> int:
@@ -164,8 +166,28 @@ def _document_for(session: Session, project: Project, kind: str,
     return _document_text(session, project, int(spec["document_id"]))
 
 
+_VARIABLE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]{0,63})\s*\}\}")
+
+
+def normalized(kind: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """Cases take the variables named and those of the prompt template, in order, once."""
+    if kind != "cases":
+        return spec
+    found = _VARIABLE.findall(spec.get("prompt_template") or "")
+    variables = list(dict.fromkeys([*spec.get("variables", []), *found]))
+    if not variables:
+        raise Invalid("Name the variables of the cases, or give a prompt template with "
+                      "{{variables}}", {"json": {"variables": [
+                          "No variables named and none in prompt_template"]}})
+    if len(variables) > MAX_VARIABLES:
+        raise Invalid("Too many variables", {"json": {"variables": [
+            f"At most {MAX_VARIABLES} variables"]}})
+    return {**spec, "variables": variables}
+
+
 def estimate_job(session: Session, project: Project, kind: str,
                  spec: dict[str, Any]) -> dict[str, Any]:
+    spec = normalized(kind, spec)
     model = _model(session, project, int(spec["model_id"]))
     document = _document_for(session, project, kind, spec)
     return estimate(plan(kind, spec, model, document), model)
@@ -188,6 +210,7 @@ def start(session: Session, conn: redis.Redis, prefix: str, actor: User, project
           kind: str, spec: dict[str, Any]) -> dict[str, Any]:
     """Plan, estimate and budget a job, store it as queued, audit it; the caller commits
     and enqueues."""
+    spec = normalized(kind, spec)
     cost = estimate_job(session, project, kind, spec)
     _check_budget(cost, spec.get("max_cost_micros"))
     job_id = store.new_id(conn, prefix)
