@@ -224,6 +224,11 @@ async function finishAndAccept(page: Page, dialogName: string, asked: number, da
 }
 
 test('generation: questions and synthetic cases from a model on the fake provider (estimate, progress, preview, accept)', async ({ page }) => {
+  // Content types of the jobs' event-stream responses, to prove the dialog listened live.
+  const eventStreams: string[] = [];
+  page.on('response', (res) => {
+    if (/\/api\/projects\/\d+\/generation\/\d+\/events$/.test(new URL(res.url()).pathname)) eventStreams.push(res.headers()['content-type'] ?? '');
+  });
   await newProject(page, 'E2E generation');
   await fakeModel(page);
 
@@ -247,6 +252,8 @@ test('generation: questions and synthetic cases from a model on the fake provide
   await expect(dialog.getByTestId('generation-estimate')).toContainText('Estimated cost');
   await dialog.getByRole('button', { name: 'Generate' }).click();
   await finishAndAccept(page, 'Generate synthetic cases', 10, 'Generated cases');
+  expect(eventStreams.length).toBeGreaterThanOrEqual(2);
+  expect(eventStreams.every((t) => t.startsWith('text/event-stream'))).toBe(true);
 });
 
 test('generation: conversations grounded in an uploaded text document', async ({ page }) => {
