@@ -5,13 +5,14 @@ import { DIFFICULTIES, type Case, type CaseBody, type DatasetKind, type Difficul
 import { useSaveCase } from '../hooks/useDatasets';
 
 /** What a new case of each kind starts from, and what its input holds. */
-const TEMPLATES: Record<DatasetKind, { input: JsonObject; expected: JsonObject | null; trace: JsonObject | null; hint: string }> = {
-  questions: { input: { question: '' }, expected: null, trace: null, hint: 'A JSON object: {"question": "…"}.' },
-  cases: { input: { variable: '' }, expected: { output: '' }, trace: null, hint: 'The prompt’s template variables: {"city": "Paris"}.' },
+const TEMPLATES: Record<DatasetKind, { input: JsonObject; expected: JsonObject | null; trace: JsonObject | null; hint: string; expectedHint?: string }> = {
+  questions: { input: { question: '' }, expected: null, trace: null, hint: 'A JSON object: {"question": "…"}.', expectedHint: 'A reference answer, if any: {"answer": "…"}.' },
+  cases: { input: { variable: '' }, expected: { output: '' }, trace: null, hint: 'The prompt’s template variables: {"city": "Paris"}.', expectedHint: 'The expected output: {"output": "…"}.' },
   conversations: {
     input: { messages: [{ role: 'user', content: '' }] },
     expected: { turns: [''] },
     trace: null,
+    expectedHint: 'The ground truth of each user turn, in order: {"turns": ["…"]}.',
     hint: '1 to 10 user turns: {"messages": [{"role": "user", "content": "…"}]}; expected holds the ground truth per user turn.',
   },
   traces: {
@@ -109,8 +110,8 @@ export function CaseDialog({
         <Field id="case-input" label="Input (JSON)" error={errors.input} hint={template.hint}>
           <Textarea id="case-input" className="min-h-32 font-mono" value={input} onChange={(e) => setInput(e.target.value)} invalid={!!errors.input} aria-describedby={describedBy('case-input', errors.input, true)} data-autofocus />
         </Field>
-        <Field id="case-expected" label="Expected (JSON, optional)" error={errors.expected}>
-          <Textarea id="case-expected" className="font-mono" value={expected} onChange={(e) => setExpected(e.target.value)} invalid={!!errors.expected} aria-describedby={describedBy('case-expected', errors.expected)} />
+        <Field id="case-expected" label="Expected (JSON, optional)" error={errors.expected} hint={template.expectedHint}>
+          <Textarea id="case-expected" className="font-mono" value={expected} onChange={(e) => setExpected(e.target.value)} invalid={!!errors.expected} aria-describedby={describedBy('case-expected', errors.expected, !!template.expectedHint)} />
         </Field>
         <div className="grid gap-4 sm:grid-cols-2">
           <Field id="case-tags" label="Tags" hint="Separated by commas.">

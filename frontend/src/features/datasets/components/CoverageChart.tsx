@@ -10,9 +10,10 @@ const GROUPS = [
 ] as const;
 
 /** One horizontal bar chart; the numbers are in the text, the bars only show them. */
-export function BarChart({ title, buckets }: { title: string; buckets: Bucket[] }) {
+export function BarChart({ title, buckets, total: cases }: { title: string; buckets: Bucket[]; total?: number }) {
   const max = Math.max(1, ...buckets.map((b) => b.count));
-  const total = buckets.reduce((s, b) => s + b.count, 0);
+  // A case can have several tags: "of N cases" counts cases, not the bars' sum.
+  const total = cases ?? buckets.reduce((s, b) => s + b.count, 0);
   return (
     <figure className="space-y-2">
       <figcaption className="text-sm font-medium text-zinc-900">{title}</figcaption>
@@ -48,10 +49,16 @@ export function CoverageChart({ projectId, datasetId }: { projectId: number; dat
   const empty = GROUPS.every((g) => (coverage.data[g.key] ?? []).length === 0);
   if (empty) return <EmptyState title="No coverage yet" description="Coverage appears once the dataset has cases." />;
   return (
+    <div className="space-y-4">
+      <p className="text-sm text-zinc-600">
+        {coverage.data.case_count.toLocaleString('en-US')} case{coverage.data.case_count === 1 ? '' : 's'} in version {coverage.data.version}. Lengths are of the input text: XS under 50
+        characters, S under 200, M under 1,000, L under 5,000, XL longer.
+      </p>
     <div className="grid gap-6 md:grid-cols-2">
       {GROUPS.map((g) => (
-        <BarChart key={g.key} title={g.title} buckets={coverage.data[g.key] ?? []} />
+        <BarChart key={g.key} title={g.title} buckets={coverage.data[g.key] ?? []} total={coverage.data.case_count} />
       ))}
+    </div>
     </div>
   );
 }

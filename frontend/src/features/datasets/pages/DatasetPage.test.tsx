@@ -198,13 +198,15 @@ describe('DatasetPage', () => {
   it('draws the coverage as labelled bars', async () => {
     serve('viewer', 1, (_req, path) =>
       path === `${base}/coverage`
-        ? json({ by_tag: [{ key: 'geo', count: 8 }, { key: 'math', count: 2 }], by_length: [{ key: 'XS', count: 10 }], by_difficulty: [], by_language: [{ key: 'en', count: 10 }] })
+        ? json({ version: 3, case_count: 9, by_tag: [{ key: 'geo', count: 8 }, { key: 'math', count: 2 }], by_length: [{ key: 'XS', count: 10 }], by_difficulty: [], by_language: [{ key: 'en', count: 10 }] })
         : undefined,
     );
     open();
     await userEvent.click(await screen.findByRole('button', { name: 'Coverage' }));
     const tags = await screen.findByRole('list', { name: 'By tag' });
-    expect(within(tags).getAllByRole('listitem')[0]).toHaveTextContent('geo8 of 10 cases');
+    // A case can carry two tags: the total is the version's cases, not the bars' sum.
+    expect(within(tags).getAllByRole('listitem')[0]).toHaveTextContent('geo8 of 9 cases');
+    expect(screen.getByText(/^9 cases in version 3\./)).toBeInTheDocument();
     expect(screen.getByRole('list', { name: 'By length' })).toHaveTextContent('XS10');
     expect(screen.getByText('No data.')).toBeInTheDocument();
   });
