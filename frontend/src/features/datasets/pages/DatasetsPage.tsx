@@ -8,6 +8,7 @@ import { relativeTime } from '@/lib/format';
 import { useDebouncedValue } from '@/lib/useDebouncedValue';
 import { DATASET_KINDS, KIND_LABELS } from '../api';
 import { GenerateDialog } from '@/features/generation/components/GenerateDialog';
+import { GenerationJobs } from '@/features/generation/components/GenerationJobs';
 import { GENERATION_KINDS, type GenerationKind } from '@/features/generation/api';
 import { CreateDatasetDialog } from '../components/CreateDatasetDialog';
 import { DATASETS_PAGE_SIZE, useDatasetList } from '../hooks/useDatasets';
@@ -23,7 +24,7 @@ export function DatasetsPage() {
   const [includeArchived, setIncludeArchived] = useState(false);
   const [page, setPage] = useState(1);
   const [creating, setCreating] = useState(false);
-  const [generating, setGenerating] = useState<GenerationKind | null>(null);
+  const [generating, setGenerating] = useState<{ kind: GenerationKind; jobId: number | null } | null>(null);
   const debouncedQ = useDebouncedValue(q, 300);
   const debouncedTag = useDebouncedValue(tag, 300);
   const list = useDatasetList(projectId, { page, q: debouncedQ, kind, tag: debouncedTag, includeArchived });
@@ -36,7 +37,7 @@ export function DatasetsPage() {
   const generateButtons = canEdit && (
     <div role="group" aria-label="Generate with a model" className="flex flex-wrap gap-2">
       {GENERATION_KINDS.map((k) => (
-        <Button key={k} variant="secondary" onClick={() => setGenerating(k)}>
+        <Button key={k} variant="secondary" onClick={() => setGenerating({ kind: k, jobId: null })}>
           Generate {k}
         </Button>
       ))}
@@ -154,9 +155,19 @@ export function DatasetsPage() {
             )}
           </>
         )}
+        <GenerationJobs projectId={projectId} canEdit={canEdit} onOpen={(j) => setGenerating({ kind: j.kind, jobId: j.id })} />
       </CardContent>
       <CreateDatasetDialog projectId={projectId} open={creating} onClose={() => setCreating(false)} />
-      {generating && <GenerateDialog projectId={projectId} kind={generating} open onClose={() => setGenerating(null)} />}
+      {generating && (
+        <GenerateDialog
+          key={`${generating.kind}-${generating.jobId ?? 'new'}`}
+          projectId={projectId}
+          kind={generating.kind}
+          initialJobId={generating.jobId}
+          open
+          onClose={() => setGenerating(null)}
+        />
+      )}
     </Card>
   );
 }

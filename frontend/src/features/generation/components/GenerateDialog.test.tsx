@@ -99,6 +99,22 @@ describe('GenerateDialog', () => {
     expect(await acc.json()).toEqual({ dataset_name: 'Trivia', selected: [0, 2] });
   });
 
+  it('lists recent jobs and reopens one at its preview', async () => {
+    const { finish } = serve((_req, path) =>
+      path === gen ? json({ items: [{ ...done, spec: undefined, items: undefined, warnings: undefined }, job({ id: 6, kind: 'cases', status: 'succeeded', dataset_ids: [44] })], total: 2, page: 1, page_size: 10 }) : undefined,
+    );
+    finish();
+    renderProject('/projects/3/datasets');
+    const table = await screen.findByRole('table', { name: 'Generation jobs' });
+    const rows = within(table).getAllByRole('row');
+    expect(rows[1]).toHaveTextContent('questionssucceeded3 of 10$0.0012');
+    expect(within(rows[2]).getByRole('link', { name: 'Dataset #44' })).toHaveAttribute('href', '/projects/3/datasets/44');
+    await userEvent.click(within(rows[1]).getByRole('button', { name: 'Open generation job 5' }));
+    const dialog = screen.getByRole('dialog', { name: 'Generate questions' });
+    expect(await within(dialog).findByTestId('generation-summary')).toHaveTextContent('Asked for 10, got 3.');
+    expect(within(dialog).getAllByRole('checkbox')).toHaveLength(3);
+  });
+
   it('shows the server’s field errors and a failed job', async () => {
     let attempt = 0;
     serve((req, path) => {

@@ -39,9 +39,12 @@ export function GenerateDialog({
   open,
   onClose,
   EventSourceImpl,
+  initialJobId = null,
 }: {
   projectId: number;
   kind: GenerationKind;
+  /** Reopen an existing job (its progress or preview) instead of the form. */
+  initialJobId?: number | null;
   open: boolean;
   onClose: () => void;
   EventSourceImpl?: EventSourceCtor;
@@ -53,7 +56,7 @@ export function GenerateDialog({
   const estimate = useEstimateGeneration(projectId, kind);
   const start = useStartGeneration(projectId, kind);
   const accept = useAcceptGeneration(projectId);
-  const [jobId, setJobId] = useState<number | null>(null);
+  const [jobId, setJobId] = useState<number | null>(initialJobId);
   const stream = useGenerationStream(projectId, jobId, { EventSourceImpl });
   const job = useGenerationJob(projectId, jobId, stream.state === 'open');
 

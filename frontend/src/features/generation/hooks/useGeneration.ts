@@ -17,9 +17,21 @@ import {
   type GenerationJob,
   type GenerationKind,
   type GenerationRequest,
+  type JobSummaryPage,
 } from '../api';
 
 const jobKey = (projectId: number, jobId: number) => ['project', projectId, 'generation', jobId] as const;
+const jobsKey = (projectId: number) => ['project', projectId, 'generation', 'list'] as const;
+
+/** The project's recent generation jobs (kept a week), newest first; polls while one is running. */
+export function useGenerationJobs(projectId: number, enabled = true) {
+  return useQuery({
+    queryKey: jobsKey(projectId),
+    queryFn: ({ signal }) => request<JobSummaryPage>('GET', generationPath(projectId), { query: { page: 1, page_size: 10 }, signal }),
+    enabled,
+    refetchInterval: (query) => (query.state.data?.items.some((j) => !TERMINAL_JOB.includes(j.status)) ? 3000 : false),
+  });
+}
 const documentsKey = (projectId: number) => ['project', projectId, 'documents'] as const;
 
 export function useEstimateGeneration(projectId: number, kind: GenerationKind) {
@@ -34,6 +46,7 @@ export function useStartGeneration(projectId: number, kind: GenerationKind) {
     mutationFn: (body: GenerationRequest) => request<GenerationJob>('POST', `${generationPath(projectId)}/${kind}`, { body }),
     onSuccess: (job) => {
       if (job && typeof job.id === 'number') queryClient.setQueryData(jobKey(projectId, job.id), job);
+      void queryClient.invalidateQueries({ queryKey: jobsKey(projectId) });
     },
   });
 }
@@ -111,7 +124,10 @@ export function useAcceptGeneration(projectId: number) {
   return useMutation({
     mutationFn: ({ jobId, dataset_name, selected }: { jobId: number; dataset_name: string; selected: number[] | null }) =>
       request<Accepted>('POST', `${jobPath(projectId, jobId)}/accept`, { body: { dataset_name, selected } }),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: qk.datasets(projectId) }),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: qk.datasets(projectId) });
+      void queryClient.invalidateQueries({ queryKey: ['project', projectId, 'generation'] });
+    },
   });
 }
 
