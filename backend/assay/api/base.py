@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import flask_smorest
-from flask import g
+from flask import Response, g, stream_with_context
 from marshmallow import Schema, fields, validate
 from sqlalchemy.orm import Session
 
@@ -65,6 +66,12 @@ def page_of(item: type[Schema]) -> type[Schema]:
             "page_size": fields.Integer(required=True),
         })
     return _pages[name]
+
+
+def event_stream(frames: Iterator[str]) -> Response:
+    """A Server-Sent Events response that no proxy buffers or caches."""
+    return Response(stream_with_context(frames), mimetype="text/event-stream", headers={
+        "Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"})
 
 
 def page_dict(page: Page[Any], items: list[Any]) -> dict[str, Any]:

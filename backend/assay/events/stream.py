@@ -25,10 +25,11 @@ def _frame(event_id: str, event_type: str, data: str) -> str:
 
 
 def sse(conn: redis.Redis, key: str, last_id: str, heartbeat_s: float,
-        final_snapshot: Callable[[], dict[str, Any] | None]) -> Iterator[str]:
-    """Yield SSE frames until the run's finished event has been sent.
+        final_snapshot: Callable[[], dict[str, Any] | None],
+        finished: str = FINISHED) -> Iterator[str]:
+    """Yield SSE frames until the `finished` event (a run's, or a job's) has been sent.
 
-    `final_snapshot` returns the run's progress when it is already over, so a stream that
+    `final_snapshot` returns the progress when the work is already over, so a stream that
     lost its events (capped, or Redis restarted) still ends with a truthful finish.
     """
     yield "retry: 2000\n\n"
@@ -39,7 +40,7 @@ def sse(conn: redis.Redis, key: str, last_id: str, heartbeat_s: float,
             # commit, so wait briefly for it before standing in for a lost one.
             reply = conn.xread({key: last_id}, count=500, block=FINISH_GRACE_MS)
             if not reply:
-                yield f"event: {FINISHED}\ndata: {json.dumps({'type': FINISHED, **over})}\n\n"
+                yield f"event: {finished}\ndata: {json.dumps({'type': finished, **over})}\n\n"
                 return
         else:
             reply = conn.xread({key: last_id}, count=500, block=int(heartbeat_s * 1000))
@@ -50,5 +51,5 @@ def sse(conn: redis.Redis, key: str, last_id: str, heartbeat_s: float,
             last_id = raw_id.decode()
             event_type = fields[b"type"].decode()
             yield _frame(last_id, event_type, fields[b"data"].decode())
-            if event_type == FINISHED:
+            if event_type == finished:
                 return

@@ -3,17 +3,17 @@ follow its progress (SSE), accept chosen items into a dataset."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from flask import Response, request, stream_with_context
+from flask import Response, request
 from sqlalchemy.exc import IntegrityError
 
 from assay.api.base import (
     Blueprint,
     PageArgs,
     commit,
+    event_stream,
     page_of,
     project_access,
     runtime,
@@ -32,7 +32,6 @@ from assay.api.generation.schemas import (
 )
 from assay.core.generation import service, store
 from assay.core.projects.models import Role
-from assay.events.publish import FINISHED as RUN_FINISHED
 from assay.events.stream import sse, valid_last_id
 from assay.jobs.generation import FINISHED, enqueue_generation
 
@@ -150,18 +149,6 @@ def accept(data: dict[str, Any], project_id: int, job_id: int) -> Any:
             "cases": cases}
 
 
-def _until_finished(frames: Iterator[str]) -> Iterator[str]:
-    """The run stream's frames, ended by the job's finished event; the stand-in the stream
-    writes for a lost finish is renamed to the job's."""
-    for frame in frames:
-        if frame.startswith(f"event: {RUN_FINISHED}\n"):
-            yield f"event: {FINISHED}\n" + frame.split("\n", 1)[1]
-            return
-        yield frame
-        if f"\nevent: {FINISHED}\n" in frame:
-            return
-
-
 @blp.get(ONE + "/events")
 @blp.doc(responses={200: {"description": "Server-Sent Events: generation.started, "
                           "generation.progress (one per batch), generation.finished; id is "
@@ -182,8 +169,5 @@ def job_events(project_id: int, job_id: int) -> Response:
 
     last_id = valid_last_id(request.headers.get("Last-Event-ID")
                             or request.args.get("last_event_id"))
-    frames = sse(rt.redis, store.events_key(prefix, job_id), last_id,
-                 rt.settings.sse_heartbeat_s, snapshot)
-    return Response(stream_with_context(_until_finished(frames)), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no",
-                             "Connection": "keep-alive"})
+    return event_stream(sse(rt.redis, store.events_key(prefix, job_id), last_id,
+                            rt.settings.sse_heartbeat_s, snapshot, finished=FINISHED))

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, request, stream_with_context
+from flask import Response, request
 
 from assay.api.base import (
     Blueprint,
     PageArgs,
     commit,
+    event_stream,
     page_dict,
     page_of,
     project_access,
@@ -136,5 +137,4 @@ def run_events(project_id: int, run_id: int) -> Response:
     last_id = valid_last_id(request.headers.get("Last-Event-ID")
                             or request.args.get("last_event_id"))
     frames = sse(rt.redis, rt.events_key(run_id), last_id, rt.settings.sse_heartbeat_s, snapshot)
-    return Response(stream_with_context(frames), mimetype="text/event-stream", headers={
-        "Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"})
+    return event_stream(frames)
