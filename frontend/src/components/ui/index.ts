@@ -9,6 +9,7 @@ export { ErrorState } from './ErrorState';
 export { Field, describedBy } from './Field';
 export { Input, Textarea } from './Input';
 export { Label } from './Label';
+export { Pager } from './Pager';
 export { Progress } from './Progress';
 export { Select } from './Select';
 export { LoadingRows, Skeleton } from './Skeleton';

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
-import { Badge, Button, Card, CardContent, CardHeader, CardTitle, Checkbox, EmptyState, ErrorState, Input, Label, LoadingRows, Select, Table, TBody, TD, TH, THead, TR } from '@/components/ui';
+import { Pager, Badge, Button, Card, CardContent, CardHeader, CardTitle, Checkbox, EmptyState, ErrorState, Input, Label, LoadingRows, Select, Table, TBody, TD, TH, THead, TR } from '@/components/ui';
 import { roleAtLeast } from '@/api/types';
 import { useProjectOutlet } from '@/features/projects/pages/ProjectLayout';
 import { cn, focusRing } from '@/lib/cn';
@@ -141,17 +141,7 @@ export function DatasetsPage() {
               </TBody>
             </Table>
             {pages > 1 && (
-              <nav aria-label="Datasets pages" className="flex items-center justify-end gap-2 text-sm">
-                <Button variant="secondary" size="sm" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
-                  Previous
-                </Button>
-                <span>
-                  Page {page} of {pages}
-                </span>
-                <Button variant="secondary" size="sm" disabled={page >= pages} onClick={() => setPage((p) => p + 1)}>
-                  Next
-                </Button>
-              </nav>
+              <Pager label="Datasets pages" page={page} pageCount={pages} onPage={setPage} />
             )}
           </>
         )}

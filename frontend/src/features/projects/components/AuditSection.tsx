@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Button, Card, CardContent, CardHeader, CardTitle, EmptyState, ErrorState, LoadingRows, Table, TBody, TD, TH, THead, TR } from '@/components/ui';
+import { Pager, Card, CardContent, CardHeader, CardTitle, EmptyState, ErrorState, LoadingRows, Table, TBody, TD, TH, THead, TR } from '@/components/ui';
 import { absoluteTime, relativeTime } from '@/lib/format';
 import { AUDIT_PAGE_SIZE, useAudit } from '../hooks/useAudit';
 
@@ -51,17 +51,7 @@ export function AuditSection({ projectId }: { projectId: number }) {
               </TBody>
             </Table>
             {pageCount > 1 && (
-              <nav aria-label="Activity pagination" className="flex items-center justify-end gap-2">
-                <span className="text-sm text-zinc-600">
-                  Page {page} of {pageCount}
-                </span>
-                <Button variant="secondary" size="sm" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
-                  Previous
-                </Button>
-                <Button variant="secondary" size="sm" disabled={page >= pageCount} onClick={() => setPage((p) => p + 1)}>
-                  Next
-                </Button>
-              </nav>
+              <Pager label="Activity pagination" page={page} pageCount={pageCount} onPage={setPage} />
             )}
           </>
         )}

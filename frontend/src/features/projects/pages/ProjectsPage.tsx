@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Button, EmptyState, ErrorState, Input, Label, Select, Skeleton } from '@/components/ui';
+import { Pager, Button, EmptyState, ErrorState, Input, Label, Select, Skeleton } from '@/components/ui';
 import { ROLES, type Role } from '@/api/types';
 import { useDebouncedValue } from '@/lib/useDebouncedValue';
 import { CreateProjectDialog } from '../components/CreateProjectDialog';
@@ -101,19 +101,13 @@ export function ProjectsPage() {
               <ProjectCard key={p.id} project={p} />
             ))}
           </ul>
-          <nav aria-label="Pagination" className="flex items-center justify-between gap-4">
-            <p className="text-sm text-zinc-600">
-              Page {page} of {pageCount} · {total} {total === 1 ? 'project' : 'projects'}
-            </p>
-            <div className="flex gap-2">
-              <Button variant="secondary" size="sm" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
-                Previous
-              </Button>
-              <Button variant="secondary" size="sm" disabled={page >= pageCount} onClick={() => setPage((p) => p + 1)}>
-                Next
-              </Button>
-            </div>
-          </nav>
+          <Pager
+            label="Pagination"
+            page={page}
+            pageCount={pageCount}
+            onPage={setPage}
+            summary={`Page ${page} of ${pageCount} · ${total} ${total === 1 ? 'project' : 'projects'}`}
+          />
         </>
       )}
 

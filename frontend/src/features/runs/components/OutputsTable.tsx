@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Badge, Button, EmptyState, ErrorState, LoadingRows, Table, TBody, TD, TH, THead, TR, type BadgeTone } from '@/components/ui';
+import { Pager, Badge, EmptyState, ErrorState, LoadingRows, Table, TBody, TD, TH, THead, TR, type BadgeTone } from '@/components/ui';
 import type { Output } from '@/api/types';
 import { OUTPUTS_PAGE_SIZE, useOutputs } from '../hooks/useRuns';
 
@@ -63,19 +63,13 @@ export function OutputsTable({ projectId, runId }: { projectId: number; runId: n
           ))}
         </TBody>
       </Table>
-      <nav aria-label="Outputs pagination" className="flex items-center justify-between gap-2">
-        <span className="text-sm text-zinc-600">
-          {total} {total === 1 ? 'output' : 'outputs'} · page {page} of {pageCount}
-        </span>
-        <div className="flex gap-2">
-          <Button variant="secondary" size="sm" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
-            Previous
-          </Button>
-          <Button variant="secondary" size="sm" disabled={page >= pageCount} onClick={() => setPage((p) => p + 1)}>
-            Next
-          </Button>
-        </div>
-      </nav>
+      <Pager
+        label="Outputs pagination"
+        page={page}
+        pageCount={pageCount}
+        onPage={setPage}
+        summary={`${total} ${total === 1 ? 'output' : 'outputs'} · page ${page} of ${pageCount}`}
+      />
     </div>
   );
 }

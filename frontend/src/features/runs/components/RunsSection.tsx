@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { Alert, Button, Card, CardContent, CardHeader, CardTitle, EmptyState, ErrorState, LoadingRows, Table, TBody, TD, TH, THead, TR } from '@/components/ui';
+import { Pager, Alert, Button, Card, CardContent, CardHeader, CardTitle, EmptyState, ErrorState, LoadingRows, Table, TBody, TD, TH, THead, TR } from '@/components/ui';
 import { errorMessage } from '@/api/errors';
 import { roleAtLeast, type Role } from '@/api/types';
 import { absoluteTime, percentDone, relativeTime } from '@/lib/format';
@@ -94,17 +94,7 @@ export function RunsSection({ projectId, role }: { projectId: number; role: Role
               </TBody>
             </Table>
             {pageCount > 1 && (
-              <nav aria-label="Runs pagination" className="flex items-center justify-end gap-2">
-                <span className="text-sm text-zinc-600">
-                  Page {page} of {pageCount}
-                </span>
-                <Button variant="secondary" size="sm" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
-                  Previous
-                </Button>
-                <Button variant="secondary" size="sm" disabled={page >= pageCount} onClick={() => setPage((p) => p + 1)}>
-                  Next
-                </Button>
-              </nav>
+              <Pager label="Runs pagination" page={page} pageCount={pageCount} onPage={setPage} />
             )}
           </>
         )}
