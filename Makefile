@@ -53,7 +53,7 @@ test-sqlite: install
 	$(PYTEST) tests
 
 test-postgres: install
-	ASSAY_TEST_DATABASE_URL=$(POSTGRES_TEST_URL) $(PYTEST) tests/api tests/engine
+	ASSAY_TEST_DATABASE_URL=$(POSTGRES_TEST_URL) $(PYTEST) tests/api tests/engine tests/faults
 
 test-python: test-sqlite test-postgres
 

@@ -48,6 +48,13 @@ class Session:
         return self.request("DELETE", url, **kw)
 
 
+@dataclass
+class PlannedRun:
+    run_id: int
+    target_ids: list[int]
+    case_ids: list[int]
+
+
 class Factory:
     def __init__(self, app: Flask, settings: Settings):
         self.app, self.settings = app, settings
@@ -93,7 +100,8 @@ class Factory:
         from assay.core.datasets.service import ensure_demo_dataset
         from assay.core.llm.service import ensure_demo_models
         from assay.core.runs.models import Run, RunStatus
-        from assay.core.runs.service import create_run, progress
+        from assay.core.runs.planning import RunSpec, TargetSpec, plan_run
+        from assay.core.runs.progress import snapshot
         from assay.events.publish import FINISHED
         from assay.jobs.runs import execute_run
         from assay.runtime import current
@@ -103,7 +111,8 @@ class Factory:
             actor, found = session.merge(owner), session.merge(project)
             models = ensure_demo_models(session, actor, found, self.settings.fake_provider_url)
             dataset = ensure_demo_dataset(session, actor, found, demo_cases())
-            run = create_run(session, actor, found, dataset.id, [m.id for m in models])
+            run = plan_run(session, actor, found, RunSpec(
+                dataset_id=dataset.id, targets=tuple(TargetSpec(m.id) for m in models)))
             run_id = run.id
             if not execute:
                 now = utcnow()
@@ -112,16 +121,67 @@ class Factory:
             session.commit()
             if not execute:  # its progress stream ends like a real run's
                 session.refresh(run)
-                current().publish(run_id, FINISHED, progress(run))
+                current().publish(run_id, FINISHED, snapshot(session, run_id))
         if execute:
             execute_run(run_id)
         return run_id
+
+    def planned_run(self, owner: User, project: Project, cases: int = 3, targets: int = 2,
+                    repeats: int = 1, turns: int = 1) -> PlannedRun:
+        """A run written row by row (no planning service, no worker): a dataset of `cases`
+        questions, `targets` targets on the fake provider's models, and every cell pending.
+        Tests then write the outputs they need directly."""
+        from sqlalchemy import insert
+
+        from assay.core.datasets.service import create_dataset, latest_version, version_cases
+        from assay.core.llm.service import ensure_demo_models
+        from assay.core.runs.models import CellStatus, Output, Run, RunStatus, RunTarget
+
+        with db.factory() as session:
+            actor, found = session.merge(owner), session.merge(project)
+            models = ensure_demo_models(session, actor, found, self.settings.fake_provider_url)
+            dataset = create_dataset(session, actor, found, f"Planned {next(_ids)}", "questions",
+                                     [{"input": {"question": f"Question {i}?"},
+                                       "expected": {"output": f"Answer {i}"}}
+                                      for i in range(cases)])
+            case_ids = [c.id for c in version_cases(session,
+                                                    latest_version(session, dataset.id).id)]
+            per_target = cases * repeats * turns
+            run = Run(project_id=found.id, name="Planned", status=RunStatus.pending,
+                      dataset_version_id=latest_version(session, dataset.id).id,
+                      total=per_target * targets, settings={"repeats": repeats})
+            session.add(run)
+            session.flush()
+            rows = [RunTarget(run_id=run.id, model_id=models[i % len(models)].id,
+                              label=f"Target {i}", position=i, total=per_target)
+                    for i in range(targets)]
+            session.add_all(rows)
+            session.flush()
+            session.execute(insert(Output), [
+                {"run_id": run.id, "case_id": case_id, "target_id": t.id, "repeat": r,
+                 "turn": turn, "status": CellStatus.pending, "attempts": 0}
+                for case_id in case_ids for t in rows for r in range(repeats)
+                for turn in range(turns)])
+            session.commit()
+            return PlannedRun(run.id, [t.id for t in rows], case_ids)
 
     def api_token(self, user: User) -> str:
         with db.factory() as session:
             _, plaintext = create_api_token(session, session.merge(user), "test")
             session.commit()
             return plaintext
+
+
+def first_output(run_id: int) -> int:
+    """The id of a run's first output."""
+    from sqlalchemy import func, select
+
+    from assay.core.runs.models import Output
+
+    with db.factory() as session:
+        found = session.scalar(select(func.min(Output.id)).where(Output.run_id == run_id))
+    assert found is not None
+    return int(found)
 
 
 def race(app: Flask, monkeypatch: Any, target: str,

@@ -51,6 +51,15 @@ def worker(burst: bool) -> None:
 
 
 @main.command()
+def reaper() -> None:
+    """Re-enqueue runs nobody is working on (every `assay worker` starts one itself)."""
+    from assay.jobs.reaper import run_reaper
+    from assay.settings import Settings
+
+    run_reaper(Settings.from_env())
+
+
+@main.command()
 def seed() -> None:
     """Create the demo user and project (idempotent) and print the demo login."""
     from assay.extensions import db

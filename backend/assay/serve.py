@@ -46,7 +46,16 @@ def run_gunicorn(host: str, port: int, threads: int) -> None:
 def run_worker(burst: bool) -> None:
     from rq import Queue, Worker
 
+    from assay.jobs.reaper import start_reaper
+
     settings = share_embedded_redis(Settings.from_env())
+    # A burst worker drains the queue and exits: nothing for a reaper to watch over.
+    reaper = None if burst else start_reaper()
     conn = connect(settings)
     queue = Queue(settings.runs_queue, connection=conn)
-    Worker([queue], connection=conn).work(burst=burst, logging_level="WARNING")
+    try:
+        Worker([queue], connection=conn).work(burst=burst, logging_level="WARNING")
+    finally:
+        if reaper is not None:
+            reaper.terminate()
+            reaper.wait(10)

@@ -34,6 +34,11 @@ def _bool(env: dict[str, str], name: str, default: bool) -> bool:
     return raw.strip().lower() in {"1", "true", "yes", "on"}
 
 
+def lease_seconds(env: dict[str, str] | None = None) -> int:
+    """ASSAY_LEASE_S: read alone too, by the shard runner's LEASE constant."""
+    return max(1, _int(dict(os.environ if env is None else env), "ASSAY_LEASE_S", 60))
+
+
 def _secret(instance: Path, env: dict[str, str], name: str) -> str:
     """The secret from the environment, else one generated once into the instance folder."""
     if env.get(name):
@@ -73,6 +78,9 @@ class Settings:
     run_concurrency: int = 50
     stream_maxlen: int = 10_000
     block_private_urls: bool = False  # refuse loopback/private provider base URLs (SSRF)
+    run_shards: int = 2  # shard runners (RQ jobs) a run starts with, unless it says otherwise
+    lease_s: int = 60  # how long a claimed cell stays leased to its shard
+    reaper_interval_s: float = 15.0  # how often a worker re-enqueues abandoned runs
 
     def __post_init__(self) -> None:
         if len(self.jwt_secret) < 32:
@@ -114,4 +122,7 @@ class Settings:
             sse_heartbeat_s=float(env.get("ASSAY_SSE_HEARTBEAT_S") or 15.0),
             run_concurrency=_int(env, "ASSAY_RUN_CONCURRENCY", 50),
             block_private_urls=_bool(env, "ASSAY_BLOCK_PRIVATE_URLS", False),
+            run_shards=max(1, _int(env, "ASSAY_RUN_SHARDS", 2)),
+            lease_s=lease_seconds(env),
+            reaper_interval_s=max(0.1, float(env.get("ASSAY_REAPER_INTERVAL_S") or 15.0)),
         )

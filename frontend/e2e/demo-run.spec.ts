@@ -72,39 +72,5 @@ test('register, sign in, create a project and watch a demo run complete live', a
   await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'E2E demo project' }).click();
   const runs = page.getByRole('table', { name: 'Runs' });
   await expect(runs.getByText('Completed')).toBeVisible();
-});
-
-test('the New run dialog estimates the cost of the planned run', async ({ page }) => {
-  const email = `e2e-est-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
-  const password = 'Assay-Demo-2024!';
-  await page.goto('/register');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByLabel('Confirm password').fill(password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/login$/);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Create your first project' }).click();
-  const newProject = page.getByRole('dialog', { name: 'New project' });
-  await newProject.getByLabel('Project name').fill('E2E estimate');
-  await newProject.getByRole('button', { name: 'Create project' }).click();
-  await expect(page).toHaveURL(/\/projects\/\d+$/);
-
-  // The demo run brings a dataset and priced fake models.
-  await page.getByRole('button', { name: 'Start demo run' }).click();
-  await expect(page).toHaveURL(/\/projects\/\d+\/runs\/\d+$/);
-  await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'E2E estimate' }).click();
-
-  await page.getByRole('button', { name: 'New run' }).click();
-  const dialog = page.getByRole('dialog', { name: 'New run' });
-  const dataset = dialog.getByLabel('Dataset');
-  await dataset.selectOption({ index: 1 });
-  await dialog.getByRole('group', { name: 'Models' }).getByRole('checkbox').first().check();
-  const estimate = dialog.getByTestId('run-estimate');
-  await expect(estimate).toContainText('Estimated cost');
-  await expect(estimate).toContainText(/\$\d+\.\d{2}/);
-  await expect(estimate).toContainText(/\d+ calls/);
-  await page.keyboard.press('Escape');
-  await expect(dialog).toBeHidden();
+  await expect(runs.getByRole('progressbar', { name: 'Progress of Demo run' })).toHaveAttribute('aria-valuenow', '100');
 });

@@ -23,9 +23,10 @@ from assay.core.datasets.models import Dataset
 from assay.core.datasets.service import latest_version, version_cases
 from assay.core.llm.models import Credential, ModelConfig
 from assay.core.projects.models import Project, Role
+from assay.core.prompts.service import create_prompt
 from assay.extensions import db
 from tests.api.test_generation import finished_job, make_document
-from tests.factories import PASSWORD, Factory, Session
+from tests.factories import PASSWORD, Factory, Session, first_output
 
 STRONG = "Sturdy-passw0rd!"
 ONE_MB = 1_000_000
@@ -46,13 +47,30 @@ class World:
     case_id: int
     job_id: int
     document_id: int
+    output_id: int
+    version_id: int = 0  # the dataset's latest version
+    prompt_id: int = 0
+    prompt_version_id: int = 0
 
     def path_args(self) -> dict[str, int]:
         return {"project_id": self.project.id, "run_id": self.run_id,
                 "user_id": self.target.id, "token_id": self.token_id,
                 "credential_id": self.credential_id, "model_id": self.model_ids[0],
                 "dataset_id": self.dataset_id, "case_id": self.case_id,
-                "job_id": self.job_id, "document_id": self.document_id}
+                "job_id": self.job_id, "document_id": self.document_id,
+                "output_id": self.output_id,
+                "prompt_id": self.prompt_id}
+
+
+def run_body(w: World) -> dict[str, Any]:
+    """Every field of RunCreate, valid."""
+    return {"name": "Checked", "dataset_id": w.dataset_id, "dataset_version_id": w.version_id,
+            "targets": [{"model_id": w.model_ids[0], "params": {"temperature": 0.5},
+                         "prompt_version_id": w.prompt_version_id,
+                         "grid": {"max_tokens": [64, 128]}}],
+            "repeats": 1, "concurrency": 8, "cache": False, "timeout_s": 30, "stream": False,
+            "max_history_pairs": 5, "budget_micros": 10**9, "alert_threshold": 0.5,
+            "shards": 2}
 
 
 IMPORT = "/api/projects/{project_id}/datasets/{dataset_id}/import"
@@ -69,11 +87,16 @@ VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
     ("POST", "/api/projects/{project_id}/members"): lambda w: {
         "email": w.newcomer.email, "role": "viewer"},
     ("PATCH", "/api/projects/{project_id}/members/{user_id}"): lambda w: {"role": "editor"},
-    ("POST", "/api/projects/{project_id}/runs"): lambda w: {
-        "dataset_id": w.dataset_id, "model_ids": w.model_ids, "name": "Checked", "repeats": 1,
-        "concurrency": 8, "cache": False, "timeout_s": 30, "stream": False},
-    ("POST", "/api/projects/{project_id}/runs/estimate"): lambda w: {
-        "dataset_id": w.dataset_id, "model_ids": w.model_ids, "repeats": 2},
+    ("POST", "/api/projects/{project_id}/runs"): lambda w: run_body(w),
+    ("POST", "/api/projects/{project_id}/runs/estimate"): lambda w: run_body(w),
+    ("PATCH", "/api/projects/{project_id}/runs/{run_id}"): lambda w: {
+        "budget_micros": 1_000_000_000, "alert_threshold": 0.5},
+    ("POST", "/api/projects/{project_id}/prompts"): lambda w: {
+        "name": "Checked", "description": "words", "template": "Answer {{question}}",
+        "system": "Be brief", "few_shots": [{"input": "2+2?", "output": "4"}], "note": "v1"},
+    ("POST", "/api/projects/{project_id}/prompts/{prompt_id}/versions"): lambda w: {
+        "template": "Answer {{ question }} briefly", "system": "Be brief",
+        "few_shots": [{"input": "2+2?", "output": "4"}], "note": "v2"},
     ("POST", "/api/projects/{project_id}/credentials"): lambda w: {
         "kind": "fake", "label": "Checked", "base_url": "http://127.0.0.1:9",
         "api_key": "sk-checked-12345678", "secret_env": "CHECKED_API_KEY", "config": {},
@@ -185,12 +208,19 @@ def world(factory: Factory) -> World:
     assert credential_id is not None
     with db.factory() as session:
         version = latest_version(session, dataset_id)
+        version_id = version.id
         case_id = version_cases(session, version.id)[0].id
+        prompt, prompt_version = create_prompt(session, None, session.merge(project), {
+            "name": "Input prompt", "template": "Answer: {{question}}"})
+        session.commit()
+        prompt_id, prompt_version_id = prompt.id, prompt_version.id
     return World(owner=owner, browser=factory.login(owner), project=project, run_id=run_id,
                  target=target, newcomer=factory.user(), token_id=token_id,
                  dataset_id=dataset_id, model_ids=model_ids, credential_id=credential_id,
                  case_id=case_id, job_id=finished_job(owner.id, project.id, model_ids[0]),
-                 document_id=make_document(project.id))
+                 document_id=make_document(project.id), output_id=first_output(run_id),
+                 version_id=version_id,
+                 prompt_id=prompt_id, prompt_version_id=prompt_version_id)
 
 
 def _row_counts() -> dict[str, int]:
@@ -287,7 +317,7 @@ def test_json_that_is_not_an_object(world: World, method: str, path: str) -> Non
 
 
 def _wrong_values(prop: dict[str, Any]) -> list[Any]:
-    kind = prop.get("type")
+    kind = prop.get("type") or ("object" if "$ref" in prop else None)  # a nested schema
     values: list[Any] = {
         "string": [123, 1.5, True, {}, ["x"]],
         "integer": ["abc", "7", 1.5, True, {}, [1]],

@@ -279,6 +279,18 @@ def test_defaults_per_kind(ctx: Ctx, monkeypatch: pytest.MonkeyPatch) -> None:
      "integer"),
     ({"kind": "anthropic", "api_key": GOOD_KEY, "config": {"anthropic_version": "v1"}},
      ("config", "anthropic_version"), "2023-06-01"),
+    ({"kind": "fake", "config": {"rpm_limit": 0}}, ("config", "rpm_limit"),
+     "from 1 to 1000000 (requests per minute"),
+    ({"kind": "fake", "config": {"rpm_limit": -5}}, ("config", "rpm_limit"), "from 1 to"),
+    ({"kind": "fake", "config": {"rpm_limit": 1_000_001}}, ("config", "rpm_limit"),
+     "1 to 1000000"),
+    ({"kind": "fake", "config": {"rpm_limit": "60"}}, ("config", "rpm_limit"), "integer"),
+    ({"kind": "fake", "config": {"rpm_limit": 1.5}}, ("config", "rpm_limit"), "integer"),
+    ({"kind": "fake", "config": {"rpm_limit": True}}, ("config", "rpm_limit"), "integer"),
+    ({"kind": "fake", "config": {"tpm_limit": 0}}, ("config", "tpm_limit"),
+     "from 1 to 1000000000 (tokens per minute"),
+    ({"kind": "fake", "config": {"tpm_limit": 10**10}}, ("config", "tpm_limit"), "1 to"),
+    ({"kind": "fake", "config": {"tpm_limit": [1000]}}, ("config", "tpm_limit"), "integer"),
 ])
 def test_bad_input_is_422_and_saves_nothing(ctx: Ctx, body: dict[str, Any],
                                             path: tuple[str, ...], fragment: str) -> None:
@@ -286,6 +298,20 @@ def test_bad_input_is_422_and_saves_nothing(ctx: Ctx, body: dict[str, Any],
     messages = _field_errors(ctx.browser.post(ctx.base, json=body), *path)
     assert any(fragment in m for m in messages), messages
     assert ctx.browser.get(ctx.base).json["total"] == 0
+
+
+def test_rate_limits_are_saved_and_checked_on_patch(ctx: Ctx) -> None:
+    made = ctx.create(kind="fake", label="Limited", config={
+        "max_concurrency": 4, "rpm_limit": 600, "tpm_limit": 90_000})
+    assert made["config"] == {"max_concurrency": 4, "rpm_limit": 600, "tpm_limit": 90_000}
+    url = f"{ctx.base}/{made['id']}"
+    bad = ctx.browser.patch(url, json={"config": {"rpm_limit": 600, "tpm_limit": -1}})
+    assert _field_errors(bad, "config", "tpm_limit")[0].startswith(
+        "Must be an integer from 1 to 1000000000")
+    assert ctx.browser.get(url).json["config"]["tpm_limit"] == 90_000, "a bad PATCH saved"
+    cleared = ctx.browser.patch(url, json={"config": {"tpm_limit": 1000}})
+    assert cleared.status_code == 200, cleared.json
+    assert cleared.json["config"] == {"tpm_limit": 1000}
 
 
 def test_private_addresses_can_be_blocked(ctx: Ctx, monkeypatch: pytest.MonkeyPatch) -> None:

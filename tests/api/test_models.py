@@ -54,7 +54,8 @@ class Ctx:
             session.commit()
             dataset_id = dataset.id
         return self.browser.post(f"/api/projects/{self.project.id}/runs",
-                                 json={"dataset_id": dataset_id, "model_ids": model_ids})
+                                 json={"dataset_id": dataset_id,
+                                       "targets": [{"model_id": i} for i in model_ids]})
 
 
 def _credential(browser: Session, project: Project, **body: Any) -> int:

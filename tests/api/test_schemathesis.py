@@ -37,7 +37,7 @@ from sqlalchemy import select
 from assay.core.auth.models import ApiToken
 from assay.core.projects.models import Project, Role
 from assay.extensions import db
-from tests.factories import Factory
+from tests.factories import Factory, first_output
 
 EXAMPLES = int(os.environ.get("ASSAY_FUZZ_EXAMPLES") or 12)
 STREAMS = {"text/event-stream"}  # bodies not described by a JSON schema
@@ -67,7 +67,8 @@ def make_tenant(factory: Factory) -> Tenant:
     with db.factory() as session:
         token_id = session.scalars(select(ApiToken.id).where(ApiToken.user_id == owner.id)).one()
     return Tenant(token=token, ids={"project_id": project.id, "run_id": run_id,
-                                    "user_id": member.id, "token_id": token_id})
+                                    "user_id": member.id, "token_id": token_id,
+                                    "output_id": first_output(run_id)})
 
 
 def _streams_only(operation: Any) -> bool:

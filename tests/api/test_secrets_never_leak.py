@@ -171,7 +171,8 @@ def test_a_key_never_leaks(factory: Factory, fake_provider: FakeProviderThread, 
     demo = call("POST", f"/api/projects/{pid}/runs/demo", 202)  # makes the demo dataset
     execute_run(demo["id"])
     run = call("POST", f"/api/projects/{pid}/runs", 202, json={
-        "dataset_id": _dataset_id(pid), "model_ids": [model["id"], env_model["id"]],
+        "dataset_id": _dataset_id(pid),
+        "targets": [{"model_id": model["id"]}, {"model_id": env_model["id"]}],
         "cache": False})
     jobs = _redis_dump(redis_conn, [f"rq:queue:{settings.runs_queue}", "rq:job:*"])
     assert any(str(run["id"]).encode() in value for value in jobs)  # the job is there

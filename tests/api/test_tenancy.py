@@ -15,17 +15,18 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from assay.core.auth.models import User
 from assay.core.datasets.models import DatasetVersion
 from assay.core.datasets.service import create_dataset, latest_version, version_cases
 from assay.core.llm.models import Credential, ModelConfig
 from assay.core.projects.models import AuditEvent, Membership, Project, Role
+from assay.core.prompts.service import create_prompt
 from assay.core.runs.models import Run, RunTarget
 from assay.extensions import db
 from tests.api.test_generation import finished_job, make_document
-from tests.factories import Factory, Session
+from tests.factories import Factory, Session, first_output
 
 PROJECT = "/api/projects/{project_id}"
 DATASET = PROJECT + "/datasets/{dataset_id}"
@@ -51,12 +52,16 @@ class World:
     case_id: int = 0
     job_id: int = 0  # a finished generation job
     document_id: int = 0
+    output_id: int = 0  # an output of run_id
+    prompt_id: int = 0
 
     def path_args(self) -> dict[str, int]:
         return {"project_id": self.project.id, "run_id": self.run_id, "user_id": self.target.id,
                 "credential_id": self.credential_id, "model_id": self.model_id,
                 "dataset_id": self.dataset_id, "case_id": self.case_id,
-                "job_id": self.job_id, "document_id": self.document_id}
+                "job_id": self.job_id, "document_id": self.document_id,
+                "output_id": self.output_id,
+                "prompt_id": self.prompt_id}
 
     def fresh_targets(self) -> None:
         """A new member to act on, a new user to add, an unused credential and model, so each
@@ -77,11 +82,21 @@ class World:
             project = session.merge(self.project)
             dataset = create_dataset(session, None, project, f"Spare {self.newcomer.id}",
                                      "questions", [{"input": {"question": "Why?"}}])
+            prompt, _ = create_prompt(session, None, project, {
+                "name": f"Spare {self.newcomer.id}", "template": "Answer {{question}}"})
             session.commit()
+            self.prompt_id = prompt.id
             self.credential_id, self.model_id = spare.id, model.id
             self.dataset_id = dataset.id
             self.case_id = version_cases(session, latest_version(session, dataset.id).id)[0].id
         self.document_id = make_document(self.project.id)
+
+    def run_in(self, status: str) -> dict[str, Any]:
+        """Put the world's run in `status`, so a control action may succeed; no body."""
+        with db.factory() as session:
+            session.execute(update(Run).where(Run.id == self.run_id).values(status=status))
+            session.commit()
+        return {}
 
     def run_body(self) -> dict[str, Any]:
         with db.factory() as session:
@@ -91,7 +106,8 @@ class World:
             assert version is not None
             models = list(session.scalars(select(RunTarget.model_id).where(
                 RunTarget.run_id == run.id).order_by(RunTarget.position)))
-        return {"dataset_id": version.dataset_id, "model_ids": models, "name": "Tenancy"}
+        return {"dataset_id": version.dataset_id, "targets": [{"model_id": m} for m in models],
+                "name": "Tenancy"}
 
 
 @dataclass(frozen=True)
@@ -161,8 +177,28 @@ ROUTES: dict[tuple[str, str], Rule] = {
     ("POST", PROJECT + "/runs/estimate"): Rule(Role.viewer, 200, lambda w: {
         k: v for k, v in w.run_body().items() if k != "name"}),
     ("GET", PROJECT + "/runs/{run_id}"): Rule(Role.viewer),
+    ("PATCH", PROJECT + "/runs/{run_id}"): Rule(Role.editor, 200, lambda w: {
+        "budget_micros": 1_000_000_000}),
     ("GET", PROJECT + "/runs/{run_id}/outputs"): Rule(Role.viewer),
+    ("GET", PROJECT + "/runs/{run_id}/outputs/{output_id}"): Rule(Role.viewer),
+    ("GET", PROJECT + "/runs/{run_id}/progress"): Rule(Role.viewer),
+    ("GET", PROJECT + "/runs/{run_id}/summary"): Rule(Role.viewer),
     ("GET", PROJECT + "/runs/{run_id}/events"): Rule(Role.viewer),
+    ("POST", PROJECT + "/runs/{run_id}/pause"): Rule(Role.editor, 200,
+                                                     lambda w: w.run_in("running")),
+    ("POST", PROJECT + "/runs/{run_id}/resume"): Rule(Role.editor, 200,
+                                                      lambda w: w.run_in("paused")),
+    ("POST", PROJECT + "/runs/{run_id}/cancel"): Rule(Role.editor, 200,
+                                                      lambda w: w.run_in("running")),
+    ("POST", PROJECT + "/runs/{run_id}/retry-failed"): Rule(Role.editor, 200,
+                                                            lambda w: w.run_in("failed")),
+    ("GET", PROJECT + "/prompts"): Rule(Role.viewer),
+    ("POST", PROJECT + "/prompts"): Rule(Role.editor, 201, lambda w: {
+        "name": f"Tenancy {w.newcomer.id}", "template": "Say {{question}}"}),
+    ("GET", PROJECT + "/prompts/{prompt_id}"): Rule(Role.viewer),
+    ("GET", PROJECT + "/prompts/{prompt_id}/versions"): Rule(Role.viewer),
+    ("POST", PROJECT + "/prompts/{prompt_id}/versions"): Rule(Role.editor, 201, lambda w: {
+        "template": "Say {{ question }} again"}),
     ("GET", PROJECT + "/generation"): Rule(Role.viewer),
     ("POST", PROJECT + "/generation/questions"): Rule(Role.editor, 202, lambda w: {
         "model_id": w.model_id, "count": 2, "topic": "Tenancy"}),
@@ -235,6 +271,7 @@ def build_world(factory: Factory) -> World:
                   target=factory.member(project, Role.viewer), newcomer=factory.user(),
                   foreign_project=foreign_project)
     world.fresh_targets()
+    world.output_id = first_output(run_id)
     world.job_id = finished_job(owner.id, project.id, world.model_id)
     world.document_id = make_document(project.id)
     finished_job(foreign.id, foreign_project.id, _any_model(foreign_project))
@@ -341,7 +378,7 @@ def test_nested_ids_of_another_project_are_not_found(world: World) -> None:
         if not any(f"{{{name}}}" in route
                    for name in ("run_id", "user_id", "credential_id", "model_id",
                                 "dataset_id", "case_id", "job_id",
-                                "document_id")):
+                                "document_id", "output_id")):
             continue
         body = rule.body(world) if rule.body else None
         reply = _call(browser, method, route.format(**theirs), body)

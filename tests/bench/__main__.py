@@ -7,6 +7,7 @@ Uses the real engine (shard runner, SQLite file, real Redis) against the fake pr
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import resource
@@ -28,14 +29,16 @@ from assay.core.auth.service import create_api_token, register
 from assay.core.datasets.service import create_dataset
 from assay.core.llm.service import ensure_demo_models
 from assay.core.projects.service import create_project
-from assay.core.runs.service import create_run
+from assay.core.runs.planning import RunSpec, TargetSpec, plan_run
 from assay.events.publish import PROGRESS
 from assay.extensions import db
-from assay.jobs.runs import _execute
+from assay.jobs.runs import _Shard
 from assay.runtime import current
 from assay.settings import Settings
+from tests.bench import api_reads, scale
 
 LATENCY_S = 0.1
+PLAN_BAR_S = 3.0
 
 
 def _setup(fake_url: str, concurrency: int) -> Settings:
@@ -55,7 +58,8 @@ def _plan_run(settings: Settings, cells: int) -> tuple[int, int, str]:
         models = ensure_demo_models(session, user, project, settings.fake_provider_url)[:1]
         cases = [{"input": {"question": f"question {i}"}} for i in range(cells)]
         dataset = create_dataset(session, user, project, "bench", "questions", cases)
-        run = create_run(session, user, project, dataset.id, [m.id for m in models])
+        run = plan_run(session, user, project, RunSpec(
+            dataset_id=dataset.id, targets=tuple(TargetSpec(m.id) for m in models)))
         _, token = create_api_token(session, user, "bench")
         session.commit()
         return project.id, run.id, token
@@ -72,7 +76,7 @@ def throughput(fake_url: str, concurrency: int, seconds: float = 4.0) -> dict[st
     _, run_id, _ = _plan_run(settings, cells)
     started = time.perf_counter()
     cpu_started = time.process_time()
-    asyncio.run(_execute(current(), run_id))
+    asyncio.run(_Shard(current(), run_id).run())
     elapsed = time.perf_counter() - started
     rate = cells / elapsed
     limit = concurrency / LATENCY_S
@@ -204,9 +208,9 @@ def _postgres_database() -> Iterator[str | None]:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def import_figure(database_url: str) -> float:
-    """import_in_process in a process of its own (its own app, engine and database)."""
-    out = subprocess.run([sys.executable, "-m", "tests.bench", "--import", database_url],
+def figure_process(flag: str, database_url: str) -> float:
+    """A figure measured in a process of its own (its own app, engine and database)."""
+    out = subprocess.run([sys.executable, "-m", "tests.bench", flag, database_url],
                          capture_output=True, text=True, check=True)
     return float(out.stdout.strip().splitlines()[-1])
 
@@ -250,6 +254,9 @@ def main() -> None:
                   f"calls/s of {figures['limit']} = {figures['ratio']:.3f} of the limit "
                   f"(bar {bar}); {figures['cpu_ms_per_call']} ms CPU per call; "
                   f"{figures['cells']} cells in {figures['seconds']} s")
+        rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"peak RSS of the bench process after the in-process runs above: {rss_mb:.0f} MB "
+              f"= {rss_mb / 250:.3f} of the 250 MB bar")
         sse = sse_latency()
         print(f"SSE delivery: p50 {sse['p50_ms']} ms, p95 {sse['p95_ms']} ms "
               f"= {sse['ratio_to_bar']:.3f} of the 100 ms bar")
@@ -259,13 +266,32 @@ def main() -> None:
                     print(f"dataset import, {IMPORT_ROWS} CSV rows on {label}: skipped "
                           "(no server)")
                     continue
-                seconds = import_figure(url)
+                seconds = figure_process("--import", url)
+                planning = figure_process("--plan", url)
             print(f"dataset import, {IMPORT_ROWS} CSV rows: validate + commit {seconds:.2f} s "
                   f"on {label} = {seconds / IMPORT_BAR_S:.3f} of the {IMPORT_BAR_S:.0f} s bar"
                   + ("" if label == "PostgreSQL" else " (the bar is for PostgreSQL)"))
-        rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(f"peak RSS of the bench process (engine in-process): {rss_mb:.0f} MB "
-              f"= {rss_mb / 250:.3f} of the 250 MB bar")
+            print(f"planning {scale.CELLS} cells (10,000 cases x a 10-value grid) on {label}: "
+                  f"{planning:.2f} s = {planning / PLAN_BAR_S:.3f} of the {PLAN_BAR_S:.0f} s bar")
+        with _postgres_database() as url:
+            if url is not None:
+                rss = scale.worker_rss({
+                    "ASSAY_INSTANCE_PATH": tempfile.mkdtemp(prefix="assay-bench-"),
+                    "DATABASE_URL": url, "ASSAY_FAKE_PROVIDER_URL": fake_url,
+                    "ASSAY_BCRYPT_ROUNDS": "4", "ASSAY_REDIS_PREFIX": f"bench-{os.getpid()}",
+                    "REDIS_URL": os.environ["REDIS_URL"]})
+                peak = max(rss["worker_mb"], rss["horse_mb"])
+                print(f"worker RSS through a {rss['cells']}-cell run on PostgreSQL "
+                      f"(concurrency 200, {rss['done']} done, {rss['status']}, "
+                      f"{rss['seconds']} s): worker {rss['worker_mb']} MB, work horse "
+                      f"{rss['horse_mb']} MB = {peak / 250:.3f} of the 250 MB bar")
+        with _postgres_database() as url:
+            if url is None:
+                print("API reads with 1,000,000 outputs: skipped (no PostgreSQL server)")
+            else:
+                out = subprocess.run([sys.executable, "-m", "tests.bench.api_reads", url],
+                                     capture_output=True, text=True, check=True)
+                print("\n".join(api_reads.report(json.loads(out.stdout.strip().splitlines()[-1]))))
 
 
 @contextmanager
@@ -277,5 +303,8 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--import"]:
         logging.disable(logging.WARNING)
         print(import_in_process(sys.argv[2]))
+    elif sys.argv[1:2] == ["--plan"]:
+        logging.disable(logging.WARNING)
+        print(scale.plan_in_process(sys.argv[2]))
     else:
         main()

@@ -95,7 +95,7 @@ def test_reconnect_with_last_event_id_loses_nothing(demo: dict[str, Any]) -> Non
 def test_idle_stream_sends_heartbeats(factory: Factory, live_url: str) -> None:
     from assay.core.datasets.service import ensure_demo_dataset
     from assay.core.llm.service import ensure_demo_models
-    from assay.core.runs.service import create_run
+    from assay.core.runs.planning import RunSpec, TargetSpec, plan_run
     from assay.seeds import demo_cases
 
     owner = factory.user()
@@ -104,7 +104,8 @@ def test_idle_stream_sends_heartbeats(factory: Factory, live_url: str) -> None:
     with db.factory() as session:  # planned but never enqueued: nothing will happen
         models = ensure_demo_models(session, None, project, "http://127.0.0.1:9")
         dataset = ensure_demo_dataset(session, None, project, demo_cases())
-        run = create_run(session, None, project, dataset.id, [m.id for m in models])
+        run = plan_run(session, None, project, RunSpec(
+            dataset_id=dataset.id, targets=tuple(TargetSpec(m.id) for m in models)))
         session.commit()
     url = f"{live_url}/api/projects/{project.id}/runs/{run.id}/events"
     with httpx.stream("GET", url, headers={"Authorization": f"Bearer {token}"},

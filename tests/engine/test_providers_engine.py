@@ -22,7 +22,7 @@ from assay.core.llm.models import CachedResponse, Credential, ModelConfig
 from assay.core.llm.secrets import encrypt_secret
 from assay.core.projects.models import Project
 from assay.core.runs.models import Output, Run
-from assay.core.runs.service import create_run
+from assay.core.runs.planning import RunSpec, TargetSpec, plan_run
 from assay.extensions import db
 from assay.jobs.runs import execute_run
 from assay.providers.base import ERROR_CLASSES
@@ -90,8 +90,8 @@ def setup(factory: Factory, settings: Settings, fake: FakeProviderThread, cases:
 
 def run(s: Setup, execute: bool = True, **kw: Any) -> int:
     with db.factory() as session:
-        created = create_run(session, None, session.merge(s.project), s.dataset_id,
-                             s.model_ids, **kw)
+        created = plan_run(session, None, session.merge(s.project), RunSpec(
+            dataset_id=s.dataset_id, targets=tuple(TargetSpec(i) for i in s.model_ids), **kw))
         session.commit()
         run_id = created.id
     if execute:
@@ -196,10 +196,17 @@ def test_unpriced_models_cost_unknown_not_zero(factory: Factory, settings: Setti
 
 def test_a_key_that_cannot_be_resolved_fails_cells_as_auth(factory: Factory,
                                                            settings: Settings,
-                                                           fake: FakeProviderThread) -> None:
+                                                           fake: FakeProviderThread,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """The variable was set when the run was planned (planning refuses a run without it)
+    and is gone when the worker runs it."""
     s = setup(factory, settings, fake, cases=3, kind="openai",
               secret_env="ASSAY_TEST_NEVER_SET_KEY")
-    run_id = run(s)
+    monkeypatch.setenv("ASSAY_TEST_NEVER_SET_KEY", "set-while-planning")
+    run_id = run(s, execute=False)
+    monkeypatch.delenv("ASSAY_TEST_NEVER_SET_KEY")
+    execute_run(run_id)
     rows = outputs(run_id)
     assert all(o.status == "failed" and o.error_class == "auth" for o in rows)
     assert all("ASSAY_TEST_NEVER_SET_KEY" in (o.error_message or "") for o in rows)
@@ -232,7 +239,8 @@ def test_the_key_never_leaves_the_worker(factory: Factory, settings: Settings,
     s = setup(factory, settings, fake, cases=5, kind="openai", secret=SECRET, owner=owner)
     token = factory.api_token(owner)
     reply = httpx.post(f"{live_url}/api/projects/{s.project.id}/runs",
-                       json={"dataset_id": s.dataset_id, "model_ids": s.model_ids},
+                       json={"dataset_id": s.dataset_id,
+                             "targets": [{"model_id": i} for i in s.model_ids]},
                        headers={"Authorization": f"Bearer {token}"})
     assert reply.status_code == 202, reply.text
     assert SECRET not in reply.text

@@ -187,11 +187,12 @@ def test_estimate_is_a_range_and_flags_unpriced(factory: Factory) -> None:
     _owner, project, dataset_id, model_ids = _project_with_models(factory)
     viewer = factory.login(factory.member(project, Role.viewer))
     reply = viewer.post(f"/api/projects/{project.id}/runs/estimate",
-                        json={"dataset_id": dataset_id, "model_ids": model_ids, "repeats": 3})
+                        json={"dataset_id": dataset_id, "repeats": 3,
+                              "targets": [{"model_id": i} for i in model_ids]})
     assert reply.status_code == 200, reply.json
     body = reply.json
     prompt = (3 + 1 + 2 + 3) + (3 + 1 + 3 + 3 + 1 + 2 + 3)  # the two cases with o200k_base
-    priced, unpriced = body["per_model"]
+    priced, unpriced = body["per_target"]
     assert priced["calls"] == 6 and priced["input_tokens"] == prompt * 3
     assert priced["output_tokens_high"] == 600 and priced["output_tokens_low"] == 150
     assert priced["high_micros"] == cost_micros(prompt * 3, 600, 2_500_000, 10_000_000)
@@ -209,7 +210,8 @@ def test_estimate_refuses_foreign_models_and_writes_nothing(factory: Factory) ->
     owner, project, dataset_id, model_ids = _project_with_models(factory)
     browser = factory.login(owner)
     reply = browser.post(f"/api/projects/{project.id}/runs/estimate",
-                         json={"dataset_id": dataset_id, "model_ids": [model_ids[0], 99999]})
+                         json={"dataset_id": dataset_id,
+                               "targets": [{"model_id": model_ids[0]}, {"model_id": 99999}]})
     assert reply.status_code == 422 and reply.json["code"] == "VALIDATION_ERROR"
     from sqlalchemy import func, select
 

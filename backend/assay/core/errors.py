@@ -47,3 +47,12 @@ class Locked(DomainError):
 class RateLimited(DomainError):
     status, code = 429, "RATE_LIMITED"
 
+
+
+class RunNotReady(DomainError):
+    """A run that cannot start: 422 listing every reason (see core/runs/validation.py)."""
+
+    status, code = 422, "RUN_NOT_READY"
+
+    def __init__(self, reasons: list[dict[str, Any]]):
+        super().__init__("The run cannot start", {"reasons": reasons})

@@ -5,10 +5,11 @@ from assay.core.base import Base
 from assay.core.datasets.models import Case, Dataset, DatasetVersion, VersionCase
 from assay.core.llm.models import CachedResponse, Credential, ModelConfig
 from assay.core.projects.models import AuditEvent, Membership, Project, Role
+from assay.core.prompts.models import Prompt, PromptVersion
 from assay.core.runs.models import Output, Run, RunTarget
 
 __all__ = [
     "ApiToken", "AuditEvent", "Base", "CachedResponse", "Case", "Credential", "Dataset",
-    "DatasetVersion", "Membership", "ModelConfig", "Output", "Project", "RevokedSession",
-    "Role", "Run", "RunTarget", "User", "VersionCase",
+    "DatasetVersion", "Membership", "ModelConfig", "Output", "Project", "Prompt", "PromptVersion",
+    "RevokedSession", "Role", "Run", "RunTarget", "User", "VersionCase",
 ]

@@ -20,8 +20,11 @@ class Page(Generic[T]):
 
 
 def paginate(session: Session, stmt: Select[*tuple[Any, ...]], page: int, page_size: int,
-             scalars: bool = True) -> Page[Any]:
-    total = session.scalar(select(func.count()).select_from(stmt.order_by(None).subquery())) or 0
+             scalars: bool = True, total: int | None = None) -> Page[Any]:
+    """`total`, when the caller knows it (a counter kept with the rows), saves the count."""
+    if total is None:
+        total = session.scalar(
+            select(func.count()).select_from(stmt.order_by(None).subquery())) or 0
     window = stmt.limit(page_size).offset((page - 1) * page_size)
     result = session.execute(window)
     items = list(result.scalars()) if scalars else [tuple(row) for row in result]

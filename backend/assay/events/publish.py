@@ -10,6 +10,7 @@ import redis
 from assay.core.base import utcnow
 
 STARTED, PROGRESS, FINISHED = "run.started", "run.progress", "run.finished"
+STATUS, BUDGET_ALERT = "run.status", "run.budget_alert"
 
 
 def stream_key(prefix: str, run_id: int) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -12,6 +13,7 @@ import redis
 from assay.events.publish import FINISHED
 
 FINISH_GRACE_MS = 2000
+RETRY_S = 0.5  # after a Redis error, before reading again
 _STREAM_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
 
 
@@ -35,18 +37,23 @@ def sse(conn: redis.Redis, key: str, last_id: str, heartbeat_s: float,
     yield "retry: 2000\n\n"
     while True:
         over = final_snapshot()
-        if over is not None:
-            # The run is over in the database; its finished event is written just after the
-            # commit, so wait briefly for it before standing in for a lost one.
-            reply = conn.xread({key: last_id}, count=500, block=FINISH_GRACE_MS)
-            if not reply:
+        block = FINISH_GRACE_MS if over is not None else int(heartbeat_s * 1000)
+        try:
+            reply = conn.xread({key: last_id}, count=500, block=block)
+        except (redis.ConnectionError, redis.TimeoutError):
+            # Redis restarting or too busy to answer in time: keep the client, try again
+            # (the database has the truth; the snapshot ends the stream if the run ends)
+            yield ": reconnecting\n\n"
+            time.sleep(RETRY_S)
+            continue
+        if not reply:
+            if over is not None:
+                # The run is over in the database; its finished event is written just
+                # after, so that wait was for it: it is lost, stand in for it.
                 yield f"event: {finished}\ndata: {json.dumps({'type': finished, **over})}\n\n"
                 return
-        else:
-            reply = conn.xread({key: last_id}, count=500, block=int(heartbeat_s * 1000))
-            if not reply:
-                yield ": heartbeat\n\n"
-                continue
+            yield ": heartbeat\n\n"
+            continue
         for raw_id, fields in reply[0][1]:
             last_id = raw_id.decode()
             event_type = fields[b"type"].decode()

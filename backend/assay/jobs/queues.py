@@ -3,12 +3,29 @@
 from __future__ import annotations
 
 from rq import Queue
+from sqlalchemy import select
 
+from assay.core.runs.models import Run
 from assay.runtime import Runtime
 
+MAX_SHARDS = 16
 
-def enqueue_run(rt: Runtime, run_id: int) -> None:
-    Queue(rt.settings.runs_queue, connection=rt.redis).enqueue(
-        "assay.jobs.runs.execute_run", run_id, job_timeout=6 * 3600, result_ttl=600,
-        failure_ttl=7 * 86400,
-    )
+
+def run_shards(rt: Runtime, run_id: int) -> int:
+    """The run's `shards` setting, else ASSAY_RUN_SHARDS."""
+    with rt.db.factory() as session:
+        chosen = (session.scalar(select(Run.settings).where(Run.id == run_id)) or {}).get(
+            "shards")
+    return max(1, min(MAX_SHARDS, int(chosen or rt.settings.run_shards)))
+
+
+def enqueue_run(rt: Runtime, run_id: int, shards: int | None = None) -> int:
+    """Enqueue `shards` shard runners of the run (default: run_shards), so that several
+    workers share it; each claims leased batches until nothing is left. Returns how many."""
+    count = run_shards(rt, run_id) if shards is None else max(1, shards)
+    queue = Queue(rt.settings.runs_queue, connection=rt.redis)
+    queue.enqueue_many([
+        Queue.prepare_data("assay.jobs.runs.execute_run", (run_id,), timeout=6 * 3600,
+                           result_ttl=600, failure_ttl=7 * 86400)
+        for _ in range(count)])
+    return count

@@ -2,9 +2,10 @@
 
 It claims cells ahead of need (up to one window waiting beside the window in flight), and
 writes finished results in small batches (by count or every FLUSH_S), so progress moves
-while the run is going and the window never waits for its slowest call. Claims and
-flushes run in threads, in the background: a slot that frees up is refilled at once, not
-after the database has answered.
+while the run is going and the window never waits for its slowest call. Claims, flushes and
+lease renewals run in threads, in the background: a slot that frees up is refilled at once,
+not after the database has answered. Several shards (on several workers) share a run; a
+shard that dies leaves leases that expire, and the reaper enqueues a shard to take them over.
 """
 
 from __future__ import annotations
@@ -17,89 +18,154 @@ from collections import deque
 from datetime import timedelta
 from typing import Any
 
-from assay.core.runs import service
+from assay.core.runs import progress, service
 from assay.core.runs.engine import execute_cell
-from assay.core.runs.service import Cell, CellResult
-from assay.events.publish import FINISHED, PROGRESS, STARTED
+from assay.core.runs.service import Cell, CellResult, Claim, Recorded
+from assay.events.publish import BUDGET_ALERT, FINISHED, PROGRESS, STARTED, STATUS
 from assay.providers.client import LLMClient
+from assay.providers.ratelimit import from_settings as rate_limiter
 from assay.runtime import Runtime, current
+from assay.settings import lease_seconds
 
 log = logging.getLogger(__name__)
-LEASE = timedelta(minutes=5)
+LEASE = timedelta(seconds=lease_seconds())  # ASSAY_LEASE_S
 FLUSH_S = 0.25
+BUDGET_WAIT_S = 0.2  # the caps are full of reservations: look again after this
 CALL_TIMEOUT_S = 120.0  # wall clock, per attempt: long generations take a while
 
 
 def execute_run(run_id: int) -> None:
-    asyncio.run(_execute(current(), run_id))
+    asyncio.run(_Shard(current(), run_id).run())
 
 
-def _flush(rt: Runtime, run_id: int, owner: str, results: list[CellResult]) -> None:
-    with rt.db.factory() as session:
-        recorded = service.record_results(session, run_id, owner, results)
-    if recorded is not None:
-        rt.publish(run_id, PROGRESS, service.progress(recorded))
-
-
-def _claim(rt: Runtime, run_id: int, owner: str, limit: int) -> list[Cell]:
-    with rt.db.factory() as session:
-        return service.claim_cells(session, run_id, owner, limit, LEASE, rt.settings.secret_key)
-
-
-async def _execute(rt: Runtime, run_id: int) -> None:
-    owner = uuid.uuid4().hex
-    with rt.db.factory() as session:
-        if service.start_run(session, run_id):
-            run = service.refresh_counts(session, run_id)
-            rt.publish(run_id, STARTED, service.progress(run))
-        window = service.run_concurrency(session, run_id, rt.settings.run_concurrency)
-        timeout_s = service.call_timeout(session, run_id, CALL_TIMEOUT_S)
-    client = LLMClient(timeout_s=timeout_s, max_connections=window,
-                       allow_private=not rt.settings.block_private_urls)
-    ready: deque[Cell] = deque()  # claimed, waiting for a free slot
-    in_flight: set[asyncio.Task[CellResult]] = set()
-    finished: list[CellResult] = []
-    claiming: asyncio.Task[list[Cell]] | None = None
-    flushing: asyncio.Task[None] | None = None
-    exhausted, flushed_at = False, time.monotonic()
+def publish(rt: Runtime, run_id: int, event_type: str) -> None:
+    """Progress is best effort: a Redis outage must not stop the run (the database has
+    everything; a client that reconnects gets the state from the snapshot)."""
     try:
-        while True:
-            while ready and len(in_flight) < window:
-                in_flight.add(asyncio.create_task(execute_cell(client, ready.popleft())))
-            if claiming is None and not exhausted and len(ready) <= window // 2:
-                # claim ahead, in chunks: a slot that frees up never waits for the database
-                claiming = asyncio.create_task(
-                    asyncio.to_thread(_claim, rt, run_id, owner, window - len(ready)))
-            idle = not in_flight and not ready and claiming is None
-            due = time.monotonic() - flushed_at >= FLUSH_S or len(finished) >= window // 2
-            if flushing is None and finished and (due or idle):
-                batch, finished, flushed_at = finished, [], time.monotonic()
-                flushing = asyncio.create_task(asyncio.to_thread(_flush, rt, run_id, owner,
-                                                                 batch))
-            if idle and flushing is None and not finished:
-                break
-            waiting: set[asyncio.Future[Any]] = {*in_flight, *(t for t in (claiming, flushing)
-                                                               if t is not None)}
-            done, _ = await asyncio.wait(waiting, timeout=FLUSH_S,
-                                         return_when=asyncio.FIRST_COMPLETED)
-            for task in done:
-                if task is claiming:
-                    claiming, cells = None, task.result()
-                    exhausted = not cells
-                    ready.extend(cells)
-                elif task is flushing:
-                    flushing = None
-                    task.result()  # a failed write stops the shard: its leases expire
-                else:
-                    in_flight.discard(task)
-                    finished.append(task.result())
+        with rt.db.factory() as session:
+            run = session.get(service.Run, run_id)
+            payload = (progress.snapshot(session, run_id) if run is not None
+                       else {"run_id": run_id})
+        rt.publish(run_id, event_type, payload)
+    except Exception as exc:  # any Redis failure: log and go on
+        log.warning("run %s: %s event not published: %s", run_id, event_type, exc)
+
+
+class _Shard:
+    def __init__(self, rt: Runtime, run_id: int) -> None:
+        self.rt, self.run_id, self.owner = rt, run_id, uuid.uuid4().hex
+        self.batches = 0
+        self.lease = LEASE
+
+    def _claim(self, limit: int) -> Claim:
+        with self.rt.db.factory() as session:
+            claim = service.claim_cells(session, self.run_id, self.owner, limit, self.lease,
+                                        self.rt.settings.secret_key)
+            if claim.budget_exceeded and service.stop_for_budget(
+                    session, self.run_id, claim.budget_exceeded):
+                publish(self.rt, self.run_id, STATUS)  # run.finished once in flight is in
+            return claim
+
+    def _flush(self, results: list[CellResult]) -> None:
+        self.batches += 1
+        with self.rt.db.factory() as session:
+            recorded: Recorded = service.record_results(session, self.run_id, self.owner,
+                                                        results, self.batches)
+        if recorded.alert:
+            publish(self.rt, self.run_id, BUDGET_ALERT)
+        if recorded.cells:
+            publish(self.rt, self.run_id, PROGRESS)
+
+    def _renew(self, output_ids: list[int]) -> None:
+        with self.rt.db.factory() as session:
+            service.renew_leases(session, self.owner, output_ids, self.lease)
+
+    async def run(self) -> None:
+        rt, run_id = self.rt, self.run_id
+        with rt.db.factory() as session:
+            started = service.start_run(session, run_id)
+            window = service.run_concurrency(session, run_id, rt.settings.run_concurrency)
+            timeout_s = service.call_timeout(session, run_id, CALL_TIMEOUT_S)
+        if started:
+            publish(rt, run_id, STARTED)
+        client = LLMClient(timeout_s=timeout_s, max_connections=window,
+                           allow_private=not rt.settings.block_private_urls,
+                           limiter=rate_limiter(rt.settings))
+        try:
+            await self._loop(client, window)
+        finally:
+            await client.aclose()
         with rt.db.factory() as session:
             closed = service.finish_if_done(session, run_id)
+            # stopped early (cancel, budget): the end comes once the last cell in flight
+            # is recorded, by whichever shard records it
+            stopped = closed is None and service.is_over(session, run_id)
+        if closed is not None or stopped:
+            publish(rt, run_id, FINISHED)
         if closed is not None:
-            rt.publish(run_id, FINISHED, service.progress(closed))
             log.info("run %s %s", run_id, closed.status)
-    finally:
-        for pending in (*in_flight, claiming, flushing):
-            if pending is not None:
-                pending.cancel()
-        await client.aclose()
+
+    async def _loop(self, client: LLMClient, window: int) -> None:
+        ready: deque[Cell] = deque()  # claimed, waiting for a free slot
+        in_flight: dict[asyncio.Task[CellResult], int] = {}
+        finished: list[CellResult] = []
+        claiming: asyncio.Task[Claim] | None = None
+        flushing: asyncio.Task[None] | None = None
+        renewing: asyncio.Task[None] | None = None
+        exhausted = False
+        flushed_at = renewed_at = time.monotonic()
+        claim_after = 0.0  # monotonic time before which no claim is made (budget is full)
+        try:
+            while True:
+                while ready and len(in_flight) < window:
+                    cell = ready.popleft()
+                    in_flight[asyncio.create_task(execute_cell(client, cell))] = cell.output_id
+                now = time.monotonic()
+                if (claiming is None and not exhausted and len(ready) <= window // 2
+                        and now >= claim_after):
+                    # claim ahead, in chunks: a slot that frees up never waits for the database
+                    claiming = asyncio.create_task(
+                        asyncio.to_thread(self._claim, window - len(ready)))
+                if renewing is None and now - renewed_at >= self.lease.total_seconds() / 3:
+                    held = [*in_flight.values(), *(c.output_id for c in ready)]
+                    renewed_at = now
+                    if held:
+                        renewing = asyncio.create_task(asyncio.to_thread(self._renew, held))
+                idle = not in_flight and not ready and claiming is None and (
+                    exhausted or now < claim_after)
+                due = now - flushed_at >= FLUSH_S or len(finished) >= window // 2
+                if flushing is None and finished and (due or idle):
+                    batch, finished, flushed_at = finished, [], now
+                    flushing = asyncio.create_task(asyncio.to_thread(self._flush, batch))
+                if idle and exhausted and flushing is None and not finished:
+                    break
+                waiting: set[asyncio.Future[Any]] = {*in_flight, *(
+                    t for t in (claiming, flushing, renewing) if t is not None)}
+                timeout = FLUSH_S if waiting else max(claim_after - now, 0.01)
+                done: set[Any] = set()
+                if waiting:
+                    done, _ = await asyncio.wait(waiting, timeout=timeout,
+                                                 return_when=asyncio.FIRST_COMPLETED)
+                else:
+                    await asyncio.sleep(timeout)
+                for task in done:
+                    result = task.result()  # a failed claim, write or renewal stops the
+                    # shard: its leases expire and the reaper hands its cells to another
+                    if task is claiming:
+                        claiming, claim = None, result
+                        if claim.waiting:  # reservations in flight hold the budget: wait
+                            claim_after = time.monotonic() + BUDGET_WAIT_S
+                        else:
+                            exhausted = not claim.cells
+                            ready.extend(claim.cells)
+                    elif task is flushing:
+                        flushing = None
+                    elif task is renewing:
+                        renewing = None
+                    else:
+                        in_flight.pop(task)
+                        finished.append(result)
+        finally:
+            for pending in (*in_flight, claiming, flushing, renewing):
+                if pending is not None:
+                    pending.cancel()

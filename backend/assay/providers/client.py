@@ -6,6 +6,9 @@
 * retries of transient classes only (rate_limited, timeout, network, server_error), with
   exponential backoff and full jitter that never retries sooner than `Retry-After`;
 * per-model concurrency limits (a semaphore per (credential, model));
+* requests- and tokens-per-minute limits (the credential's `config.rpm_limit` and
+  `config.tpm_limit`), through an optional `Limiter` consulted before every attempt and
+  only for endpoints that set one: an unlimited endpoint costs no limiter call at all;
 * the SSRF guard before connecting (its verdict cached per host for a few seconds), and no
   redirects followed;
 * recording of the raw request (URL and JSON body: never headers, so never a key) and the
@@ -30,7 +33,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, Protocol
 
 import aiohttp
 from aiohttp.http_exceptions import HttpProcessingError
@@ -54,6 +57,31 @@ from assay.providers.ssrf import UnresolvableHost, check_base_url
 SSRF_TTL_S = 30.0
 _RAW_TEXT_LIMIT = 4000
 _REASON_LIMIT = 200
+
+
+class Limiter(Protocol):
+    """Per-minute request and token limits per key (ratelimit.RedisRateLimiter)."""
+
+    async def acquire(self, key: str, rpm: int | None, tpm: int | None, requests: int = 1,
+                      tokens: int = 0) -> float:
+        """Wait until the amounts fit under the limits of `key`, take them; never raises."""
+        ...
+
+    async def refund(self, key: str, tpm: int | None, tokens: int) -> None:
+        """Give back tokens taken but not used."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one limited call takes from its key's buckets, at every attempt."""
+
+    key: str
+    rpm: int | None
+    tpm: int | None
+    tokens: int  # counted prompt tokens + max output tokens; 0 without a tpm limit
 
 
 @dataclass(frozen=True)
@@ -179,13 +207,15 @@ class LLMClient:
     def __init__(self, timeout_s: float = 60.0, retry: RetryPolicy | None = None,
                  max_connections: int = 200, model_limit: int | None = None,
                  allow_private: bool = True,
-                 adapters: Callable[[str], Adapter] = adapter_for) -> None:
+                 adapters: Callable[[str], Adapter] = adapter_for,
+                 limiter: Limiter | None = None) -> None:
         self.timeout_s = timeout_s
         self.retry = retry or RetryPolicy()
         self.max_connections = max_connections
         self.model_limit = model_limit  # default per (credential, model); None: no limit
         self.allow_private = allow_private
         self._adapters = adapters
+        self.limiter = limiter  # consulted only for endpoints with rpm_limit / tpm_limit
         self._session: aiohttp.ClientSession | None = None
         self._slots: dict[tuple[Any, str], asyncio.Semaphore] = {}
         self._ssrf: dict[str, tuple[float, Invalid | None]] = {}
@@ -205,6 +235,8 @@ class LLMClient:
         if self._session is not None:
             await self._session.close()
             self._session = None
+        if self.limiter is not None:
+            await self.limiter.aclose()
 
     async def __aenter__(self) -> LLMClient:
         return self
@@ -223,6 +255,21 @@ class LLMClient:
         if found is None:
             found = self._slots[key] = asyncio.Semaphore(int(limit))
         return found
+
+    def limits(self, endpoint: Endpoint, request: ChatRequest) -> Limits | None:
+        """What a call takes from the rate limits; None (no limiter call) when unlimited."""
+        if self.limiter is None:
+            return None
+        rpm = endpoint.config.get("rpm_limit") or None
+        tpm = endpoint.config.get("tpm_limit") or None
+        if rpm is None and tpm is None:
+            return None
+        counted = 0
+        if tpm is not None:
+            counted = (tokens.count_messages(request.messages, request.model)
+                       + tokens.max_output_tokens(request.params))
+        key = f"{endpoint.credential_id or endpoint.base_url}:{request.model}"
+        return Limits(key, rpm, tpm, counted)
 
     async def check_url(self, url: str) -> None:
         """The SSRF guard (it may resolve DNS, so it runs in a thread), cached per host."""
@@ -273,10 +320,20 @@ class LLMClient:
             return parser.finish(), ttft
 
     async def _attempt(self, adapter: Adapter, endpoint: Endpoint, call: HttpCall,
-                       model: str, stream: bool) -> tuple[ChatResponse, int | None, int]:
+                       model: str, stream: bool,
+                       limits: Limits | None = None) -> tuple[ChatResponse, int | None, int]:
         slot = self.slot(endpoint, model)
         if slot is not None:
             await slot.acquire()
+        try:
+            if limits is not None and self.limiter is not None:
+                # inside the slot: what is taken is spent at once, by this attempt
+                await self.limiter.acquire(limits.key, limits.rpm, limits.tpm, 1,
+                                           limits.tokens)
+        except BaseException:
+            if slot is not None:
+                slot.release()
+            raise
         started = time.perf_counter()
         try:
             async with asyncio.timeout(self.timeout_s):
@@ -314,6 +371,7 @@ class LLMClient:
             return CallResult(None, ProviderError("bad_request", str(exc.args[0])), 0, 0)
         call = adapter.build(endpoint, request, stream)
         recorded = call.recorded()
+        limits = self.limits(endpoint, request)
         attempt = 0
         while True:
             attempt += 1
@@ -321,11 +379,14 @@ class LLMClient:
             try:
                 await self.check_url(call.url)
                 response, ttft, latency = await self._attempt(adapter, endpoint, call,
-                                                              request.model, stream)
+                                                              request.model, stream, limits)
                 if response.finish_reason == "content_filter":
                     raise ProviderError("content_filter", "the provider's content filter "
                                         "stopped the reply", raw=response.raw)
                 response, counted = _with_usage(request, response)
+                if limits is not None and limits.tpm and self.limiter is not None:
+                    used = (response.tokens_in or 0) + (response.tokens_out or 0)
+                    await self.limiter.refund(limits.key, limits.tpm, limits.tokens - used)
                 return CallResult(response, None, latency, attempt, ttft, recorded,
                                   response.raw, counted, _ms(started))
             except ProviderError as error:

@@ -133,3 +133,15 @@ def count_messages(messages: Iterable[Mapping[str, Any]], model: str = "") -> in
         if message.get("name"):
             total += TOKENS_PER_NAME
     return total
+
+
+DEFAULT_MAX_OUTPUT = 1024  # a request without max_tokens: the Anthropic adapter's default too
+
+
+def max_output_tokens(params: Mapping[str, Any]) -> int:
+    """The most a call with `params` may write: its max_tokens, else DEFAULT_MAX_OUTPUT."""
+    for name in ("max_tokens", "max_completion_tokens"):
+        value = params.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return DEFAULT_MAX_OUTPUT

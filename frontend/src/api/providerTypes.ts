@@ -1,4 +1,4 @@
-// Provider credentials, model configurations and run estimates, derived from the
+// Provider credentials and model configurations, derived from the
 // generated OpenAPI paths (like types.ts) so they follow the backend's contract.
 import type { paths } from './schema';
 
@@ -27,6 +27,3 @@ export type ModelConfig = ModelConfigPage['items'][number];
 export type ModelParams = NonNullable<ModelConfig['params']>;
 export type ModelCreateBody = Body<Models['post']>;
 export type ModelUpdateBody = Body<OneModel['patch']>;
-
-export type RunEstimateBody = Body<paths['/api/projects/{project_id}/runs/estimate']['post']>;
-export type RunEstimate = Json<paths['/api/projects/{project_id}/runs/estimate']['post']['responses'][200]>;

@@ -6,12 +6,16 @@ export const qk = {
   project: (projectId: number) => ['project', projectId] as const,
   members: (projectId: number, page: number) => ['project', projectId, 'members', page] as const,
   membersAll: (projectId: number) => ['project', projectId, 'members'] as const,
-  runs: (projectId: number, page: number) => ['project', projectId, 'runs', page] as const,
+  runs: (projectId: number, page: number, status = '') => ['project', projectId, 'runs', page, status] as const,
   runsAll: (projectId: number) => ['project', projectId, 'runs'] as const,
   run: (projectId: number, runId: number) => ['project', projectId, 'run', runId] as const,
-  outputs: (projectId: number, runId: number, page: number) =>
-    ['project', projectId, 'run', runId, 'outputs', page] as const,
+  outputs: (projectId: number, runId: number, page: number, filters: Record<string, unknown> = {}) =>
+    ['project', projectId, 'run', runId, 'outputs', page, filters] as const,
   outputsAll: (projectId: number, runId: number) => ['project', projectId, 'run', runId, 'outputs'] as const,
+  progress: (projectId: number, runId: number) => ['project', projectId, 'run', runId, 'progress'] as const,
+  summary: (projectId: number, runId: number) => ['project', projectId, 'run', runId, 'summary'] as const,
+  prompts: (projectId: number) => ['project', projectId, 'prompts'] as const,
+  promptVersions: (projectId: number, promptId: number) => ['project', projectId, 'prompts', promptId, 'versions'] as const,
   models: (projectId: number) => ['project', projectId, 'models'] as const,
   datasets: (projectId: number) => ['project', projectId, 'datasets'] as const,
   datasetList: (projectId: number, params: Record<string, unknown>) => ['project', projectId, 'datasets', 'list', params] as const,
@@ -28,6 +32,4 @@ export const qk = {
     ['project', projectId, 'credentials', credentialId, 'discover'] as const,
   modelConfigs: (projectId: number, includeArchived: boolean) =>
     ['project', projectId, 'models', 'configs', { includeArchived }] as const,
-  estimate: (projectId: number, body: { dataset_id: number; model_ids: number[]; repeats: number }) =>
-    ['project', projectId, 'estimate', body] as const,
 };

@@ -1845,6 +1845,651 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/prompts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    page_size?: number;
+                    include_archived?: boolean;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PromptPage"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        /** The prompt with its version 1. Name unique per project (409 NAME_TAKEN). */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PromptCreate"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PromptDetail"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/prompts/{prompt_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                prompt_id: number;
+            };
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    prompt_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PromptDetail"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/prompts/{prompt_id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                prompt_id: number;
+            };
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    page_size?: number;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                    prompt_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PromptVersionPage"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        /** A new immutable version, numbered after the latest; earlier ones never change. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    prompt_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["VersionWrite"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PromptVersion"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Run"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a run's budget
+         * @description The cap (null: none) and its alert threshold; raise it, then resume a run that stopped
+         *     with budget_exceeded. 422 when the cap is below what the run has spent and holds.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RunBudget"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Run"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a run
+         * @description pending|running -> paused: shards stop claiming, cells in flight finish and are
+         *     recorded. 409 INVALID_TRANSITION from any other status.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Run"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a run
+         * @description paused -> running; budget_exceeded -> running once the run's and the project's caps
+         *     leave room again (409 BUDGET_SPENT otherwise), with the cells skipped for budget back
+         *     to pending. Enqueues shard runners. 409 INVALID_TRANSITION from any other status.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Run"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a run
+         * @description pending|running|paused -> cancelled: cells not started are skipped, what is done is
+         *     kept, cells in flight finish and are recorded. 409 INVALID_TRANSITION from any other
+         *     status.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Run"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/retry-failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry the failed cells of a run
+         * @description partial|failed|budget_exceeded -> running, with the failed and skipped cells back to
+         *     pending (409 BUDGET_SPENT when a cap leaves no room). Enqueues shard runners. 409
+         *     INVALID_TRANSITION from any other status.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Run"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * The same payload as the run's events: poll it when Server-Sent Events are not
+         *     available.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Progress"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/outputs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        /** Ordered by case, target, repeat and turn; filter by target, status, error class. */
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    page_size?: number;
+                    /** @description A target of this run (else 422) */
+                    target_id?: number | null;
+                    status?: "pending" | "running" | "succeeded" | "failed" | "skipped" | null;
+                    /** @description e.g. timeout, rate_limited, cancelled, budget_exceeded */
+                    error_class?: string | null;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OutputPage"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/outputs/{output_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+                output_id: number;
+            };
+            cookie?: never;
+        };
+        /** One output with the raw request and response, and its case's input and expected. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                    output_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OutputDetail"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Per target: cells by status, success rate, cost, tokens, cached cells, latency and
+         *     time-to-first-token p50/p95 (nearest rank), errors by class.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RunSummary"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/runs": {
         parameters: {
             query?: never;
@@ -1859,6 +2504,7 @@ export interface paths {
                 query?: {
                     page?: number;
                     page_size?: number;
+                    status?: "pending" | "running" | "paused" | "completed" | "partial" | "failed" | "cancelled" | "budget_exceeded" | null;
                 };
                 header?: never;
                 path: {
@@ -1882,6 +2528,12 @@ export interface paths {
             };
         };
         put?: never;
+        /**
+         * Plan every cell (case x target x repeat, per user turn for conversations) and start.
+         *     422 VALIDATION_ERROR for bad input; 422 RUN_NOT_READY with every reason the run cannot
+         *     start (errors.reasons: [{code, message, ...}]). A trace dataset's run is complete at
+         *     once: the recorded trace is the output.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1928,8 +2580,9 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * What a run of these models over the dataset's latest version would cost: a range
-         *     in micro-dollars (unpriced models are listed, never counted as free). Writes nothing.
+         * What this run would cost: a range in micro-dollars per target and in total (unpriced
+         *     models are listed, never counted as free), and every reason it could not start
+         *     (`problems`). Writes nothing.
          */
         post: {
             parameters: {
@@ -1942,7 +2595,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["RunEstimate"];
+                    "application/json": components["schemas"]["RunCreate"];
                 };
             };
             responses: {
@@ -2000,94 +2653,6 @@ export interface paths {
                 default: components["responses"]["DEFAULT_ERROR"];
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/projects/{project_id}/runs/{run_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                project_id: number;
-                run_id: number;
-            };
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    project_id: number;
-                    run_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Run"];
-                    };
-                };
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/projects/{project_id}/runs/{run_id}/outputs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                project_id: number;
-                run_id: number;
-            };
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: {
-                    page?: number;
-                    page_size?: number;
-                };
-                header?: never;
-                path: {
-                    project_id: number;
-                    run_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OutputPage"];
-                    };
-                };
-                422: components["responses"]["UNPROCESSABLE_ENTITY"];
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2987,7 +3552,7 @@ export interface components {
              * @default null
              */
             secret_env?: string | null;
-            /** @description Settings of the kind (its config_fields in GET /api/provider-kinds: Azure api_version, required, and deployment; OpenAI organization; Anthropic anthropic_version), plus for every kind: max_concurrency (calls in flight per model, 1-1000) and headers (extra request headers such as OpenRouter's HTTP-Referer; visible to members, so never a key). */
+            /** @description Settings of the kind (its config_fields in GET /api/provider-kinds: Azure api_version, required, and deployment; OpenAI organization; Anthropic anthropic_version), plus for every kind: max_concurrency (calls in flight per model, 1-1000), rpm_limit (requests per minute per model, 1-1,000,000), tpm_limit (tokens per minute per model, prompt plus max output tokens, 1-1,000,000,000), both shared by every worker through Redis, and headers (extra request headers such as OpenRouter's HTTP-Referer; visible to members, so never a key). */
             config?: {
                 [key: string]: unknown;
             };
@@ -3005,7 +3570,7 @@ export interface components {
             api_key?: string | null;
             /** @description Read the key from this server environment variable instead (its name must end in _API_KEY); it takes precedence over a stored key. */
             secret_env?: string | null;
-            /** @description Replaces the whole config. Settings of the kind (its config_fields in GET /api/provider-kinds: Azure api_version, required, and deployment; OpenAI organization; Anthropic anthropic_version), plus for every kind: max_concurrency (calls in flight per model, 1-1000) and headers (extra request headers such as OpenRouter's HTTP-Referer; visible to members, so never a key). */
+            /** @description Replaces the whole config. Settings of the kind (its config_fields in GET /api/provider-kinds: Azure api_version, required, and deployment; OpenAI organization; Anthropic anthropic_version), plus for every kind: max_concurrency (calls in flight per model, 1-1000), rpm_limit (requests per minute per model, 1-1,000,000), tpm_limit (tokens per minute per model, prompt plus max output tokens, 1-1,000,000,000), both shared by every worker through Redis, and headers (extra request headers such as OpenRouter's HTTP-Referer; visible to members, so never a key). */
             config?: {
                 [key: string]: unknown;
             };
@@ -3205,6 +3770,8 @@ export interface components {
             note?: string | null;
         };
         Version: {
+            /** @description What a run names as dataset_version_id */
+            id: number;
             number: number;
             note: string | null;
             case_count: number;
@@ -3325,6 +3892,122 @@ export interface components {
             /** @description By script and stop words (a heuristic): ISO codes, 'latin' or 'unknown' */
             by_language: components["schemas"]["Bucket"][];
         };
+        FewShot: {
+            input: string;
+            output: string;
+        };
+        PromptVersion: {
+            id: number;
+            prompt_id: number;
+            number: number;
+            template: string;
+            system: string | null;
+            few_shots: components["schemas"]["FewShot"][];
+            variables: string[];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        Prompt: {
+            id: number;
+            name: string;
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["PromptVersion"];
+        };
+        PromptPage: {
+            items: components["schemas"]["Prompt"][];
+            total: number;
+            page: number;
+            page_size: number;
+        };
+        PromptCreate: {
+            /** @description The user message, with {{variables}} (names like identifiers; spaces inside the braces allowed) filled from each case's input */
+            template: string;
+            /**
+             * @description System message, {{variables}} too
+             * @default null
+             */
+            system?: string | null;
+            /** @description Examples sent as user/assistant pairs before each case */
+            few_shots?: components["schemas"]["FewShot"][];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /** @default null */
+            description?: string | null;
+        };
+        PromptDetail: {
+            id: number;
+            name: string;
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["PromptVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["PromptVersion"][];
+        };
+        PromptVersionPage: {
+            items: components["schemas"]["PromptVersion"][];
+            total: number;
+            page: number;
+            page_size: number;
+        };
+        VersionWrite: {
+            /** @description The user message, with {{variables}} (names like identifiers; spaces inside the braces allowed) filled from each case's input */
+            template: string;
+            /**
+             * @description System message, {{variables}} too
+             * @default null
+             */
+            system?: string | null;
+            /** @description Examples sent as user/assistant pairs before each case */
+            few_shots?: components["schemas"]["FewShot"][];
+            /** @default null */
+            note?: string | null;
+        };
+        RunBudget: {
+            /** @description The run's new spending cap in micro-dollars (null: none); not below what it has spent and holds */
+            budget_micros: number | null;
+            /** @default null */
+            alert_threshold?: number | null;
+        };
+        RunSettings: {
+            repeats: number;
+            concurrency: number | null;
+            cache: boolean;
+            stream: boolean;
+            timeout_s: number | null;
+            max_history_pairs: number;
+            shards: number | null;
+        };
+        RunTarget: {
+            id: number;
+            /** @description null: a recorded trace */
+            model_id: number | null;
+            model_name: string | null;
+            label: string;
+            /** @description Overrides of the model's */
+            params: {
+                [key: string]: unknown;
+            };
+            prompt_version_id: number | null;
+            total: number;
+            succeeded: number;
+            failed: number;
+            skipped: number;
+            spent_micros: number;
+            tokens_in: number;
+            tokens_out: number;
+        };
         Run: {
             id: number;
             name: string;
@@ -3333,8 +4016,19 @@ export interface components {
             total: number;
             succeeded: number;
             failed: number;
+            skipped: number;
+            dataset_id: number;
             dataset_version_id: number;
-            model_ids: number[];
+            settings: components["schemas"]["RunSettings"];
+            budget_micros: number | null;
+            alert_threshold: number;
+            spent_micros: number;
+            reserved_micros: number;
+            tokens_in: number;
+            tokens_out: number;
+            /** @description Why the run stopped, when it did */
+            error: string | null;
+            targets: components["schemas"]["RunTarget"][];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -3342,18 +4036,203 @@ export interface components {
             /** Format: date-time */
             finished_at: string | null;
         };
+        TargetProgress: {
+            target_id: number;
+            label: string;
+            total: number;
+            succeeded: number;
+            failed: number;
+            skipped: number;
+            spent_micros: number;
+            tokens_in: number;
+            tokens_out: number;
+            /** @description Cells by error class, over failed and skipped cells (skipped: cancelled, budget_exceeded) */
+            errors: {
+                [key: string]: number;
+            };
+        };
+        Progress: {
+            run_id: number;
+            /** @enum {string} */
+            status: "pending" | "running" | "paused" | "completed" | "partial" | "failed" | "cancelled" | "budget_exceeded";
+            total: number;
+            /** @description succeeded + failed + skipped */
+            done: number;
+            succeeded: number;
+            failed: number;
+            skipped: number;
+            spent_micros: number;
+            /** @description Held by cells in flight */
+            reserved_micros: number;
+            /** @description The run's cap; null: none */
+            budget_micros: number | null;
+            project_budget_micros: number | null;
+            project_spent_micros: number;
+            tokens_in: number;
+            tokens_out: number;
+            /** @description From the start to the finish (or now); 0 before the start */
+            elapsed_s: number;
+            /** @description Remaining cells at the pace so far; null unless running with some cells done */
+            eta_s: number | null;
+            /** Format: date-time */
+            started_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+            /** @description Why the run stopped, when it did */
+            error: string | null;
+            /** @description Cells by error class, over failed and skipped cells (skipped: cancelled, budget_exceeded) */
+            errors: {
+                [key: string]: number;
+            };
+            targets: components["schemas"]["TargetProgress"][];
+        };
+        Output: {
+            id: number;
+            case_id: number;
+            target_id: number;
+            /** @description null: a trace dataset's target (the recorded trace is the output) */
+            model_id: number | null;
+            /** @description The target's label */
+            label: string;
+            repeat: number;
+            /** @description User turn of a conversation case; 0 otherwise */
+            turn: number;
+            /** @enum {string} */
+            status: "pending" | "running" | "succeeded" | "failed" | "skipped";
+            text: string | null;
+            error_class: string | null;
+            error: string | null;
+            latency_ms: number | null;
+            ttft_ms: number | null;
+            tokens_in: number | null;
+            tokens_out: number | null;
+            cost_micros: number | null;
+            cached: boolean;
+            attempts: number;
+        };
+        OutputPage: {
+            items: components["schemas"]["Output"][];
+            total: number;
+            page: number;
+            page_size: number;
+        };
+        OutputDetail: {
+            id: number;
+            case_id: number;
+            target_id: number;
+            /** @description null: a trace dataset's target (the recorded trace is the output) */
+            model_id: number | null;
+            /** @description The target's label */
+            label: string;
+            repeat: number;
+            /** @description User turn of a conversation case; 0 otherwise */
+            turn: number;
+            /** @enum {string} */
+            status: "pending" | "running" | "succeeded" | "failed" | "skipped";
+            text: string | null;
+            error_class: string | null;
+            error: string | null;
+            latency_ms: number | null;
+            ttft_ms: number | null;
+            tokens_in: number | null;
+            tokens_out: number | null;
+            cost_micros: number | null;
+            cached: boolean;
+            attempts: number;
+            /** @description As sent (headers, and so keys, are never kept) */
+            raw_request: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The provider's reply as received */
+            raw_response: unknown;
+            case_input: {
+                [key: string]: unknown;
+            };
+            case_expected: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            finished_at: string | null;
+        };
+        TargetSummary: {
+            target_id: number;
+            label: string;
+            model_id: number | null;
+            total: number;
+            succeeded: number;
+            failed: number;
+            skipped: number;
+            /** @description Not finished yet (pending or running) */
+            pending: number;
+            /** @description succeeded / (succeeded + failed); null when none finished */
+            success_rate: number | null;
+            spent_micros: number;
+            tokens_in: number;
+            tokens_out: number;
+            /** @description Served by the cache */
+            cached: number;
+            /** @description Nearest-rank, over succeeded uncached cells */
+            latency_p50_ms: number | null;
+            latency_p95_ms: number | null;
+            /** @description Time to first token (streamed calls), nearest-rank */
+            ttft_p50_ms: number | null;
+            ttft_p95_ms: number | null;
+            /** @description Cells by error class, over failed and skipped cells (skipped: cancelled, budget_exceeded) */
+            errors: {
+                [key: string]: number;
+            };
+        };
+        RunSummary: {
+            run_id: number;
+            /** @description Over every target: succeeded / (succeeded + failed) */
+            success_rate: number | null;
+            targets: components["schemas"]["TargetSummary"][];
+        };
         RunPage: {
             items: components["schemas"]["Run"][];
             total: number;
             page: number;
             page_size: number;
         };
+        Grid: {
+            temperature?: number[];
+            max_tokens?: number[];
+            top_p?: number[];
+            frequency_penalty?: number[];
+            presence_penalty?: number[];
+            seed?: number[];
+            stop?: string[][];
+        };
+        TargetCreate: {
+            model_id: number;
+            /** @description Overrides of the model's default parameters */
+            params?: components["schemas"]["ModelParams"];
+            /**
+             * @description A prompt version of this project; required for template cases
+             * @default null
+             */
+            prompt_version_id?: number | null;
+            /**
+             * @description Expanded into one target per combination; at most 50 targets in all
+             * @default null
+             */
+            grid?: components["schemas"]["Grid"] | (Record<string, never> | null);
+        };
         RunCreate: {
-            dataset_id: number;
-            model_ids: number[];
             /** @default null */
             name?: string | null;
-            /** @default 1 */
+            dataset_id: number;
+            /**
+             * @description A version (row id) of the dataset; the latest if omitted
+             * @default null
+             */
+            dataset_version_id?: number | null;
+            /** @description 1 to 20 entries; [] for a trace dataset (the recorded trace is the output) */
+            targets: components["schemas"]["TargetCreate"][];
+            /**
+             * @description Samples per cell
+             * @default 1
+             */
             repeats?: number;
             /**
              * @description Calls in flight at once, per worker
@@ -3375,16 +4254,30 @@ export interface components {
              * @default null
              */
             timeout_s?: number | null;
+            /**
+             * @description Conversations: user/assistant exchanges sent before each turn
+             * @default 10
+             */
+            max_history_pairs?: number;
+            /**
+             * @description The run's spending cap in micro-dollars (null: none)
+             * @default null
+             */
+            budget_micros?: number | null;
+            /**
+             * @description Share of the budget that raises an alert
+             * @default 0.8
+             */
+            alert_threshold?: number;
+            /**
+             * @description Shard runners to start (default: chosen by the server)
+             * @default null
+             */
+            shards?: number | null;
         };
-        RunEstimate: {
-            dataset_id: number;
-            model_ids: number[];
-            /** @default 1 */
-            repeats?: number;
-        };
-        ModelEstimate: {
-            model_id: number;
-            name: string;
+        TargetEstimate: {
+            label: string;
+            model_id: number | null;
             calls: number;
             input_tokens: number;
             output_tokens_low: number;
@@ -3399,6 +4292,19 @@ export interface components {
             default_max_tokens: number;
             tokens_per_message: number;
         };
+        Reason: {
+            /** @enum {string} */
+            code: "no_targets" | "empty_dataset" | "credential_missing" | "credential_failing" | "unpriced_with_budget" | "missing_variables" | "needs_prompt" | "budget_spent" | "model_archived";
+            message: string;
+            model_id?: number;
+            /** @description Index of the request's targets entry */
+            target?: number;
+            label?: string;
+            prompt_version_id?: number;
+            /** @description Cases missing a variable (at most 100) */
+            case_ids?: number[];
+            variables?: string[];
+        };
         RunEstimateResult: {
             dataset_version_id: number;
             cases: number;
@@ -3409,34 +4315,11 @@ export interface components {
             high_micros: number;
             /** @description false: some models are unpriced and not in the totals */
             complete: boolean;
-            per_model: components["schemas"]["ModelEstimate"][];
+            per_target: components["schemas"]["TargetEstimate"][];
             unpriced_models: number[];
             assumptions: components["schemas"]["EstimateAssumptions"];
-        };
-        Output: {
-            id: number;
-            case_id: number;
-            model_id: number;
-            model_name: string;
-            repeat: number;
-            /** @enum {string} */
-            status: "pending" | "running" | "succeeded" | "failed";
-            text: string | null;
-            error_class: string | null;
-            error: string | null;
-            latency_ms: number | null;
-            tokens_in: number | null;
-            tokens_out: number | null;
-            cost_micros: number | null;
-            ttft_ms: number | null;
-            cached: boolean;
-            attempts: number;
-        };
-        OutputPage: {
-            items: components["schemas"]["Output"][];
-            total: number;
-            page: number;
-            page_size: number;
+            /** @description Every reason the run could not start (as the 422 RUN_NOT_READY) */
+            problems: components["schemas"]["Reason"][];
         };
         JobEstimate: {
             calls: number;

@@ -4,13 +4,16 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { makeQueryClient } from '@/app/queryClient';
 import { qk } from './queryKeys';
-import type { Run } from './types';
+import type { Progress, Run } from '@/features/runs/api';
 import { useEventStream } from './useEventStream';
 import { FakeEventSource } from '@/test/fakeEventSource';
 
+const target = { id: 11, model_id: 1, model_name: 'Fake', label: 'Fake', params: {}, prompt_version_id: null, total: 4, succeeded: 0, failed: 0, skipped: 0, spent_micros: 0, tokens_in: 0, tokens_out: 0 };
 const run: Run = {
-  id: 7, name: 'demo', status: 'pending', total: 4, succeeded: 0, failed: 0,
-  created_at: '2024-01-01T00:00:00Z', started_at: null, finished_at: null, dataset_version_id: 1, model_ids: [1, 2],
+  id: 7, name: 'demo', status: 'pending', total: 4, succeeded: 0, failed: 0, skipped: 0, dataset_id: 1, dataset_version_id: 1,
+  settings: { repeats: 1, concurrency: null, cache: true, stream: false, timeout_s: null, max_history_pairs: 10, shards: null },
+  budget_micros: null, alert_threshold: 0.8, spent_micros: 0, reserved_micros: 0, tokens_in: 0, tokens_out: 0, error: null,
+  targets: [target], created_at: '2024-01-01T00:00:00Z', started_at: null, finished_at: null,
 };
 
 function setup(options: { enabled?: boolean } = {}) {
@@ -22,8 +25,12 @@ function setup(options: { enabled?: boolean } = {}) {
   return { client, hook, es: FakeEventSource.instances.at(-1)! };
 }
 
-const ev = (type: string, status: string, succeeded: number, failed: number) => ({
-  type, run_id: 7, status, total: 4, succeeded, failed, at: '2024-01-01T00:00:05Z',
+const ev = (type: string, status: string, succeeded: number, failed: number): Progress & { type: string } => ({
+  type, run_id: 7, status: status as Progress['status'], total: 4, done: succeeded + failed, succeeded, failed, skipped: 0,
+  spent_micros: 100 * succeeded, reserved_micros: 0, budget_micros: null, project_budget_micros: null, project_spent_micros: 0,
+  tokens_in: 10 * succeeded, tokens_out: 5 * succeeded, elapsed_s: 5, eta_s: 5, started_at: '2024-01-01T00:00:05Z',
+  finished_at: status === 'completed' ? '2024-01-01T00:00:09Z' : null, error: null, errors: failed ? { timeout: failed } : {},
+  targets: [{ target_id: 11, label: 'Fake', total: 4, succeeded, failed, skipped: 0, spent_micros: 100 * succeeded, tokens_in: 0, tokens_out: 0, errors: {} }],
 });
 
 afterEach(() => {
@@ -51,7 +58,9 @@ describe('useEventStream', () => {
     act(() => es.emit('run.progress', ev('run.progress', 'running', 2, 1)));
     expect(client.getQueryData<Run>(qk.run(3, 7))).toMatchObject({ status: 'running', succeeded: 2, failed: 1, total: 4 });
     expect(client.getQueryState(qk.outputs(3, 7, 1))?.isInvalidated).toBe(true);
-    expect(hook.result.current.lastEvent?.succeeded).toBe(2);
+    expect(hook.result.current.lastEvent?.progress.succeeded).toBe(2);
+    expect(client.getQueryData<Progress>(qk.progress(3, 7))).toMatchObject({ done: 3, errors: { timeout: 1 } });
+    expect(client.getQueryData<Run>(qk.run(3, 7))?.targets[0]).toMatchObject({ succeeded: 2, failed: 1, spent_micros: 200 });
     expect(es.closed).toBe(false);
   });
 
@@ -62,12 +71,26 @@ describe('useEventStream', () => {
     expect(client.getQueryData<Run>(qk.run(3, 7))?.succeeded).toBe(3);
   });
 
+  it('applies status events even when fewer cells are done (a retry of failed cells), and passes alerts on', () => {
+    const seen: string[] = [];
+    const client = makeQueryClient({ retry: false });
+    client.setQueryData(qk.run(3, 7), run);
+    const wrapper = ({ children }: { children: ReactNode }) => <QueryClientProvider client={client}>{children}</QueryClientProvider>;
+    renderHook(() => useEventStream(3, 7, { EventSourceImpl: FakeEventSource, onEvent: (e) => seen.push(e.type) }), { wrapper });
+    const es = FakeEventSource.instances.at(-1)!;
+    act(() => es.emit('run.progress', ev('run.progress', 'partial', 3, 1)));
+    act(() => es.emit('run.status', ev('run.status', 'running', 3, 0)));
+    expect(client.getQueryData<Run>(qk.run(3, 7))).toMatchObject({ status: 'running', succeeded: 3, failed: 0 });
+    act(() => es.emit('run.budget_alert', ev('run.budget_alert', 'running', 3, 0)));
+    expect(seen).toEqual(['run.progress', 'run.status', 'run.budget_alert']);
+  });
+
   it('closes the stream on run.finished and stops applying events', () => {
     const { es, client, hook } = setup();
     act(() => es.emit('run.finished', ev('run.finished', 'completed', 4, 0)));
     expect(es.closed).toBe(true);
     expect(hook.result.current.state).toBe('closed');
-    expect(client.getQueryData<Run>(qk.run(3, 7))).toMatchObject({ status: 'completed', succeeded: 4, finished_at: '2024-01-01T00:00:05Z' });
+    expect(client.getQueryData<Run>(qk.run(3, 7))).toMatchObject({ status: 'completed', succeeded: 4, finished_at: '2024-01-01T00:00:09Z' });
     act(() => es.emit('run.progress', ev('run.progress', 'running', 1, 0)));
     expect(client.getQueryData<Run>(qk.run(3, 7))?.status).toBe('completed');
   });
@@ -86,7 +109,7 @@ describe('useEventStream', () => {
   it('reports reconnecting while the browser retries and error once it gives up', () => {
     const { es, hook } = setup();
     act(() => es.fail(0));
-    expect(hook.result.current.state).toBe('connecting');
+    expect(hook.result.current.state).toBe('reconnecting');
     act(() => es.fail(2));
     expect(hook.result.current.state).toBe('error');
   });

@@ -12,6 +12,7 @@ import { ModelsPage } from '@/features/models/pages/ModelsPage';
 import { ProvidersPage } from '@/features/providers/pages/ProvidersPage';
 import { DatasetPage } from '@/features/datasets/pages/DatasetPage';
 import { DatasetsPage } from '@/features/datasets/pages/DatasetsPage';
+import { NewRunPage } from '@/features/runs/pages/NewRunPage';
 import { RunPage } from '@/features/runs/pages/RunPage';
 import { TokensPage } from '@/features/tokens/pages/TokensPage';
 
@@ -36,6 +37,7 @@ export const routes: RouteObject[] = [
             element: <ProjectLayout />,
             children: [
               { index: true, element: <ProjectRunsPage /> },
+              { path: 'runs/new', element: <NewRunPage /> },
               { path: 'datasets', element: <DatasetsPage /> },
               { path: 'datasets/:datasetId', element: <DatasetPage /> },
               { path: 'providers', element: <ProvidersPage /> },

@@ -9,6 +9,7 @@ import { ProjectRunsPage } from '@/features/projects/pages/ProjectRunsPage';
 import { DatasetPage } from '@/features/datasets/pages/DatasetPage';
 import { DatasetsPage } from '@/features/datasets/pages/DatasetsPage';
 import { ProvidersPage } from '@/features/providers/pages/ProvidersPage';
+import { NewRunPage } from '@/features/runs/pages/NewRunPage';
 
 /** Renders the project pages as the app routes them (layout + tabs), starting at `route`. */
 export function renderProject(route: string) {
@@ -20,6 +21,7 @@ export function renderProject(route: string) {
         element: <ProjectLayout />,
         children: [
           { index: true, element: <ProjectRunsPage /> },
+          { path: 'runs/new', element: <NewRunPage /> },
           { path: 'datasets', element: <DatasetsPage /> },
           { path: 'datasets/:datasetId', element: <DatasetPage /> },
           { path: 'providers', element: <ProvidersPage /> },

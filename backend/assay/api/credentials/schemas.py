@@ -63,8 +63,11 @@ _DOCS = {
     "config": "Settings of the kind (its config_fields in GET /api/provider-kinds: Azure "
               "api_version, required, and deployment; OpenAI organization; Anthropic "
               "anthropic_version), plus for every kind: max_concurrency (calls in flight per "
-              "model, 1-1000) and headers (extra request headers such as OpenRouter's "
-              "HTTP-Referer; visible to members, so never a key).",
+              "model, 1-1000), rpm_limit (requests per minute per model, 1-1,000,000), "
+              "tpm_limit (tokens per minute per model, prompt plus max output tokens, "
+              "1-1,000,000,000), both shared by every worker through Redis, and headers "
+              "(extra request headers such as OpenRouter's HTTP-Referer; visible to "
+              "members, so never a key).",
     "is_default": "Make this the project's default credential of its kind (the previous "
                   "default stops being it). The first credential of a kind is the default.",
 }

@@ -46,7 +46,8 @@ def case_view(case: Case, position: int) -> dict[str, Any]:
 
 
 def version_view(version: DatasetVersion) -> dict[str, Any]:
-    return {"number": version.number, "note": version.note, "case_count": version.case_count,
+    return {"id": version.id, "number": version.number, "note": version.note,
+            "case_count": version.case_count,
             "created_at": version.created_at, "created_by": version.created_by}
 
 

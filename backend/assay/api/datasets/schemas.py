@@ -125,6 +125,8 @@ class CaseEditSchema(Schema):
 
 
 class VersionSchema(Schema):
+    id = fields.Integer(required=True, metadata={"description": "What a run names as "
+                                                               "dataset_version_id"})
     number = fields.Integer(required=True)
     note = fields.String(required=True, allow_none=True)
     case_count = fields.Integer(required=True)

@@ -2,30 +2,57 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from assay.api.base import PageArgs
 from assay.api.fields import Count, Id, StrictBoolean
-from assay.core.runs.models import CellStatus, RunStatus
+from assay.api.models.schemas import ModelParamsSchema, StrictNumber
+from assay.core.llm.params import MAX_TOKENS_CAP, SEED_MAX, SEED_MIN, STOP_LENGTH, STOP_MAX
+from assay.core.runs.models import RunStatus
+from assay.core.runs.planning import MAX_GRID_VALUES, MAX_TARGETS
+from assay.core.runs.validation import MAX_CASE_IDS, REASON_CODES
+
+MAX_MICROS = 10**15  # a billion dollars
+GRID_VALUES = validate.Length(min=1, max=MAX_GRID_VALUES)
 
 
-class RunSchema(Schema):
-    id = fields.Integer(required=True)
-    name = fields.String(required=True)
-    status = fields.String(required=True, validate=validate.OneOf([s.value for s in RunStatus]))
-    total = fields.Integer(required=True)
-    succeeded = fields.Integer(required=True)
-    failed = fields.Integer(required=True)
-    dataset_version_id = fields.Integer(required=True)
-    model_ids = fields.List(fields.Integer(), required=True)
-    created_at = fields.DateTime(required=True)
-    started_at = fields.DateTime(required=True, allow_none=True)
-    finished_at = fields.DateTime(required=True, allow_none=True)
+def _grid_values(item: fields.Field) -> fields.List:
+    return fields.List(item, validate=GRID_VALUES)
+
+
+class GridSchema(Schema):
+    """Values to try per parameter: one target per combination (cartesian product)."""
+
+    temperature = _grid_values(StrictNumber(validate=validate.Range(0, 2)))
+    max_tokens = _grid_values(Count(1, MAX_TOKENS_CAP))
+    top_p = _grid_values(StrictNumber(validate=validate.Range(0, 1)))
+    frequency_penalty = _grid_values(StrictNumber(validate=validate.Range(-2, 2)))
+    presence_penalty = _grid_values(StrictNumber(validate=validate.Range(-2, 2)))
+    seed = _grid_values(Count(SEED_MIN, SEED_MAX))
+    stop = _grid_values(fields.List(fields.String(validate=validate.Length(
+        min=1, max=STOP_LENGTH)), validate=validate.Length(max=STOP_MAX)))
+
+
+class TargetCreateSchema(Schema):
+    model_id = Id(required=True)
+    params = fields.Nested(ModelParamsSchema, load_default=dict, metadata={
+        "description": "Overrides of the model's default parameters"})
+    prompt_version_id = Id(load_default=None, allow_none=True, metadata={
+        "description": "A prompt version of this project; required for template cases"})
+    grid = fields.Nested(GridSchema, load_default=None, allow_none=True, metadata={
+        "description": f"Expanded into one target per combination; at most {MAX_TARGETS} "
+                       "targets in all"})
 
 
 class RunCreateSchema(Schema):
-    dataset_id = Id(required=True)
-    model_ids = fields.List(Id(), required=True, validate=validate.Length(min=1, max=20))
     name = fields.String(load_default=None, allow_none=True,
                          validate=validate.Length(min=1, max=200))
-    repeats = Count(1, 10, load_default=1)
+    dataset_id = Id(required=True)
+    dataset_version_id = Id(load_default=None, allow_none=True, metadata={
+        "description": "A version (row id) of the dataset; the latest if omitted"})
+    targets = fields.List(fields.Nested(TargetCreateSchema), required=True,
+                          validate=validate.Length(max=20), metadata={
+                              "description": "1 to 20 entries; [] for a trace dataset (the "
+                                             "recorded trace is the output)"})
+    repeats = Count(1, 10, load_default=1, metadata={"description": "Samples per cell"})
     concurrency = Count(1, 1000, load_default=None, allow_none=True,
                         metadata={"description": "Calls in flight at once, per worker"})
     cache = StrictBoolean(load_default=True, metadata={
@@ -35,17 +62,91 @@ class RunCreateSchema(Schema):
         "description": "Stream replies, so each output records its time to first token"})
     timeout_s = Count(1, 3600, load_default=None, allow_none=True, metadata={
         "description": "Wall-clock seconds one attempt of a call may take (default 120)"})
+    max_history_pairs = Count(1, 50, load_default=10, metadata={
+        "description": "Conversations: user/assistant exchanges sent before each turn"})
+    budget_micros = Count(1, MAX_MICROS, load_default=None, allow_none=True, metadata={
+        "description": "The run's spending cap in micro-dollars (null: none)"})
+    alert_threshold = StrictNumber(load_default=0.8, validate=validate.Range(0.05, 1),
+                                   metadata={"description": "Share of the budget that "
+                                                            "raises an alert"})
+    shards = Count(1, 16, load_default=None, allow_none=True, metadata={
+        "description": "Shard runners to start (default: chosen by the server)"})
 
 
-class RunEstimateSchema(Schema):
-    dataset_id = Id(required=True)
-    model_ids = fields.List(Id(), required=True, validate=validate.Length(min=1, max=20))
-    repeats = Count(1, 10, load_default=1)
+class RunSettingsSchema(Schema):
+    repeats = fields.Integer(required=True)
+    concurrency = fields.Integer(required=True, allow_none=True)
+    cache = fields.Boolean(required=True)
+    stream = fields.Boolean(required=True)
+    timeout_s = fields.Integer(required=True, allow_none=True)
+    max_history_pairs = fields.Integer(required=True)
+    shards = fields.Integer(required=True, allow_none=True)
 
 
-class ModelEstimateSchema(Schema):
-    model_id = fields.Integer(required=True)
+class RunTargetSchema(Schema):
+    id = fields.Integer(required=True)
+    model_id = fields.Integer(required=True, allow_none=True,
+                              metadata={"description": "null: a recorded trace"})
+    model_name = fields.String(required=True, allow_none=True)
+    label = fields.String(required=True)
+    params = fields.Dict(required=True, metadata={"description": "Overrides of the model's"})
+    prompt_version_id = fields.Integer(required=True, allow_none=True)
+    total = fields.Integer(required=True)
+    succeeded = fields.Integer(required=True)
+    failed = fields.Integer(required=True)
+    skipped = fields.Integer(required=True)
+    spent_micros = fields.Integer(required=True)
+    tokens_in = fields.Integer(required=True)
+    tokens_out = fields.Integer(required=True)
+
+
+class RunSchema(Schema):
+    id = fields.Integer(required=True)
     name = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf([s.value for s in RunStatus]))
+    total = fields.Integer(required=True)
+    succeeded = fields.Integer(required=True)
+    failed = fields.Integer(required=True)
+    skipped = fields.Integer(required=True)
+    dataset_id = fields.Integer(required=True)
+    dataset_version_id = fields.Integer(required=True)
+    settings = fields.Nested(RunSettingsSchema, required=True)
+    budget_micros = fields.Integer(required=True, allow_none=True)
+    alert_threshold = fields.Float(required=True)
+    spent_micros = fields.Integer(required=True)
+    reserved_micros = fields.Integer(required=True)
+    tokens_in = fields.Integer(required=True)
+    tokens_out = fields.Integer(required=True)
+    error = fields.String(required=True, allow_none=True,
+                          metadata={"description": "Why the run stopped, when it did"})
+    targets = fields.List(fields.Nested(RunTargetSchema), required=True)
+    created_at = fields.DateTime(required=True)
+    started_at = fields.DateTime(required=True, allow_none=True)
+    finished_at = fields.DateTime(required=True, allow_none=True)
+
+
+class RunListArgs(PageArgs):
+    status = fields.String(load_default=None,
+                           validate=validate.OneOf([s.value for s in RunStatus]))
+
+
+class ReasonSchema(Schema):
+    """Why a run cannot start."""
+
+    code = fields.String(required=True, validate=validate.OneOf(REASON_CODES))
+    message = fields.String(required=True)
+    model_id = fields.Integer()
+    target = fields.Integer(metadata={"description": "Index of the request's targets entry"})
+    label = fields.String()
+    prompt_version_id = fields.Integer()
+    case_ids = fields.List(fields.Integer(), metadata={
+        "description": f"Cases missing a variable (at most {MAX_CASE_IDS})"})
+    variables = fields.List(fields.String())
+
+
+class TargetEstimateSchema(Schema):
+    label = fields.String(required=True)
+    model_id = fields.Integer(required=True, allow_none=True)
     calls = fields.Integer(required=True)
     input_tokens = fields.Integer(required=True)
     output_tokens_low = fields.Integer(required=True)
@@ -72,26 +173,16 @@ class RunEstimateResultSchema(Schema):
     high_micros = fields.Integer(required=True)
     complete = fields.Boolean(required=True, metadata={
         "description": "false: some models are unpriced and not in the totals"})
-    per_model = fields.List(fields.Nested(ModelEstimateSchema), required=True)
+    per_target = fields.List(fields.Nested(TargetEstimateSchema), required=True)
     unpriced_models = fields.List(fields.Integer(), required=True)
     assumptions = fields.Nested(EstimateAssumptionsSchema, required=True)
+    problems = fields.List(fields.Nested(ReasonSchema), required=True, metadata={
+        "description": "Every reason the run could not start (as the 422 RUN_NOT_READY)"})
 
 
-class OutputSchema(Schema):
-    id = fields.Integer(required=True)
-    case_id = fields.Integer(required=True)
-    model_id = fields.Integer(required=True)
-    model_name = fields.String(required=True)
-    repeat = fields.Integer(required=True)
-    status = fields.String(required=True,
-                           validate=validate.OneOf([s.value for s in CellStatus]))
-    text = fields.String(required=True, allow_none=True)
-    error_class = fields.String(required=True, allow_none=True)
-    error = fields.String(required=True, allow_none=True)
-    latency_ms = fields.Integer(required=True, allow_none=True)
-    tokens_in = fields.Integer(required=True, allow_none=True)
-    tokens_out = fields.Integer(required=True, allow_none=True)
-    cost_micros = fields.Integer(required=True, allow_none=True)
-    ttft_ms = fields.Integer(required=True, allow_none=True)
-    cached = fields.Boolean(required=True)
-    attempts = fields.Integer(required=True)
+class RunBudgetSchema(Schema):
+    budget_micros = Count(1, MAX_MICROS, required=True, allow_none=True, metadata={
+        "description": "The run's new spending cap in micro-dollars (null: none); not below "
+                       "what it has spent and holds"})
+    alert_threshold = StrictNumber(load_default=None, allow_none=True,
+                                   validate=validate.Range(0.05, 1))

@@ -56,10 +56,15 @@ ANTHROPIC_VERSION = ConfigField(
     "The anthropic-version header (optional: 2023-06-01 by default).", "2023-06-01",
     r"\d{4}-\d{2}-\d{2}", "a date like 2023-06-01")
 
-# Settings every kind accepts, for the API (not drawn in the form): extra request headers
-# (OpenRouter's HTTP-Referer and X-Title, ...) and a cap on calls in flight per model.
-COMMON_CONFIG = ("headers", "max_concurrency")
+# Settings every kind accepts: extra request headers (OpenRouter's HTTP-Referer and X-Title,
+# ...; API only), a cap on calls in flight per model, and per-minute request and token
+# limits per model shared by every worker (drawn in the form's "Limits").
+COMMON_CONFIG = ("headers", "max_concurrency", "rpm_limit", "tpm_limit")
 MAX_CONCURRENCY = 1000
+# name: (maximum, what it counts); minimum 1
+LIMITS = {"max_concurrency": (MAX_CONCURRENCY, "calls in flight per model"),
+          "rpm_limit": (1_000_000, "requests per minute per model"),
+          "tpm_limit": (1_000_000_000, "tokens per minute per model")}
 MAX_HEADERS, HEADER_VALUE_MAX = 20, 500
 AUTH_HEADERS = frozenset({"authorization", "proxy-authorization", "api-key", "x-api-key",
                           "cookie", "host", "content-length", "content-type",
@@ -122,10 +127,10 @@ def _check_headers(value: Any) -> str | None:
 
 
 def _check_common(name: str, value: Any) -> str | None:
-    if name == "max_concurrency":
-        if isinstance(value, bool) or not isinstance(value, int) \
-                or not 1 <= value <= MAX_CONCURRENCY:
-            return f"Must be an integer from 1 to {MAX_CONCURRENCY}."
+    if name in LIMITS:
+        top, what = LIMITS[name]
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= top:
+            return f"Must be an integer from 1 to {top} ({what})."
         return None
     return _check_headers(value)
 

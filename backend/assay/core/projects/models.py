@@ -6,7 +6,7 @@ import enum
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, String, Text, UniqueConstraint
+from sqlalchemy import BigInteger, ForeignKey, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from assay.core.auth.models import User
@@ -36,6 +36,11 @@ class Project(Base):
     slug: Mapped[str] = mapped_column(String(60), unique=True)
     description: Mapped[str | None] = mapped_column(Text)
     settings: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    # The project's spending cap across all its runs, in micro-dollars (None: no cap).
+    # Runs reserve against it and settle into it, as against their own cap.
+    budget_micros: Mapped[int | None] = mapped_column(BigInteger)
+    reserved_micros: Mapped[int] = mapped_column(BigInteger, default=0)
+    spent_micros: Mapped[int] = mapped_column(BigInteger, default=0)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
 

@@ -6,7 +6,7 @@ import enum
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy import BigInteger, ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from assay.core.base import Base, utcnow
@@ -34,6 +34,10 @@ class CellStatus(enum.StrEnum):
     running = "running"
     succeeded = "succeeded"
     failed = "failed"
+    skipped = "skipped"  # never sent: the run was cancelled or ran out of budget
+
+
+OPEN_CELLS = (CellStatus.pending, CellStatus.running)
 
 
 class Run(Base):
@@ -49,7 +53,18 @@ class Run(Base):
     total: Mapped[int] = mapped_column(default=0)
     succeeded: Mapped[int] = mapped_column(default=0)
     failed: Mapped[int] = mapped_column(default=0)
+    skipped: Mapped[int] = mapped_column(default=0)
     settings: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    # Budget, in micro-dollars. Counters move only in the transactions that claim (reserve)
+    # and record (settle, release) cells, so spent + reserved never exceeds the cap.
+    budget_micros: Mapped[int | None] = mapped_column(BigInteger)
+    alert_threshold: Mapped[float] = mapped_column(default=0.8)
+    alerted_at: Mapped[datetime | None]
+    reserved_micros: Mapped[int] = mapped_column(BigInteger, default=0)
+    spent_micros: Mapped[int] = mapped_column(BigInteger, default=0)
+    tokens_in: Mapped[int] = mapped_column(BigInteger, default=0)
+    tokens_out: Mapped[int] = mapped_column(BigInteger, default=0)
+    error: Mapped[str | None] = mapped_column(Text)  # why the run stopped, when it did
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None]
@@ -57,23 +72,38 @@ class Run(Base):
 
 
 class RunTarget(Base):
-    """What a run sends each case to: a model (later also params and a prompt version)."""
+    """What a run sends each case to: a model with parameter overrides and, for template
+    cases, a prompt version. A trace dataset's run has one target without a model: the
+    recorded trace is the output. Counters move with the run's (see Run)."""
 
     __tablename__ = "run_targets"
 
     id: Mapped[int] = mapped_column(primary_key=True)
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), index=True)
-    model_id: Mapped[int] = mapped_column(ForeignKey("model_configs.id"))
+    model_id: Mapped[int | None] = mapped_column(ForeignKey("model_configs.id"))
+    prompt_version_id: Mapped[int | None] = mapped_column(ForeignKey("prompt_versions.id"))
+    params: Mapped[dict[str, Any]] = mapped_column(default=dict)  # overrides of the model's
+    label: Mapped[str] = mapped_column(String(300), default="")
     position: Mapped[int] = mapped_column(default=0)
+    total: Mapped[int] = mapped_column(default=0)
+    succeeded: Mapped[int] = mapped_column(default=0)
+    failed: Mapped[int] = mapped_column(default=0)
+    skipped: Mapped[int] = mapped_column(default=0)
+    spent_micros: Mapped[int] = mapped_column(BigInteger, default=0)
+    tokens_in: Mapped[int] = mapped_column(BigInteger, default=0)
+    tokens_out: Mapped[int] = mapped_column(BigInteger, default=0)
 
 
 class Output(Base):
-    """One cell. Every write is keyed on (run, case, target, repeat): recorded exactly once."""
+    """One cell. Every write is keyed on (run, case, target, repeat, turn): recorded exactly
+    once. `turn` is the user turn of a conversation case (0 otherwise)."""
 
     __tablename__ = "outputs"
     __table_args__ = (
-        UniqueConstraint("run_id", "case_id", "target_id", "repeat", name="uq_outputs_cell"),
+        UniqueConstraint("run_id", "case_id", "target_id", "repeat", "turn",
+                         name="uq_outputs_cell"),
         Index("ix_outputs_claim", "run_id", "status", "lease_until"),
+        Index("ix_outputs_target", "target_id", "status"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -81,6 +111,7 @@ class Output(Base):
     case_id: Mapped[int] = mapped_column(ForeignKey("cases.id"))
     target_id: Mapped[int] = mapped_column(ForeignKey("run_targets.id", ondelete="CASCADE"))
     repeat: Mapped[int] = mapped_column(default=0)
+    turn: Mapped[int] = mapped_column(default=0)
     status: Mapped[str] = mapped_column(String(16), default=CellStatus.pending)
     text: Mapped[str | None] = mapped_column(Text)
     error_class: Mapped[str | None] = mapped_column(String(32))
@@ -94,6 +125,7 @@ class Output(Base):
     raw_request: Mapped[dict[str, Any] | None]  # as sent (no secrets: headers are not kept)
     raw_response: Mapped[dict[str, Any] | None]
     attempts: Mapped[int] = mapped_column(default=0)
+    reserved_micros: Mapped[int] = mapped_column(BigInteger, default=0)  # held while in flight
     lease_owner: Mapped[str | None] = mapped_column(String(64))
     lease_until: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]

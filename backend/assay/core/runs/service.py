@@ -2,64 +2,28 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any, cast
 
-from sqlalchemy import JSON, Table, bindparam, func, insert, or_, select, update
+from sqlalchemy import JSON, Table, bindparam, func, or_, select, update
 from sqlalchemy.orm import Session
 
-from assay.core import audit
-from assay.core.auth.models import User
 from assay.core.base import utcnow
 from assay.core.datasets.models import Case
-from assay.core.datasets.service import get_dataset, latest_version, version_cases
-from assay.core.errors import DomainError, Invalid, NotFound
+from assay.core.errors import DomainError, NotFound
 from assay.core.llm.models import Credential, ModelConfig
 from assay.core.llm.secrets import resolve_api_key
-from assay.core.llm.service import models_by_id
 from assay.core.pagination import Page, paginate
 from assay.core.projects.models import Project
+from assay.core.prompts.models import PromptVersion
+from assay.core.runs import budget, rendering
+from assay.core.runs.control import transition
 from assay.core.runs.models import TERMINAL, CellStatus, Output, Run, RunStatus, RunTarget
 from assay.providers import cache as response_cache
 from assay.providers.cache import Hit
 from assay.providers.registry import api_key_for
-
-
-def create_run(session: Session, actor: User | None, project: Project, dataset_id: int,
-               model_ids: list[int], name: str | None = None, repeats: int = 1,
-               concurrency: int | None = None, cache: bool = True,
-               stream: bool = False, timeout_s: int | None = None) -> Run:
-    """Plan every cell. `cache`: reuse (and store) replies of deterministic calls;
-    `stream`: call with streaming so each output records its time to first token;
-    `timeout_s`: wall-clock limit of one attempt of a call."""
-    if not model_ids:
-        raise Invalid("Choose at least one model", {"json": {"model_ids": ["Required"]}})
-    dataset = get_dataset(session, project, dataset_id)
-    version = latest_version(session, dataset.id)
-    models = models_by_id(session, project, list(dict.fromkeys(model_ids)))
-    cases = version_cases(session, version.id)
-    if not cases:
-        raise Invalid("The dataset has no cases", {"json": {"dataset_id": ["No cases"]}})
-    run = Run(project_id=project.id, name=name or f"{dataset.name} v{version.number}",
-              dataset_version_id=version.id, created_by=actor.id if actor else None,
-              total=len(cases) * len(models) * repeats,
-              settings={"repeats": repeats, "concurrency": concurrency, "cache": cache,
-                        "stream": stream, "timeout_s": timeout_s})
-    session.add(run)
-    session.flush()
-    targets = [RunTarget(run_id=run.id, model_id=m.id, position=i) for i, m in enumerate(models)]
-    session.add_all(targets)
-    session.flush()
-    session.execute(insert(Output), [
-        {"run_id": run.id, "case_id": case.id, "target_id": target.id, "repeat": r,
-         "status": CellStatus.pending, "attempts": 0}
-        for case in cases for target in targets for r in range(repeats)
-    ])
-    audit.record(session, actor, "run.created", "run", run.id, project.id,
-                 {"dataset_id": dataset.id, "version": version.number, "model_ids": model_ids,
-                  "cells": run.total})
-    return run
 
 
 def get_run(session: Session, project: Project, run_id: int) -> Run:
@@ -69,28 +33,12 @@ def get_run(session: Session, project: Project, run_id: int) -> Run:
     return run
 
 
-def list_runs(session: Session, project: Project, page: int, page_size: int) -> Page[Any]:
+def list_runs(session: Session, project: Project, page: int, page_size: int,
+              status: str | None = None) -> Page[Any]:
     stmt = select(Run).where(Run.project_id == project.id).order_by(Run.id.desc())
+    if status is not None:
+        stmt = stmt.where(Run.status == status)
     return paginate(session, stmt, page, page_size)
-
-
-def target_model_ids(session: Session, run_ids: list[int]) -> dict[int, list[int]]:
-    rows = session.execute(select(RunTarget.run_id, RunTarget.model_id)
-                           .where(RunTarget.run_id.in_(run_ids)).order_by(RunTarget.position))
-    out: dict[int, list[int]] = {run_id: [] for run_id in run_ids}
-    for run_id, model_id in rows:
-        out[run_id].append(model_id)
-    return out
-
-
-def list_outputs(session: Session, run: Run, page: int, page_size: int) -> Page[Any]:
-    """Rows of (output, model id, model name) in case then target order."""
-    stmt = (select(Output, ModelConfig.id, ModelConfig.name)
-            .join(RunTarget, RunTarget.id == Output.target_id)
-            .join(ModelConfig, ModelConfig.id == RunTarget.model_id)
-            .where(Output.run_id == run.id)
-            .order_by(Output.case_id, RunTarget.position, Output.repeat))
-    return paginate(session, stmt, page, page_size, scalars=False)
 
 
 def run_concurrency(session: Session, run_id: int, default: int) -> int:
@@ -109,10 +57,10 @@ def call_timeout(session: Session, run_id: int, default: float) -> float:
 
 def start_run(session: Session, run_id: int) -> bool:
     """pending -> running; True when this call made the transition."""
-    moved = session.execute(update(Run).where(Run.id == run_id, Run.status == RunStatus.pending)
-                            .values(status=RunStatus.running, started_at=utcnow()))
+    moved = transition(session, run_id, RunStatus.running, sources=[RunStatus.pending],
+                       started_at=utcnow())
     session.commit()
-    return bool(getattr(moved, "rowcount", 0))
+    return moved
 
 
 @dataclass(frozen=True)
@@ -138,17 +86,6 @@ class Cell:
     cache_hit: Hit | None = None
 
 
-def messages_of(case_input: dict[str, Any]) -> list[dict[str, Any]]:
-    if isinstance(case_input.get("messages"), list):
-        return list(case_input["messages"])
-    text = case_input.get("question") or case_input.get("prompt") or str(case_input)
-    return [{"role": "user", "content": str(text)}]
-
-
-def case_messages(case: Case) -> list[dict[str, Any]]:
-    return messages_of(case.input)
-
-
 def _keys(credentials: list[Credential], master: str) -> dict[int, tuple[str | None, str | None]]:
     """Credential id -> (key, why it could not be had)."""
     out: dict[int, tuple[str | None, str | None]] = {}
@@ -162,62 +99,165 @@ def _keys(credentials: list[Credential], master: str) -> dict[int, tuple[str | N
     return out
 
 
+@dataclass(frozen=True)
+class Claim:
+    """What one claim got: cells to run, or why there are none."""
+
+    cells: list[Cell]
+    waiting: bool = False  # the caps have no room now, but will when reservations settle
+    budget_exceeded: str | None = None  # the caps can never fit the next call: why
+
+
+def _cells_of(session: Session, run_id: int, owner: str, ids: list[int],
+              secret_key: str) -> list[Cell]:
+    """Claimed rows as self-contained cells: messages rendered, params merged, keys resolved,
+    cached replies looked up."""
+    rows = session.execute(
+        select(Output.id, Output.repeat, Output.turn, Case.input, RunTarget.model_id,
+               RunTarget.params, RunTarget.prompt_version_id)
+        .join(Case, Case.id == Output.case_id).join(RunTarget, RunTarget.id == Output.target_id)
+        .where(Output.id.in_(ids)).order_by(Output.id)).all()
+    settings = session.scalar(select(Run.settings).where(Run.id == run_id)) or {}
+    history = int(settings.get("max_history_pairs") or rendering.DEFAULT_HISTORY_PAIRS)
+    prompts = {v.id: rendering.parts_of(v) for v in session.scalars(select(PromptVersion).where(
+        PromptVersion.id.in_({row.prompt_version_id for row in rows} - {None})))}
+    models = {m.id: m for m in session.scalars(select(ModelConfig).where(
+        ModelConfig.id.in_({row.model_id for row in rows})))}
+    keys = _keys(list({m.credential.id: m.credential for m in models.values()}.values()),
+                 secret_key)
+    use_cache, stream = settings.get("cache", True) is not False, bool(settings.get("stream"))
+    cells = []
+    for oid, repeat, turn, case_input, model_id, overrides, prompt_id in rows:
+        model = models[model_id]
+        credential, params = model.credential, {**(model.params or {}), **(overrides or {})}
+        key, key_error = keys[credential.id]
+        messages = rendering.cell_messages(case_input, prompts.get(prompt_id), turn, history)
+        cache_key = None
+        if use_cache and response_cache.is_deterministic(params):
+            cache_key = response_cache.keyed(response_cache.key_prefix(
+                credential.kind, credential.base_url, model.model, params, model.project_id),
+                messages, repeat)
+        cells.append(Cell(
+            output_id=oid, repeat=repeat, messages=messages, model=model.model,
+            kind=credential.kind, base_url=credential.base_url,
+            config=dict(credential.config or {}), credential_id=credential.id, params=params,
+            price_in=model.input_price_per_mtok_micros,
+            price_out=model.output_price_per_mtok_micros, api_key=key, key_error=key_error,
+            stream=stream, cache_key=cache_key))
+    hits = response_cache.lookup(session, [c.cache_key for c in cells if c.cache_key])
+    return [replace(c, cache_hit=hits[c.cache_key]) if c.cache_key in hits else c
+            for c in cells]
+
+
+def _locked(session: Session, stmt: Any) -> Any:
+    """`stmt` FOR UPDATE on PostgreSQL (SQLite serialises writers on its own)."""
+    if session.get_bind().dialect.name == "postgresql":
+        return stmt.with_for_update()
+    return stmt
+
+
+def _reserve(session: Session, run_id: int, cells: list[Cell],
+             held: dict[int, int]) -> tuple[list[Cell], list[Cell], Claim | None]:
+    """Reserve the maximum cost of as many `cells` (in order) as the run's and project's caps
+    allow. `held`: what each claimed row already had reserved (a lease taken over from a
+    dead worker), released here. Returns (kept, given back, the claim to return when nothing
+    could be kept)."""
+    run_row = session.execute(select(  # locked by the claim already
+        Run.budget_micros, Run.spent_micros, Run.reserved_micros, Run.project_id)
+        .where(Run.id == run_id)).one()
+    project_row = session.execute(_locked(session, select(
+        Project.budget_micros, Project.spent_micros, Project.reserved_micros)
+        .where(Project.id == run_row.project_id))).one()
+    caps = [(run_row.budget_micros, run_row.spent_micros, run_row.reserved_micros),
+            (project_row.budget_micros, project_row.spent_micros, project_row.reserved_micros)]
+    released = sum(held.values())
+    space = budget.room(caps)
+    kept: list[Cell] = []
+    amounts: dict[int, int] = {}
+    total = 0
+    for cell in cells:
+        amount = 0 if cell.cache_hit is not None or cell.key_error is not None else (
+            budget.max_call_cost(cell.messages, cell.model, cell.params, cell.price_in,
+                                 cell.price_out) if space.now is not None else 0)
+        if not space.fits(total + amount - released):
+            break
+        kept.append(cell)
+        amounts[cell.output_id] = amount
+        total += amount
+    given_back = cells[len(kept):]
+    for oid, amount in amounts.items():
+        if amount or held.get(oid):
+            session.execute(update(Output).where(Output.id == oid)
+                            .values(reserved_micros=amount))
+    if given_back:
+        session.execute(update(Output).where(Output.id.in_([c.output_id for c in given_back]))
+                        .values(status=CellStatus.pending, lease_owner=None, lease_until=None,
+                                reserved_micros=0, attempts=Output.attempts - 1))
+    delta = total - released
+    if delta:
+        session.execute(update(Run).where(Run.id == run_id)
+                        .values(reserved_micros=Run.reserved_micros + delta))
+        session.execute(update(Project).where(Project.id == run_row.project_id)
+                        .values(reserved_micros=Project.reserved_micros + delta))
+    if kept:
+        return kept, given_back, None
+    first = given_back[0]
+    need = budget.max_call_cost(first.messages, first.model, first.params, first.price_in,
+                                first.price_out)
+    if space.could_ever_fit(need):
+        return [], given_back, Claim([], waiting=True)
+    return [], given_back, Claim([], budget_exceeded=(
+        f"The next call may cost up to {need} micro-dollars and the budget has "
+        f"{max(space.ever or 0, 0)} left"))
+
+
 def claim_cells(session: Session, run_id: int, owner: str, limit: int, lease: timedelta,
-                secret_key: str) -> list[Cell]:
+                secret_key: str) -> Claim:
     """Lease up to `limit` pending (or lease-expired) cells of a running run to `owner`,
-    with their keys resolved and their cached replies (if any) looked up."""
+    with their keys resolved, cached replies looked up and maximum cost reserved against the
+    caps. One transaction: a cell is leased and reserved together, or not at all."""
     now = utcnow()
+    # The run row is locked first (PostgreSQL), so a pause or cancel waits for claims in
+    # progress and no claim starts after it: once it commits, nothing new is claimed.
+    if session.scalar(_locked(session, select(Run.status).where(Run.id == run_id))) != (
+            RunStatus.running):
+        session.commit()
+        return Claim([])
     claimable = or_(Output.status == CellStatus.pending,
                     (Output.status == CellStatus.running) & (Output.lease_until < now))
-    candidates = (select(Output.id).join(Run, Run.id == Output.run_id)
-                  .where(Output.run_id == run_id, Run.status == RunStatus.running, claimable)
+    candidates = (select(Output.id).where(Output.run_id == run_id, claimable)
                   .order_by(Output.id).limit(limit))
     if session.get_bind().dialect.name == "postgresql":
-        candidates = candidates.with_for_update(skip_locked=True, of=Output)
+        candidates = candidates.with_for_update(skip_locked=True)
     ids = list(session.scalars(candidates))
     if not ids:
         session.commit()
-        return []
-    # Claimable is checked again by the UPDATE itself: on SQLite (no SKIP LOCKED) another
-    # worker may have claimed some of these ids since the SELECT; those are left to it.
-    session.execute(update(Output).where(Output.id.in_(ids), claimable).values(
-        status=CellStatus.running, lease_owner=owner, lease_until=now + lease,
-        attempts=Output.attempts + 1))
-    rows = session.execute(
-        select(Output.id, Output.repeat, Case.input, RunTarget.model_id)
-        .join(Case, Case.id == Output.case_id).join(RunTarget, RunTarget.id == Output.target_id)
-        .where(Output.id.in_(ids), Output.lease_owner == owner).order_by(Output.id)).all()
-    settings = session.scalar(select(Run.settings).where(Run.id == run_id)) or {}
-    models = list(session.scalars(select(ModelConfig).where(
-        ModelConfig.id.in_({row.model_id for row in rows}))))
-    keys = _keys(list({m.credential.id: m.credential for m in models}.values()), secret_key)
-    use_cache, stream = settings.get("cache", True) is not False, bool(settings.get("stream"))
-    shared: dict[int, dict[str, Any]] = {}  # what every cell of one model has in common
-    prefixes: dict[int, Any] = {}
-    for m in models:
-        credential, params = m.credential, dict(m.params or {})
-        key, key_error = keys[credential.id]
-        shared[m.id] = {
-            "model": m.model, "kind": credential.kind, "base_url": credential.base_url,
-            "config": dict(credential.config or {}), "credential_id": credential.id,
-            "params": params, "price_in": m.input_price_per_mtok_micros,
-            "price_out": m.output_price_per_mtok_micros, "api_key": key,
-            "key_error": key_error, "stream": stream}
-        if use_cache and response_cache.is_deterministic(params):
-            prefixes[m.id] = response_cache.key_prefix(credential.kind, credential.base_url,
-                                                       m.model, params, m.project_id)
-    cells = []
-    for oid, repeat, case_input, model_id in rows:
-        messages = messages_of(case_input)
-        prefix = prefixes.get(model_id)
-        cells.append(Cell(output_id=oid, repeat=repeat, messages=messages,
-                          cache_key=None if prefix is None
-                          else response_cache.keyed(prefix, messages, repeat),
-                          **shared[model_id]))
-    hits = response_cache.lookup(session, [c.cache_key for c in cells if c.cache_key])
+        return Claim([])
+    # Checked again by the UPDATE itself: on SQLite (no SKIP LOCKED, no row locks) another
+    # worker may have claimed some of these ids since the SELECT, or the run been paused.
+    still_running = select(Run.id).where(Run.id == run_id, Run.status == RunStatus.running)
+    claimed = session.execute(
+        update(Output).where(Output.id.in_(ids), claimable, Output.run_id.in_(still_running))
+        .values(status=CellStatus.running, lease_owner=owner, lease_until=now + lease,
+                attempts=Output.attempts + 1)
+        .returning(Output.id, Output.reserved_micros)).all()
+    if not claimed:
+        session.commit()
+        return Claim([])
+    held = {oid: reserved for oid, reserved in claimed if reserved}
+    cells = _cells_of(session, run_id, owner, sorted(oid for oid, _ in claimed), secret_key)
+    kept, _, stop = _reserve(session, run_id, cells, held)
     session.commit()
-    return [replace(c, cache_hit=hits[c.cache_key]) if c.cache_key in hits else c
-            for c in cells]
+    return stop or Claim(kept)
+
+
+def renew_leases(session: Session, owner: str, output_ids: list[int], lease: timedelta) -> None:
+    """Keep the leases of cells still in flight, so no other worker takes them over."""
+    for chunk in range(0, len(output_ids), 1000):
+        session.execute(update(Output).where(
+            Output.id.in_(output_ids[chunk:chunk + 1000]), Output.lease_owner == owner,
+            Output.status == CellStatus.running).values(lease_until=utcnow() + lease))
+    session.commit()
 
 
 @dataclass(frozen=True)
@@ -254,13 +294,43 @@ def _cache_writes(session: Session, results: list[CellResult]) -> None:
         for r in results if r.ok and not r.cached and r.cache_key])
 
 
+@dataclass
+class _Tally:
+    succeeded: int = 0
+    failed: int = 0
+    spent: int = 0
+    released: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+    def add(self, ok: bool, cost: int | None, reserved: int, tokens_in: int | None,
+            tokens_out: int | None) -> None:
+        self.succeeded += ok
+        self.failed += not ok
+        self.spent += cost or 0
+        self.released += reserved
+        self.tokens_in += tokens_in or 0
+        self.tokens_out += tokens_out or 0
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What a batch moved, for the events the shard publishes."""
+
+    cells: int
+    alert: bool  # this batch crossed the alert threshold of the run's or project's cap
+
+
 def record_results(session: Session, run_id: int, owner: str,
-                   results: list[CellResult]) -> Run | None:
-    """Write finished cells; a cell whose lease another worker took over is left to it.
+                   results: list[CellResult], batch: int = 0) -> Recorded:
+    """Write finished cells and settle their cost, in one transaction: each output lands once
+    (a cell whose lease another worker took over is left to it), its reservation is released
+    and its actual cost and tokens are added to the target's, run's and project's counters.
     Fresh deterministic replies go into the response cache in the same transaction."""
     if not results:
-        return None
+        return Recorded(0, False)
     now = utcnow()
+    mark = f"{owner}:{batch}"  # tags exactly the rows this batch wrote
     statement = (
         update(cast(Table, Output.__table__))  # Core: the ORM has no bulk update with WHERE
         .where(Output.id == bindparam("oid"), Output.lease_owner == owner,
@@ -275,7 +345,7 @@ def record_results(session: Session, run_id: int, owner: str,
                 raw_response=bindparam("new_raw_response", type_=_JSON),
                 # the claim counted one attempt; retries add theirs
                 attempts=Output.attempts + bindparam("more_attempts"),
-                finished_at=now, lease_until=None)
+                finished_at=now, lease_until=None, lease_owner=mark)
     )
     session.execute(statement, [  # one executemany for the whole batch
         {"oid": r.output_id, "new_status": CellStatus.succeeded if r.ok else CellStatus.failed,
@@ -285,44 +355,152 @@ def record_results(session: Session, run_id: int, owner: str,
          "new_latency": r.latency_ms, "new_ttft": r.ttft_ms, "new_cached": r.cached,
          "new_raw_request": r.raw_request, "new_raw_response": r.raw_response,
          "more_attempts": max(r.calls - 1, 0)} for r in results])
-    _cache_writes(session, results)
-    run = refresh_counts(session, run_id)
+    ids = [r.output_id for r in results]
+    written = session.execute(
+        select(Output.id, Output.target_id, Output.reserved_micros)
+        .where(Output.id.in_(ids), Output.lease_owner == mark)).all()
+    if written:
+        session.execute(update(Output).where(Output.id.in_([row.id for row in written]))
+                        .values(lease_owner=None, reserved_micros=0))
+    by_id = {r.output_id: r for r in results}
+    tallies: dict[int, _Tally] = {}
+    for oid, target_id, reserved in written:
+        r = by_id[oid]
+        tallies.setdefault(target_id, _Tally()).add(r.ok, r.cost_micros, reserved,
+                                                      r.tokens_in, r.tokens_out)
+    alert = _settle(session, run_id, tallies) if tallies else False
+    _cache_writes(session, [by_id[row.id] for row in written])
     session.commit()
-    return run
+    return Recorded(len(written), alert)
 
 
-def refresh_counts(session: Session, run_id: int) -> Run:
-    counts = dict(session.execute(select(Output.status, func.count())
-                                  .where(Output.run_id == run_id).group_by(Output.status)).all())
-    run = session.get(Run, run_id)
-    if run is None:
-        raise NotFound("Run not found")
-    run.succeeded = counts.get(CellStatus.succeeded, 0)
-    run.failed = counts.get(CellStatus.failed, 0)
-    return run
+def _settle(session: Session, run_id: int, tallies: dict[int, _Tally]) -> bool:
+    """Move the counters (targets, run, project: always in this order) by what was written.
+    True when the run's or the project's spend crossed its alert threshold just now (the
+    run's `alerted_at` makes that happen once per run)."""
+    total = _Tally()
+    for target_id, t in sorted(tallies.items()):
+        session.execute(update(RunTarget).where(RunTarget.id == target_id).values(
+            succeeded=RunTarget.succeeded + t.succeeded, failed=RunTarget.failed + t.failed,
+            spent_micros=RunTarget.spent_micros + t.spent,
+            tokens_in=RunTarget.tokens_in + t.tokens_in,
+            tokens_out=RunTarget.tokens_out + t.tokens_out))
+        for name in ("succeeded", "failed", "spent", "released", "tokens_in", "tokens_out"):
+            setattr(total, name, getattr(total, name) + getattr(t, name))
+    run = session.execute(
+        update(Run).where(Run.id == run_id).values(
+            succeeded=Run.succeeded + total.succeeded, failed=Run.failed + total.failed,
+            spent_micros=Run.spent_micros + total.spent,
+            reserved_micros=Run.reserved_micros - total.released,
+            tokens_in=Run.tokens_in + total.tokens_in,
+            tokens_out=Run.tokens_out + total.tokens_out)
+        .returning(Run.project_id, Run.budget_micros, Run.spent_micros, Run.alert_threshold,
+                   Run.alerted_at)).one()
+    project = None
+    if total.spent or total.released:
+        project = session.execute(
+            update(Project).where(Project.id == run.project_id).values(
+                spent_micros=Project.spent_micros + total.spent,
+                reserved_micros=Project.reserved_micros - total.released)
+            .returning(Project.budget_micros, Project.spent_micros)).one()
+    if run.alerted_at is not None or not total.spent:
+        return False
+    crossed = budget.crossed_alert(run.budget_micros, run.spent_micros, run.alert_threshold) or (
+        project is not None and budget.crossed_alert(project.budget_micros,
+                                                     project.spent_micros, run.alert_threshold))
+    if not crossed:
+        return False
+    moved = session.execute(update(Run).where(Run.id == run_id, Run.alerted_at.is_(None))
+                            .values(alerted_at=utcnow()))
+    return bool(getattr(moved, "rowcount", 0))
+
+
+def stop_for_budget(session: Session, run_id: int, reason: str) -> bool:
+    """running -> budget_exceeded, its pending cells skipped; True when this call stopped it."""
+    if transition(session, run_id, RunStatus.budget_exceeded, sources=[RunStatus.running],
+                  error=reason, finished_at=utcnow()):
+        skip_open_cells(session, run_id, "budget_exceeded", reason)
+        session.commit()
+        return True
+    session.commit()
+    return False
+
+
+def skip_open_cells(session: Session, run_id: int, error_class: str, message: str) -> int:
+    """Pending cells -> skipped (never sent), with the run's and targets' counters moved in
+    the same transaction. Cells in flight finish and are recorded as usual. Returns how many
+    were skipped; the caller commits."""
+    moved = session.execute(
+        update(Output).where(Output.run_id == run_id, Output.status == CellStatus.pending)
+        .values(status=CellStatus.skipped, error_class=error_class, error_message=message,
+                finished_at=utcnow(), lease_owner=None, lease_until=None)
+        .returning(Output.target_id))
+    per_target = Counter(target_id for (target_id,) in moved)
+    skipped = sum(per_target.values())
+    if not skipped:
+        return 0
+    for target_id, count in per_target.items():
+        session.execute(update(RunTarget).where(RunTarget.id == target_id)
+                        .values(skipped=RunTarget.skipped + count))
+    session.execute(update(Run).where(Run.id == run_id).values(skipped=Run.skipped + skipped))
+    return skipped
+
+
+def skip_expired_cells(session: Session, run_id: int, error_class: str, message: str) -> int:
+    """Cells of a stopped (cancelled, out of budget) run still leased to a worker that died:
+    skipped, with what they had reserved released. Their worker, if it was only slow, finds
+    the lease gone and its write is dropped. The caller commits."""
+    rows = session.execute(_locked(session, select(
+        Output.id, Output.target_id, Output.reserved_micros).where(
+        Output.run_id == run_id, Output.status == CellStatus.running,
+        Output.lease_until < utcnow()))).all()
+    if not rows:
+        return 0
+    session.execute(update(Output).where(Output.id.in_([row.id for row in rows])).values(
+        status=CellStatus.skipped, error_class=error_class, error_message=message,
+        finished_at=utcnow(), lease_owner=None, lease_until=None, reserved_micros=0))
+    per_target = Counter(row.target_id for row in rows)
+    for target_id, count in sorted(per_target.items()):
+        session.execute(update(RunTarget).where(RunTarget.id == target_id)
+                        .values(skipped=RunTarget.skipped + count))
+    released = sum(row.reserved_micros for row in rows)
+    project_id = session.execute(
+        update(Run).where(Run.id == run_id).values(
+            skipped=Run.skipped + len(rows), reserved_micros=Run.reserved_micros - released)
+        .returning(Run.project_id)).scalar_one()
+    if released:
+        session.execute(update(Project).where(Project.id == project_id)
+                        .values(reserved_micros=Project.reserved_micros - released))
+    return len(rows)
+
+
+def is_over(session: Session, run_id: int) -> bool:
+    """Stopped (completed, cancelled, out of budget...) with no cell still in flight: what
+    a progress stream waits for before it ends, so its last counts are final."""
+    status = session.scalar(select(Run.status).where(Run.id == run_id))
+    if status is None or RunStatus(status) not in TERMINAL:
+        return False
+    return not session.scalar(select(func.count()).where(
+        Output.run_id == run_id, Output.status == CellStatus.running))
 
 
 def finish_if_done(session: Session, run_id: int) -> Run | None:
     """Close the run when no cell is left to do; returns it only on that transition."""
     open_cells = session.scalar(select(func.count()).where(
         Output.run_id == run_id, Output.status.in_([CellStatus.pending, CellStatus.running])))
-    run = refresh_counts(session, run_id)
+    run = session.get(Run, run_id)
+    if run is None:
+        raise NotFound("Run not found")
+    session.refresh(run)
     if open_cells or RunStatus(run.status) in TERMINAL:
         session.commit()
         return None
     status = (RunStatus.completed if run.failed == 0
               else RunStatus.failed if run.succeeded == 0 else RunStatus.partial)
-    finished_at = utcnow()
-    moved = session.execute(update(Run).where(Run.id == run_id, Run.status == RunStatus.running)
-                            .values(status=status, finished_at=finished_at,
-                                    succeeded=run.succeeded, failed=run.failed))
+    moved = transition(session, run_id, status, sources=[RunStatus.running],
+                       finished_at=utcnow())
     session.commit()
-    if not getattr(moved, "rowcount", 0):
-        return None  # another worker closed it first
+    if not moved:
+        return None  # another worker closed it first (or the run is paused)
     session.refresh(run)
     return run
-
-
-def progress(run: Run) -> dict[str, Any]:
-    return {"run_id": run.id, "status": run.status, "total": run.total,
-            "succeeded": run.succeeded, "failed": run.failed}

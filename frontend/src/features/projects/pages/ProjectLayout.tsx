@@ -1,4 +1,4 @@
-import { Link, NavLink, Outlet, useOutletContext, useParams } from 'react-router-dom';
+import { Link, NavLink, Outlet, useLocation, useOutletContext, useParams } from 'react-router-dom';
 import { buttonClasses, EmptyState, ErrorState, Skeleton } from '@/components/ui';
 import { isApiError } from '@/api/errors';
 import type { Project } from '@/api/types';
@@ -34,6 +34,9 @@ const tabClass = ({ isActive }: { isActive: boolean }) =>
 export function ProjectLayout() {
   const projectId = Number(useParams().projectId);
   const project = useProject(projectId);
+  const { pathname } = useLocation();
+  // The Runs tab stays current on the run configuration page (/projects/:id/runs/new).
+  const inRuns = /^\/projects\/[^/]+\/runs(\/|$)/.test(pathname);
 
   if (!Number.isFinite(projectId) || (project.isError && isApiError(project.error) && project.error.status === 404)) {
     return (
@@ -80,7 +83,13 @@ export function ProjectLayout() {
       </header>
       <nav aria-label="Project sections" className="flex gap-1 overflow-x-auto border-b border-zinc-200">
         {tabs.map((t) => (
-          <NavLink key={t.label} to={t.to ? `/projects/${p.id}/${t.to}` : `/projects/${p.id}`} end={t.end} className={tabClass}>
+          <NavLink
+            key={t.label}
+            to={t.to ? `/projects/${p.id}/${t.to}` : `/projects/${p.id}`}
+            end={t.end}
+            className={({ isActive }) => tabClass({ isActive: isActive || (t.label === 'Runs' && inRuns) })}
+            aria-current={t.label === 'Runs' && inRuns ? 'page' : undefined}
+          >
             {t.label}
           </NavLink>
         ))}

@@ -27,6 +27,33 @@ const lowerFirst = (s: string) => (/^[A-Z][a-z]/.test(s) ? s.charAt(0).toLowerCa
 
 const ENV_RE = /^[A-Z_][A-Z0-9_]*$/;
 
+/** Per-minute limits every kind accepts, shared by every worker (the server's maxima). */
+export const LIMIT_FIELDS = [
+  {
+    name: 'rpm_limit',
+    label: 'Requests per minute (optional)',
+    max: 1_000_000,
+    hint: 'Per model, across all workers. Empty: no limit.',
+  },
+  {
+    name: 'tpm_limit',
+    label: 'Tokens per minute (optional)',
+    max: 1_000_000_000,
+    hint: 'Per model: prompt plus max output tokens of each call. Empty: no limit.',
+  },
+] as const;
+
+const isLimit = (name: string) => LIMIT_FIELDS.some((f) => f.name === name);
+
+/** A limit as typed: '' when empty, else a whole number within 1..max, or an error. */
+export function limitError(value: string, max: number): string | null {
+  const v = value.trim();
+  if (!v) return null;
+  if (!/^\d+$/.test(v) || Number(v) < 1) return 'Enter a whole number of at least 1, or leave it empty.';
+  if (Number(v) > max) return `At most ${max.toLocaleString('en-US')}.`;
+  return null;
+}
+
 function defaultKeySource(mode: KeyMode): KeySourceChoice {
   return mode === 'none' ? 'none' : 'stored';
 }
@@ -82,6 +109,10 @@ export function validateCredential(f: CredentialForm, kind: ProviderKind | undef
   for (const field of configFields(kind)) {
     if (field.required && !(f.config[field.name] ?? '').trim()) errors[`config.${field.name}`] = `Enter the ${lowerFirst(field.label)}.`;
   }
+  for (const field of LIMIT_FIELDS) {
+    const problem = limitError(f.config[field.name] ?? '', field.max);
+    if (problem) errors[`config.${field.name}`] = problem;
+  }
   return errors;
 }
 
@@ -89,18 +120,23 @@ export function validateCredential(f: CredentialForm, kind: ProviderKind | undef
  * The request body: only what the form means to set. The key is sent only when typed
  * (a PATCH without api_key keeps the stored one); settings the form does not show
  * (max_concurrency, headers...) are kept, since a PATCH's config replaces the whole config.
+ * The rate limits are numbers; an emptied one is removed.
  */
 export function credentialBody(f: CredentialForm, kind: ProviderKind | undefined, editing: Credential | null): CredentialUpdateBody {
   const shown = configFields(kind);
   const config: Record<string, unknown> = {};
   if (editing) {
     for (const [k, v] of Object.entries(editing.config ?? {})) {
-      if (!shown.some((field) => field.name === k)) config[k] = v;
+      if (!shown.some((field) => field.name === k) && !isLimit(k)) config[k] = v;
     }
   }
   for (const field of shown) {
     const v = (f.config[field.name] ?? '').trim();
     if (v) config[field.name] = v;
+  }
+  for (const field of LIMIT_FIELDS) {
+    const v = (f.config[field.name] ?? '').trim();
+    if (v) config[field.name] = Number(v);
   }
   const body: CredentialUpdateBody = {
     label: f.label.trim(),
@@ -134,7 +170,7 @@ function serverFieldErrors(err: unknown): Errors {
 const KNOWN_FIELDS = ['kind', 'label', 'base_url', 'api_key', 'secret_env'];
 
 function isPlaced(key: string, fields: Array<{ name: string }>) {
-  return KNOWN_FIELDS.includes(key) || fields.some((f) => key === `config.${f.name}`);
+  return KNOWN_FIELDS.includes(key) || [...fields, ...LIMIT_FIELDS].some((f) => key === `config.${f.name}`);
 }
 
 export function CredentialDialog({
@@ -359,6 +395,36 @@ function CredentialDialogBody({ projectId, onClose, editing: initial }: { projec
                   </Field>
                 );
               })}
+              <fieldset className="space-y-3">
+                <legend className="text-sm font-medium text-zinc-900">Rate limits</legend>
+                <div className="grid gap-4 sm:grid-cols-2">
+                  {LIMIT_FIELDS.map((field) => {
+                    const id = `cred-config-${field.name}`;
+                    const key = `config.${field.name}`;
+                    return (
+                      <Field key={field.name} id={id} label={field.label} error={errors[key]} hint={field.hint}>
+                        <Input
+                          id={id}
+                          type="number"
+                          inputMode="numeric"
+                          min={1}
+                          max={field.max}
+                          step={1}
+                          value={form.config[field.name] ?? ''}
+                          autoComplete="off"
+                          onChange={(e) => {
+                            const v = e.target.value;
+                            setForm((f) => ({ ...f, config: { ...f.config, [field.name]: v } }));
+                            setServerErrors((s) => ({ ...s, [key]: undefined }));
+                          }}
+                          invalid={!!errors[key]}
+                          aria-describedby={describedBy(id, errors[key], true)}
+                        />
+                      </Field>
+                    );
+                  })}
+                </div>
+              </fieldset>
               {mode !== 'none' && (
                 <KeyFields form={form} mode={mode} editing={editing} errors={errors} set={set} />
               )}

@@ -188,6 +188,73 @@ describe('ProvidersPage', () => {
     expect(await patch.json()).toEqual({ label: 'Renamed', base_url: 'https://api.openai.com', config: { organization: 'org-1', max_concurrency: 8 } });
   });
 
+  it('sets rate limits as numbers, checks them first, and shows the server’s errors beside them', async () => {
+    let answer422 = false;
+    const fetch = serve('admin', [], (req) =>
+      req.method === 'POST'
+        ? answer422
+          ? json(apiError(422, 'VALIDATION_ERROR', 'The settings do not fit Fake provider', { json: { config: { tpm_limit: ['Must be an integer from 1 to 1000000000 (tokens per minute per model).'] } } }), 422)
+          : json(credential({ id: 9, kind: 'fake', label: 'Paced', config: { rpm_limit: 600, tpm_limit: 90000 } }), 201)
+        : undefined,
+    );
+    renderPage();
+    await userEvent.click(await screen.findByRole('button', { name: 'Add provider' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Add provider' });
+    await userEvent.selectOptions(await within(dialog).findByLabelText('Provider'), 'ollama');
+    await userEvent.type(within(dialog).getByLabelText('Label'), 'Paced');
+    const rpm = within(dialog).getByLabelText('Requests per minute (optional)');
+    const tpm = within(dialog).getByLabelText('Tokens per minute (optional)');
+    expect(rpm).toHaveAttribute('type', 'number');
+    await userEvent.type(rpm, '0');
+    await userEvent.type(tpm, '2000000000');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add and test' }));
+    expect(within(dialog).getByText('Enter a whole number of at least 1, or leave it empty.')).toBeInTheDocument();
+    expect(within(dialog).getByText('At most 1,000,000,000.')).toBeInTheDocument();
+    expect(rpm).toHaveAttribute('aria-invalid', 'true');
+    expect(requestsOf(fetch).some((r) => r.method === 'POST')).toBe(false);
+
+    await userEvent.clear(rpm);
+    await userEvent.type(rpm, '600');
+    await userEvent.clear(tpm);
+    await userEvent.type(tpm, '90000');
+    answer422 = true;
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add and test' }));
+    expect(await within(dialog).findByText('Must be an integer from 1 to 1000000000 (tokens per minute per model).')).toBeInTheDocument();
+    expect(tpm).toHaveAttribute('aria-invalid', 'true');
+    expect(within(dialog).queryByRole('alert')).not.toBeInTheDocument();
+
+    answer422 = false;
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add and test' }));
+    await screen.findByTestId('save-result');
+    const posts = requestsOf(fetch).filter((r) => r.method === 'POST');
+    expect(await posts[posts.length - 1].json()).toEqual({
+      kind: 'ollama',
+      label: 'Paced',
+      base_url: 'http://localhost:11434',
+      config: { rpm_limit: 600, tpm_limit: 90000 },
+      is_default: false,
+    });
+  });
+
+  it('edits rate limits: shown from the config, an emptied one is removed, other settings kept', async () => {
+    const fetch = serve('admin', [credential({ config: { organization: 'org-1', max_concurrency: 8, rpm_limit: 60, tpm_limit: 5000 } })], (req) =>
+      req.method === 'PATCH' ? json(credential({ last_tested_at: '2024-01-02T00:00:00Z' })) : undefined,
+    );
+    renderPage();
+    await userEvent.click(await screen.findByRole('button', { name: 'Edit OpenAI – Production' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Edit provider' });
+    const rpm = await within(dialog).findByLabelText('Requests per minute (optional)');
+    expect(rpm).toHaveValue(60);
+    expect(within(dialog).getByLabelText('Tokens per minute (optional)')).toHaveValue(5000);
+    await userEvent.clear(rpm);
+    await userEvent.type(rpm, '120');
+    await userEvent.clear(within(dialog).getByLabelText('Tokens per minute (optional)'));
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await screen.findByTestId('save-result');
+    const patch = requestsOf(fetch).find((r) => r.method === 'PATCH')!;
+    expect((await patch.json()).config).toEqual({ organization: 'org-1', max_concurrency: 8, rpm_limit: 120 });
+  });
+
   it('closes an edit that changed nothing the server tests (a rename only)', async () => {
     serve('admin', [credential()], (req) => (req.method === 'PATCH' ? json(credential({ label: 'Renamed' })) : undefined));
     renderPage();

@@ -12,6 +12,17 @@ const tones: Record<RunStatus, BadgeTone> = {
   budget_exceeded: 'danger',
 };
 
+export const RUN_STATUSES: readonly RunStatus[] = [
+  'pending',
+  'running',
+  'paused',
+  'completed',
+  'partial',
+  'failed',
+  'cancelled',
+  'budget_exceeded',
+];
+
 export const runStatusLabel: Record<RunStatus, string> = {
   pending: 'Pending',
   running: 'Running',

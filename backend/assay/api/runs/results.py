@@ -1,0 +1,71 @@
+"""A run's progress (polling fallback of the event stream) and results: outputs, one output
+in full, the summary per target."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assay.api.base import page_dict, page_of, project_access, session
+from assay.api.runs.blueprint import blp
+from assay.api.runs.results_schemas import (
+    OutputDetailSchema,
+    OutputListArgs,
+    OutputSchema,
+    ProgressSchema,
+    RunSummarySchema,
+)
+from assay.core.projects.models import Role
+from assay.core.runs import progress, results
+from assay.core.runs import service as runs
+from assay.core.runs.models import Output, RunTarget
+
+_OUTPUT_COLUMNS = [name for name in OutputSchema().fields
+                   if name not in {"model_id", "label", "error"}]
+
+
+def _output(output: Output, target: RunTarget) -> dict[str, Any]:
+    return {**{name: getattr(output, name) for name in _OUTPUT_COLUMNS},
+            "model_id": target.model_id, "label": target.label, "error": output.error_message}
+
+
+@blp.get("/<int:run_id>/progress")
+@blp.response(200, ProgressSchema)
+def get_progress(project_id: int, run_id: int) -> Any:
+    """The same payload as the run's events: poll it when Server-Sent Events are not
+    available."""
+    project, _ = project_access(project_id, Role.viewer)
+    return progress.snapshot(session(), runs.get_run(session(), project, run_id).id)
+
+
+@blp.get("/<int:run_id>/outputs")
+@blp.arguments(OutputListArgs, location="query")
+@blp.response(200, page_of(OutputSchema))
+def list_outputs(args: dict[str, Any], project_id: int, run_id: int) -> Any:
+    """Ordered by case, target, repeat and turn; filter by target, status, error class."""
+    project, _ = project_access(project_id, Role.viewer)
+    run = runs.get_run(session(), project, run_id)
+    page = results.list_outputs(session(), run, args["page"], args["page_size"],
+                                args["target_id"], args["status"], args["error_class"])
+    return page_dict(page, [_output(output, target) for output, target in page.items])
+
+
+@blp.get("/<int:run_id>/outputs/<int:output_id>")
+@blp.response(200, OutputDetailSchema)
+def get_output(project_id: int, run_id: int, output_id: int) -> Any:
+    """One output with the raw request and response, and its case's input and expected."""
+    project, _ = project_access(project_id, Role.viewer)
+    run = runs.get_run(session(), project, run_id)
+    output, target, case = results.get_output(session(), run, output_id)
+    return {**_output(output, target), "raw_request": output.raw_request,
+            "raw_response": output.raw_response, "case_input": case.input,
+            "case_expected": case.expected,
+            "finished_at": output.finished_at.isoformat() if output.finished_at else None}
+
+
+@blp.get("/<int:run_id>/summary")
+@blp.response(200, RunSummarySchema)
+def get_summary(project_id: int, run_id: int) -> Any:
+    """Per target: cells by status, success rate, cost, tokens, cached cells, latency and
+    time-to-first-token p50/p95 (nearest rank), errors by class."""
+    project, _ = project_access(project_id, Role.viewer)
+    return results.summary(session(), runs.get_run(session(), project, run_id))

@@ -1,0 +1,187 @@
+"""Prompts and their immutable, numbered versions. A version's `variables` are parsed from
+its template and system text on save: `{{name}}` (spaces inside the braces allowed), names
+like Python identifiers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from assay.core import audit
+from assay.core.auth.models import User
+from assay.core.errors import Conflict, Invalid, NotFound
+from assay.core.pagination import Page, paginate
+from assay.core.projects.models import Project
+from assay.core.prompts.models import Prompt, PromptVersion
+
+PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+# Sized so the largest valid version fits the 1 MB request limit even fully \u-escaped.
+MAX_TEMPLATE = 40_000
+MAX_SYSTEM = 20_000
+MAX_FEW_SHOTS = 10
+MAX_SHOT = 4_000
+
+
+def parse_variables(*texts: str | None) -> list[str]:
+    """Variable names in order of first use, each once."""
+    found: dict[str, None] = {}
+    for text in texts:
+        for match in PLACEHOLDER.finditer(text or ""):
+            found.setdefault(match.group(1), None)
+    return list(found)
+
+
+def render(text: str, values: Mapping[str, Any]) -> str:
+    """`text` with each `{{name}}` replaced by its value, in one pass (a value holding braces
+    is not rendered again); a name without a value stays as written."""
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        return str(values[name]) if name in values and values[name] is not None \
+            else match.group(0)
+    return PLACEHOLDER.sub(value, text)
+
+
+def few_shot_errors(few_shots: Any) -> dict[str, list[str]]:
+    """Field -> reasons for a list of {input, output} examples; empty when valid."""
+    if not isinstance(few_shots, list):
+        return {"few_shots": ["Must be a list of {input, output} examples."]}
+    if len(few_shots) > MAX_FEW_SHOTS:
+        return {"few_shots": [f"At most {MAX_FEW_SHOTS} examples."]}
+    errors: dict[str, list[str]] = {}
+    for index, shot in enumerate(few_shots):
+        where = f"few_shots[{index}]"
+        if not isinstance(shot, dict) or set(shot) != {"input", "output"}:
+            errors[where] = ["Must be {\"input\": text, \"output\": text}."]
+            continue
+        for key in ("input", "output"):
+            value = shot[key]
+            if not isinstance(value, str) or not value.strip():
+                errors.setdefault(where, []).append(f"{key} must be non-empty text.")
+            elif len(value) > MAX_SHOT:
+                errors.setdefault(where, []).append(
+                    f"{key} is longer than {MAX_SHOT} characters.")
+    return errors
+
+
+def _check_version(data: Mapping[str, Any]) -> dict[str, Any]:
+    template, system = data.get("template"), data.get("system")
+    errors: dict[str, list[str]] = {}
+    if not isinstance(template, str) or not template.strip():
+        errors["template"] = ["The template must be non-empty text."]
+    elif len(template) > MAX_TEMPLATE:
+        errors["template"] = [f"At most {MAX_TEMPLATE} characters."]
+    if system is not None and (not isinstance(system, str) or len(system) > MAX_SYSTEM):
+        errors["system"] = [f"Text of at most {MAX_SYSTEM} characters, or null."]
+    few_shots = data.get("few_shots") or []
+    errors.update(few_shot_errors(few_shots))
+    if errors:
+        raise Invalid("The prompt version is not valid", {"json": errors})
+    system = system if system and system.strip() else None
+    return {"template": template, "system": system,
+            "few_shots": [{"input": s["input"], "output": s["output"]} for s in few_shots],
+            "variables": parse_variables(template, system), "note": data.get("note")}
+
+
+def name_taken() -> Conflict:
+    return Conflict("A prompt with this name already exists in the project",
+                    {"json": {"name": ["Name already in use"]}}, code="NAME_TAKEN")
+
+
+def list_prompts(session: Session, project: Project, page: int, page_size: int,
+                 include_archived: bool = False) -> Page[Any]:
+    stmt = select(Prompt).where(Prompt.project_id == project.id)
+    if not include_archived:
+        stmt = stmt.where(Prompt.archived_at.is_(None))
+    return paginate(session, stmt.order_by(Prompt.id.desc()), page, page_size)
+
+
+def get_prompt(session: Session, project: Project, prompt_id: int) -> Prompt:
+    prompt = session.get(Prompt, prompt_id)
+    if prompt is None or prompt.project_id != project.id:
+        raise NotFound("Prompt not found")
+    return prompt
+
+
+def latest_versions(session: Session, prompt_ids: list[int]) -> dict[int, PromptVersion]:
+    if not prompt_ids:
+        return {}
+    newest = (select(PromptVersion.prompt_id, func.max(PromptVersion.number).label("n"))
+              .where(PromptVersion.prompt_id.in_(prompt_ids))
+              .group_by(PromptVersion.prompt_id).subquery())
+    rows = session.scalars(select(PromptVersion).join(
+        newest, (newest.c.prompt_id == PromptVersion.prompt_id)
+        & (newest.c.n == PromptVersion.number)))
+    return {v.prompt_id: v for v in rows}
+
+
+def versions(session: Session, prompt: Prompt) -> list[PromptVersion]:
+    return list(session.scalars(select(PromptVersion).where(
+        PromptVersion.prompt_id == prompt.id).order_by(PromptVersion.number.desc())))
+
+
+def list_versions(session: Session, prompt: Prompt, page: int, page_size: int) -> Page[Any]:
+    stmt = (select(PromptVersion).where(PromptVersion.prompt_id == prompt.id)
+            .order_by(PromptVersion.number.desc()))
+    return paginate(session, stmt, page, page_size)
+
+
+def version_in_project(session: Session, project: Project,
+                       version_id: int) -> tuple[Prompt, PromptVersion] | None:
+    row = session.execute(select(Prompt, PromptVersion).join(
+        PromptVersion, PromptVersion.prompt_id == Prompt.id).where(
+        PromptVersion.id == version_id, Prompt.project_id == project.id)).first()
+    return None if row is None else (row[0], row[1])
+
+
+def create_prompt(session: Session, actor: User | None, project: Project,
+                  data: Mapping[str, Any]) -> tuple[Prompt, PromptVersion]:
+    """A prompt and its version 1. Name unique per project (409 NAME_TAKEN)."""
+    name = str(data["name"]).strip()
+    fields = _check_version(data)
+    if session.scalar(select(Prompt.id).where(Prompt.project_id == project.id,
+                                              Prompt.name == name)) is not None:
+        raise name_taken()
+    prompt = Prompt(project_id=project.id, name=name, description=data.get("description"))
+    session.add(prompt)
+    try:
+        session.flush()
+    except IntegrityError as exc:
+        session.rollback()
+        raise name_taken() from exc
+    version = PromptVersion(prompt_id=prompt.id, number=1,
+                            created_by=actor.id if actor else None, **fields)
+    session.add(version)
+    session.flush()
+    audit.record(session, actor, "prompt.created", "prompt", prompt.id, project.id,
+                 {"name": name, "version": 1, "variables": fields["variables"]})
+    return prompt, version
+
+
+def version_conflict() -> Conflict:
+    return Conflict("The prompt changed meanwhile; reload and try again",
+                    code="VERSION_CONFLICT")
+
+
+def add_version(session: Session, actor: User | None, project: Project, prompt: Prompt,
+                data: Mapping[str, Any]) -> PromptVersion:
+    """A new immutable version numbered after the latest."""
+    fields = _check_version(data)
+    session.execute(select(Prompt.id).where(Prompt.id == prompt.id).with_for_update())
+    number = (session.scalar(select(func.max(PromptVersion.number)).where(
+        PromptVersion.prompt_id == prompt.id)) or 0) + 1
+    version = PromptVersion(prompt_id=prompt.id, number=number,
+                            created_by=actor.id if actor else None, **fields)
+    session.add(version)
+    try:
+        session.flush()
+    except IntegrityError as exc:  # a concurrent request took this number first
+        session.rollback()
+        raise version_conflict() from exc
+    audit.record(session, actor, "prompt.version_added", "prompt", prompt.id, project.id,
+                 {"version": number, "variables": fields["variables"]})
+    return version

@@ -1,0 +1,75 @@
+import { useState } from 'react';
+import { Alert, Button, EmptyState, ErrorState, LoadingRows, Pager } from '@/components/ui';
+import { errorMessage } from '@/api/errors';
+import type { Progress } from '../api';
+import { FAILURES_PAGE_SIZE, useOutputs, useRunAction } from '../hooks/useRuns';
+import { canRetry } from './RunControls';
+
+/** Failed cells with their class and message, a page at a time, and "Retry failed cells". */
+export function FailuresList({ projectId, runId, progress, canEdit }: { projectId: number; runId: number; progress: Progress; canEdit: boolean }) {
+  const [page, setPage] = useState(1);
+  const failures = useOutputs(projectId, runId, page, { status: 'failed' }, FAILURES_PAGE_SIZE);
+  const retry = useRunAction(projectId, runId);
+  const classes = Object.entries(progress.errors ?? {}).filter(([, n]) => n > 0);
+
+  return (
+    <div className="space-y-3">
+      {classes.length > 0 && (
+        <div>
+          <h3 className="text-sm font-medium text-zinc-900">Errors by class</h3>
+          <ul className="mt-1 flex flex-wrap gap-2" aria-label="Errors by class">
+            {classes.map(([cls, n]) => (
+              <li key={cls} className="rounded-xl border border-red-200 bg-red-50 px-2 py-0.5 text-sm text-red-800">
+                {cls}: <span className="font-semibold tabular-nums">{n}</span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {canEdit && canRetry(progress) && (
+        <div className="flex items-center gap-3">
+          <Button onClick={() => retry.mutate('retry-failed')} loading={retry.isPending}>
+            Retry failed cells
+          </Button>
+          <span className="text-sm text-zinc-600">Runs the failed cells again; succeeded cells are kept.</span>
+        </div>
+      )}
+      {retry.isError && <Alert>{errorMessage(retry.error)}</Alert>}
+      {failures.isPending ? (
+        <LoadingRows label="Loading failures" rows={2} />
+      ) : failures.isError ? (
+        <ErrorState title="Could not load failures" error={failures.error} onRetry={() => failures.refetch()} />
+      ) : failures.data.items.length === 0 ? (
+        <EmptyState title="No failures" description="Failed cells appear here with their error class and message." />
+      ) : (
+        <>
+          <ul className="divide-y divide-zinc-200 rounded-xl border border-zinc-200" aria-label="Failed cells">
+            {failures.data.items.map((o) => (
+              <li key={o.id} className="space-y-1 p-3 text-sm">
+                <p className="text-zinc-600">
+                  Case #{o.case_id} · {o.label}
+                  {o.repeat > 0 && ` · repeat ${o.repeat + 1}`}
+                  {o.turn > 0 && ` · turn ${o.turn + 1}`}
+                  {o.attempts > 1 && ` · ${o.attempts} attempts`}
+                </p>
+                <p className="break-words text-red-800">
+                  <span className="font-medium">{o.error_class ?? 'error'}</span>
+                  {o.error ? `: ${o.error}` : ''}
+                </p>
+              </li>
+            ))}
+          </ul>
+          {failures.data.total > FAILURES_PAGE_SIZE && (
+            <Pager
+              label="Failures pagination"
+              page={page}
+              pageCount={Math.ceil(failures.data.total / FAILURES_PAGE_SIZE)}
+              onPage={setPage}
+              summary={`${failures.data.total} failed cells · page ${page} of ${Math.ceil(failures.data.total / FAILURES_PAGE_SIZE)}`}
+            />
+          )}
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,170 @@
+"""Budgets through the real engine: every call reserves its maximum cost before it is sent,
+settles to its actual cost with its output, and spent + reserved never passes a cap."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select, update
+
+from assay.core.projects.models import Project
+from assay.core.runs.models import CellStatus, Output, Run, RunStatus, RunTarget
+from assay.core.runs.planning import RunSpec, TargetSpec, plan_run
+from assay.extensions import db
+from assay.jobs.runs import execute_run
+from assay.providers.fake import FakeProviderThread
+from assay.runtime import current
+from assay.settings import Settings
+from tests.engine.test_providers_engine import Setup, configure, fake, setup  # noqa: F401
+from tests.factories import Factory
+
+
+def run(s: Setup, execute: bool = True, **kw: Any) -> int:
+    """Like the providers tests' helper, with the project read fresh: merging a detached
+    copy would write its stale budget counters back."""
+    with db.factory() as session:
+        project = session.get(Project, s.project.id)
+        assert project is not None
+        created = plan_run(session, None, project, RunSpec(
+            dataset_id=s.dataset_id, targets=tuple(TargetSpec(i) for i in s.model_ids), **kw))
+        session.commit()
+        run_id = created.id
+    if execute:
+        execute_run(run_id)
+    return run_id
+
+
+def _cap(run_id: int, budget: int | None = None, threshold: float = 0.8,
+         project_budget: int | None = None) -> None:
+    with db.factory() as session:
+        found = session.get(Run, run_id)
+        assert found is not None
+        found.budget_micros, found.alert_threshold = budget, threshold
+        if project_budget is not None:
+            session.execute(update(Project).where(Project.id == found.project_id)
+                            .values(budget_micros=project_budget))
+        session.commit()
+
+
+def _books(run_id: int) -> dict[str, int]:
+    with db.factory() as session:
+        found = session.get(Run, run_id)
+        assert found is not None
+        project = session.get(Project, found.project_id)
+        assert project is not None
+        outputs = session.scalar(select(func.coalesce(func.sum(Output.cost_micros), 0))
+                                 .where(Output.run_id == run_id))
+        held = session.scalar(select(func.coalesce(func.sum(Output.reserved_micros), 0))
+                              .where(Output.run_id == run_id))
+        targets = session.scalar(select(func.sum(RunTarget.spent_micros))
+                                 .where(RunTarget.run_id == run_id))
+        counts = dict(session.execute(select(Output.status, func.count())
+                                      .where(Output.run_id == run_id)
+                                      .group_by(Output.status)).all())
+        return {"spent": found.spent_micros, "reserved": found.reserved_micros,
+                "outputs": int(outputs or 0), "held": int(held or 0), "targets": int(targets),
+                "project_spent": project.spent_micros,
+                "project_reserved": project.reserved_micros,
+                "succeeded": found.succeeded, "failed": found.failed, "skipped": found.skipped,
+                "status": found.status, "rows_succeeded": counts.get(CellStatus.succeeded, 0),
+                "rows_failed": counts.get(CellStatus.failed, 0),
+                "rows_skipped": counts.get(CellStatus.skipped, 0)}
+
+
+def _balanced(books: dict[str, int]) -> None:
+    assert books["reserved"] == books["held"] == books["project_reserved"] == 0
+    assert books["spent"] == books["outputs"] == books["targets"]
+    assert (books["succeeded"], books["failed"], books["skipped"]) == (
+        books["rows_succeeded"], books["rows_failed"], books["rows_skipped"])
+
+
+def test_without_a_cap_spend_is_the_sum_of_outputs(factory: Factory, settings: Settings,
+                                                   fake: FakeProviderThread) -> None:  # noqa: F811
+    configure(fake, latency_ms=0)
+    s = setup(factory, settings, fake, cases=12)
+    run_id = run(s, cache=False)
+    books = _books(run_id)
+    _balanced(books)
+    assert books["status"] == RunStatus.completed and books["succeeded"] == 12
+    assert books["spent"] > 0 and books["project_spent"] == books["spent"]
+
+
+@pytest.mark.parametrize("shards", [1, 3])
+def test_a_small_run_cap_stops_the_run_within_the_cap(
+        factory: Factory, settings: Settings, fake: FakeProviderThread,  # noqa: F811
+        shards: int) -> None:
+    configure(fake, latency_ms=20)
+    s = setup(factory, settings, fake, cases=40)
+    run_id = run(s, execute=False, cache=False, concurrency=8)
+    cap = 200  # a call reserves about 41 micro-dollars and costs less: some fit, not all
+    _cap(run_id, cap)
+    shard_threads = [threading.Thread(target=execute_run, args=(run_id,))
+                     for _ in range(shards)]
+    for thread in shard_threads:
+        thread.start()
+    for thread in shard_threads:
+        thread.join(timeout=120)
+    books = _books(run_id)
+    _balanced(books)
+    assert books["status"] == RunStatus.budget_exceeded
+    assert 0 < books["spent"] <= cap
+    assert books["skipped"] > 0 and books["succeeded"] > 0
+    assert books["succeeded"] + books["failed"] + books["skipped"] == 40
+    with db.factory() as session:
+        found = session.get(Run, run_id)
+        assert found is not None and found.error and "budget" in found.error
+        reasons = set(session.scalars(select(Output.error_class)
+                                      .where(Output.run_id == run_id,
+                                             Output.status == CellStatus.skipped)))
+        assert reasons == {"budget_exceeded"}
+
+
+def test_a_project_cap_binds_runs_together(factory: Factory, settings: Settings,
+                                           fake: FakeProviderThread) -> None:  # noqa: F811
+    configure(fake, latency_ms=0)
+    s = setup(factory, settings, fake, cases=30)
+    first = run(s, execute=False, cache=False)
+    _cap(first, project_budget=300)
+    execute_run(first)
+    second = run(s, execute=False, cache=False)
+    execute_run(second)
+    one, two = _books(first), _books(second)
+    _balanced(one)
+    _balanced(two)
+    assert one["spent"] + two["spent"] == two["project_spent"] <= 300
+    assert two["status"] == RunStatus.budget_exceeded
+
+
+def test_the_alert_fires_once_at_the_threshold(factory: Factory, settings: Settings,
+                                               fake: FakeProviderThread) -> None:  # noqa: F811
+    configure(fake, latency_ms=0)
+    s = setup(factory, settings, fake, cases=20)
+    run_id = run(s, execute=False, cache=False, concurrency=2)
+    _cap(run_id, 100_000, threshold=0.0001)
+    execute_run(run_id)
+    books = _books(run_id)
+    _balanced(books)
+    assert books["status"] == RunStatus.completed
+    events = current().redis.xrange(current().events_key(run_id))
+    types = [json.loads(fields[b"data"])["type"] for _, fields in events]
+    assert types.count("run.budget_alert") == 1
+    with db.factory() as session:
+        found = session.get(Run, run_id)
+        assert found is not None and found.alerted_at is not None
+
+
+def test_cached_cells_reserve_nothing_and_cost_nothing(
+        factory: Factory, settings: Settings, fake: FakeProviderThread) -> None:  # noqa: F811
+    configure(fake, latency_ms=0)
+    s = setup(factory, settings, fake, cases=10)
+    first = run(s)  # temperature 0: cacheable
+    spent = _books(first)["spent"]
+    second = run(s, execute=False)
+    _cap(second, 1)  # no room for one real call, but every call is a cache hit
+    execute_run(second)
+    books = _books(second)
+    _balanced(books)
+    assert books["status"] == RunStatus.completed and books["spent"] == 0 and spent > 0

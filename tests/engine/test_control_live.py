@@ -1,0 +1,165 @@
+"""Pause, resume, cancel and retry-failed over HTTP while a real worker runs the run: counts
+stay consistent, every cell is called at most once, reservations all come back."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Callable
+
+import httpx
+from sqlalchemy import func, select
+
+from assay.core.projects.models import Membership, Project, Role
+from assay.core.runs.models import Output, Run, RunTarget
+from assay.extensions import db
+from assay.jobs.queues import enqueue_run
+from assay.providers.fake import FakeProviderThread
+from assay.runtime import current
+from assay.settings import Settings
+from tests.engine.test_providers_engine import configure, fake, run, setup, stats  # noqa: F401
+from tests.factories import Factory
+
+CASES = 30
+
+
+class Live:
+    def __init__(self, factory: Factory, settings: Settings,
+                 fake: FakeProviderThread,  # noqa: F811
+                 live_url: str, concurrency: int = 3):
+        s = setup(factory, settings, fake, cases=CASES)
+        owner = factory.user()
+        with db.factory() as session:
+            session.add(Membership(project_id=s.project.id, user_id=owner.id,
+                                   role=Role.editor))
+            session.commit()
+        self.token = factory.api_token(owner)
+        self.project_id = s.project.id
+        self.run_id = run(s, execute=False)
+        with db.factory() as session:
+            found = session.get(Run, self.run_id)
+            assert found is not None
+            found.settings = {**(found.settings or {}), "concurrency": concurrency,
+                              "shards": 1}
+            session.commit()
+        self.base = f"{live_url}/api/projects/{self.project_id}/runs/{self.run_id}"
+        self.calls_before = stats(fake)["total"]
+        self.fake = fake
+
+    def start(self) -> None:
+        enqueue_run(current(), self.run_id)
+
+    def post(self, action: str) -> httpx.Response:
+        return httpx.post(f"{self.base}/{action}", timeout=30,
+                          headers={"Authorization": f"Bearer {self.token}"})
+
+    def calls(self) -> int:
+        return int(stats(self.fake)["total"]) - self.calls_before
+
+    def cells(self) -> dict[str, int]:
+        with db.factory() as session:
+            return dict(session.execute(select(Output.status, func.count()).where(
+                Output.run_id == self.run_id).group_by(Output.status)).all())
+
+    def run(self) -> Run:
+        with db.factory() as session:
+            found = session.get(Run, self.run_id)
+            assert found is not None
+            return found
+
+    def wait(self, what: Callable[[], bool], timeout_s: float = 60) -> None:
+        deadline = time.monotonic() + timeout_s
+        while not what():
+            assert time.monotonic() < deadline, f"timed out: {self.run().status} {self.cells()}"
+            time.sleep(0.05)
+
+    def books_balance(self) -> None:
+        """Counters equal the cells; nothing is left reserved; the targets add up."""
+        cells, found = self.cells(), self.run()
+        assert (found.succeeded, found.failed, found.skipped) == (
+            cells.get("succeeded", 0), cells.get("failed", 0), cells.get("skipped", 0))
+        assert found.total == CASES == sum(cells.values())
+        with db.factory() as session:
+            targets = list(session.scalars(select(RunTarget).where(
+                RunTarget.run_id == self.run_id)))
+            project = session.get(Project, self.project_id)
+            held = session.scalar(select(func.coalesce(func.sum(Output.reserved_micros), 0))
+                                  .where(Output.run_id == self.run_id))
+            spent = session.scalar(select(func.coalesce(func.sum(Output.cost_micros), 0))
+                                   .where(Output.run_id == self.run_id))
+        assert sum(t.succeeded for t in targets) == found.succeeded
+        assert sum(t.failed for t in targets) == found.failed
+        assert sum(t.skipped for t in targets) == found.skipped
+        assert found.reserved_micros == held == 0
+        assert project is not None and project.reserved_micros == 0
+        assert found.spent_micros == spent
+
+
+def _idle(live: Live) -> bool:
+    return live.cells().get("running", 0) == 0
+
+
+def test_pause_stops_claiming_and_resume_finishes_every_cell_once(
+        factory: Factory, settings: Settings, fake: FakeProviderThread,  # noqa: F811
+        live_url: str, worker: subprocess.Popen[bytes]) -> None:
+    configure(fake, latency_ms=100)
+    live = Live(factory, settings, fake, live_url)
+    live.start()
+    live.wait(lambda: live.cells().get("succeeded", 0) >= 6)
+    paused = live.post("pause")
+    assert paused.status_code == 200, paused.text
+    assert paused.json()["status"] == "paused"
+    live.wait(lambda: _idle(live), 10)  # what was in flight lands
+    done = live.cells()
+    time.sleep(0.6)
+    assert live.cells() == done, "a paused run claimed more cells"
+    assert live.run().status == "paused" and done.get("pending", 0) > 0
+
+    resumed = live.post("resume")
+    assert resumed.status_code == 200 and resumed.json()["status"] == "running"
+    live.wait(lambda: live.run().status == "completed")
+    assert live.cells() == {"succeeded": CASES}
+    assert live.calls() == CASES, "a cell was called twice"
+    live.books_balance()
+
+
+def test_cancel_keeps_what_is_done_and_calls_nothing_more(
+        factory: Factory, settings: Settings, fake: FakeProviderThread,  # noqa: F811
+        live_url: str, worker: subprocess.Popen[bytes]) -> None:
+    configure(fake, latency_ms=100)
+    live = Live(factory, settings, fake, live_url)
+    live.start()
+    live.wait(lambda: live.cells().get("succeeded", 0) >= 6)
+    cancelled = live.post("cancel")
+    assert cancelled.status_code == 200, cancelled.text
+    assert cancelled.json()["status"] == "cancelled"
+    live.wait(lambda: _idle(live), 10)
+    time.sleep(0.3)
+    cells = live.cells()
+    assert set(cells) <= {"succeeded", "skipped"} and cells["skipped"] > 0, cells
+    assert live.calls() == cells["succeeded"], "a skipped cell was called"
+    assert live.run().status == "cancelled"
+    live.books_balance()
+    assert live.post("resume").status_code == 409
+
+
+def test_retry_failed_completes_a_failed_run(
+        factory: Factory, settings: Settings, fake: FakeProviderThread,  # noqa: F811
+        live_url: str, worker: subprocess.Popen[bytes]) -> None:
+    configure(fake, latency_ms=5, fault_rate=1.0, faults=["malformed"])  # not retried
+    live = Live(factory, settings, fake, live_url, concurrency=10)
+    live.start()
+    live.wait(lambda: live.run().status == "failed")
+    assert live.cells() == {"failed": CASES}
+    live.books_balance()
+    configure(fake, latency_ms=5, fault_rate=0.0)  # resets the fake's counts too
+    live.calls_before = stats(fake)["total"]
+    retried = live.post("retry-failed")
+    assert retried.status_code == 200, retried.text
+    assert retried.json()["status"] == "running" and retried.json()["failed"] == 0
+    live.wait(lambda: live.run().status == "completed")
+    assert live.cells() == {"succeeded": CASES}
+    assert live.calls() == CASES
+    live.books_balance()
+    assert live.post("retry-failed").status_code == 409
+
