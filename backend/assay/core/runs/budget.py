@@ -4,8 +4,8 @@ its output is written, release what was never spent (DESIGN §4 "Budget").
 A cap binds a run (`runs.budget_micros`) and its project (`projects.budget_micros`). Both
 rows carry `spent_micros` and `reserved_micros`; they move only inside the transactions that
 claim cells (reserve) and record them (settle + release), with the rows locked in one order
-(outputs, run_targets, runs, projects), so spent + reserved never exceeds a cap however many
-workers share the run.
+(`locks.py`: run, outputs, targets, project), so spent + reserved never exceeds a cap
+however many workers share the run.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ from assay.core.base import utcnow
 from assay.core.errors import Conflict, Invalid, NotFound
 from assay.core.projects.models import Project
 from assay.core.runs import progress
+from assay.core.runs.locks import lock_run
 from assay.core.runs.models import CellStatus, Output, Run, RunStatus, RunTarget
 
 S = RunStatus
@@ -135,6 +136,7 @@ def reopen_cells(session: Session, run_id: int, statuses: Iterable[CellStatus],
     targets' failed/skipped counters moved down in the same transaction (one UPDATE ...
     RETURNING per status, as skip_open_cells does). `error_class`: only the cells that ended
     with that class. Returns how many were reopened; the caller commits."""
+    lock_run(session, run_id)
     per_target: Counter[tuple[int, str]] = Counter()
     for status in statuses:
         if status not in (CellStatus.failed, CellStatus.skipped):

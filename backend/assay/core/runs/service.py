@@ -20,6 +20,7 @@ from assay.core.projects.models import Project
 from assay.core.prompts.models import PromptVersion
 from assay.core.runs import budget, rendering
 from assay.core.runs.control import transition
+from assay.core.runs.locks import for_update, lock_run
 from assay.core.runs.models import TERMINAL, CellStatus, Output, Run, RunStatus, RunTarget
 from assay.providers import cache as response_cache
 from assay.providers.cache import Hit
@@ -149,13 +150,6 @@ def _cells_of(session: Session, run_id: int, owner: str, ids: list[int],
             for c in cells]
 
 
-def _locked(session: Session, stmt: Any) -> Any:
-    """`stmt` FOR UPDATE on PostgreSQL (SQLite serialises writers on its own)."""
-    if session.get_bind().dialect.name == "postgresql":
-        return stmt.with_for_update()
-    return stmt
-
-
 def _reserve(session: Session, run_id: int, cells: list[Cell],
              held: dict[int, int]) -> tuple[list[Cell], list[Cell], Claim | None]:
     """Reserve the maximum cost of as many `cells` (in order) as the run's and project's caps
@@ -165,7 +159,7 @@ def _reserve(session: Session, run_id: int, cells: list[Cell],
     run_row = session.execute(select(  # locked by the claim already
         Run.budget_micros, Run.spent_micros, Run.reserved_micros, Run.project_id)
         .where(Run.id == run_id)).one()
-    project_row = session.execute(_locked(session, select(
+    project_row = session.execute(for_update(session, select(
         Project.budget_micros, Project.spent_micros, Project.reserved_micros)
         .where(Project.id == run_row.project_id))).one()
     caps = [(run_row.budget_micros, run_row.spent_micros, run_row.reserved_micros),
@@ -219,7 +213,7 @@ def claim_cells(session: Session, run_id: int, owner: str, limit: int, lease: ti
     now = utcnow()
     # The run row is locked first (PostgreSQL), so a pause or cancel waits for claims in
     # progress and no claim starts after it: once it commits, nothing new is claimed.
-    if session.scalar(_locked(session, select(Run.status).where(Run.id == run_id))) != (
+    if session.scalar(for_update(session, select(Run.status).where(Run.id == run_id))) != (
             RunStatus.running):
         session.commit()
         return Claim([])
@@ -329,6 +323,7 @@ def record_results(session: Session, run_id: int, owner: str,
     Fresh deterministic replies go into the response cache in the same transaction."""
     if not results:
         return Recorded(0, False)
+    lock_run(session, run_id)
     now = utcnow()
     mark = f"{owner}:{batch}"  # tags exactly the rows this batch wrote
     statement = (
@@ -378,7 +373,7 @@ def _settle(session: Session, run_id: int, tallies: dict[int, _Tally]) -> bool:
     """Move the counters (targets, run, project: always in this order) by what was written.
     True when the run's or the project's spend crossed its alert threshold just now (the
     run's `alerted_at` makes that happen once per run)."""
-    total = _Tally()
+    total = _Tally()  # the run row is locked already (lock_run)
     for target_id, t in sorted(tallies.items()):
         session.execute(update(RunTarget).where(RunTarget.id == target_id).values(
             succeeded=RunTarget.succeeded + t.succeeded, failed=RunTarget.failed + t.failed,
@@ -430,6 +425,7 @@ def skip_open_cells(session: Session, run_id: int, error_class: str, message: st
     """Pending cells -> skipped (never sent), with the run's and targets' counters moved in
     the same transaction. Cells in flight finish and are recorded as usual. Returns how many
     were skipped; the caller commits."""
+    lock_run(session, run_id)
     moved = session.execute(
         update(Output).where(Output.run_id == run_id, Output.status == CellStatus.pending)
         .values(status=CellStatus.skipped, error_class=error_class, error_message=message,
@@ -450,7 +446,8 @@ def skip_expired_cells(session: Session, run_id: int, error_class: str, message:
     """Cells of a stopped (cancelled, out of budget) run still leased to a worker that died:
     skipped, with what they had reserved released. Their worker, if it was only slow, finds
     the lease gone and its write is dropped. The caller commits."""
-    rows = session.execute(_locked(session, select(
+    lock_run(session, run_id)
+    rows = session.execute(for_update(session, select(
         Output.id, Output.target_id, Output.reserved_micros).where(
         Output.run_id == run_id, Output.status == CellStatus.running,
         Output.lease_until < utcnow()))).all()
