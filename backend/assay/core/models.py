@@ -7,9 +7,11 @@ from assay.core.llm.models import CachedResponse, Credential, ModelConfig
 from assay.core.projects.models import AuditEvent, Membership, Project, Role
 from assay.core.prompts.models import Prompt, PromptVersion
 from assay.core.runs.models import Output, Run, RunTarget
+from assay.core.scoring.models import Comparison, RunScorer, Score, ScorerConfig, ScorerVersion
 
 __all__ = [
-    "ApiToken", "AuditEvent", "Base", "CachedResponse", "Case", "Credential", "Dataset",
-    "DatasetVersion", "Membership", "ModelConfig", "Output", "Project", "Prompt", "PromptVersion",
-    "RevokedSession", "Role", "Run", "RunTarget", "User", "VersionCase",
+    "ApiToken", "AuditEvent", "Base", "CachedResponse", "Case", "Comparison", "Credential",
+    "Dataset", "DatasetVersion", "Membership", "ModelConfig", "Output", "Project", "Prompt",
+    "PromptVersion", "RevokedSession", "Role", "Run", "RunScorer", "RunTarget", "Score",
+    "ScorerConfig", "ScorerVersion", "User", "VersionCase",
 ]

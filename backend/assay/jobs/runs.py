@@ -19,12 +19,15 @@ from datetime import timedelta
 from typing import Any
 
 from assay.core.runs import progress, service
-from assay.core.runs.engine import execute_cell
+from assay.core.runs.engine import Scoring, execute_cell
 from assay.core.runs.service import Cell, CellResult, Claim, Recorded
+from assay.core.scoring import apply
+from assay.core.scoring.judge_calls import ModelJudge, judge_models
 from assay.events.publish import BUDGET_ALERT, FINISHED, PROGRESS, STARTED, STATUS
 from assay.providers.client import LLMClient
 from assay.providers.ratelimit import from_settings as rate_limiter
 from assay.runtime import Runtime, current
+from assay.scorers.base import Context
 from assay.settings import lease_seconds
 
 log = logging.getLogger(__name__)
@@ -92,7 +95,7 @@ class _Shard:
                            allow_private=not rt.settings.block_private_urls,
                            limiter=rate_limiter(rt.settings))
         try:
-            await self._loop(client, window)
+            await self._loop(client, window, self._scoring(client))
         finally:
             await client.aclose()
         with rt.db.factory() as session:
@@ -105,7 +108,19 @@ class _Shard:
         if closed is not None:
             log.info("run %s %s", run_id, closed.status)
 
-    async def _loop(self, client: LLMClient, window: int) -> None:
+    def _scoring(self, client: LLMClient) -> Scoring:
+        with self.rt.db.factory() as session:
+            applied = apply.run_scorers(session, self.run_id)
+            run = session.get(service.Run, self.run_id)
+            project = session.get(service.Project, run.project_id) if run else None
+            refs = {ref for item in applied for ref in item.scorer.judges}
+            judges = judge_models(session, project.id, refs, self.rt.settings.secret_key) \
+                if project is not None and refs else {}
+            code = bool(project is not None and (project.settings or {}).get("code_execution"))
+        return Scoring(applied, Context(judge=ModelJudge(client, judges),
+                                        code_execution=code))
+
+    async def _loop(self, client: LLMClient, window: int, scoring: Scoring) -> None:
         ready: deque[Cell] = deque()  # claimed, waiting for a free slot
         in_flight: dict[asyncio.Task[CellResult], int] = {}
         finished: list[CellResult] = []
@@ -119,7 +134,8 @@ class _Shard:
             while True:
                 while ready and len(in_flight) < window:
                     cell = ready.popleft()
-                    in_flight[asyncio.create_task(execute_cell(client, cell))] = cell.output_id
+                    in_flight[asyncio.create_task(
+                        execute_cell(client, cell, scoring))] = cell.output_id
                 now = time.monotonic()
                 if (claiming is None and not exhausted and len(ready) <= window // 2
                         and now >= claim_after):

@@ -10,7 +10,7 @@ from typing import Any
 
 from assay.scorers.base import ParamsError, Scorer
 
-MODULES = ("reference", "rules", "safety", "code", "judge", "rag", "pairwise")
+MODULES = ("reference", "rules", "safety", "code", "judge", "rag", "pairwise", "manual")
 
 
 @cache

@@ -4,12 +4,16 @@ results. Every cell ends as a result: a reply, or a failure with its error class
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from assay.core.runs.service import Cell, CellResult
+from assay.core.scoring.apply import Applied, reference_of, score_subject
 from assay.providers.base import INTERNAL, ChatRequest, Endpoint
 from assay.providers.client import LLMClient
 from assay.providers.pricing import cost_micros
+from assay.scorers.base import Context, Subject
 
 log = logging.getLogger(__name__)
 
@@ -18,13 +22,35 @@ def endpoint_of(cell: Cell) -> Endpoint:
     return Endpoint(cell.kind, cell.base_url, cell.api_key, cell.config, cell.credential_id)
 
 
-async def execute_cell(client: LLMClient, cell: Cell) -> CellResult:
+@dataclass(frozen=True)
+class Scoring:
+    """The run's scorers, applied to each reply as it comes back."""
+
+    applied: Sequence[Applied] = ()
+    ctx: Context = field(default_factory=Context)
+
+
+async def execute_cell(client: LLMClient, cell: Cell, scoring: Scoring | None = None
+                       ) -> CellResult:
     try:
-        return await _execute_cell(client, cell)
+        result = await _execute_cell(client, cell)
+        if scoring is not None and scoring.applied and result.ok:
+            result = replace(result, scores=await score_subject(
+                scoring.applied, subject_of(cell, result), scoring.ctx))
+        return result
     except Exception as exc:  # a bug must fail its cell, not the shard with every other cell
         log.exception("cell %s failed inside Assay", cell.output_id)
         return CellResult(output_id=cell.output_id, ok=False, error_class=INTERNAL,
                           error_message=f"internal error: {type(exc).__name__}: {exc}")
+
+
+def subject_of(cell: Cell, result: CellResult) -> Subject:
+    return Subject(
+        output=result.text, input=cell.case_input, expected=cell.expected,
+        reference=reference_of(cell.expected, cell.turn),
+        messages=[*cell.messages, {"role": "assistant", "content": result.text or ""}],
+        latency_ms=result.latency_ms, cost_micros=result.cost_micros,
+        tokens_in=result.tokens_in, tokens_out=result.tokens_out)
 
 
 async def _execute_cell(client: LLMClient, cell: Cell) -> CellResult:

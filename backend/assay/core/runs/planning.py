@@ -37,6 +37,9 @@ from assay.core.prompts.models import Prompt, PromptVersion
 from assay.core.prompts.service import version_in_project
 from assay.core.runs.models import CellStatus, Output, Run, RunStatus, RunTarget
 from assay.core.runs.rendering import PromptParts, parts_of, user_turns
+from assay.core.scoring import service as scoring
+from assay.core.scoring.judge_calls import find_judges
+from assay.core.scoring.models import RunScorer, ScorerConfig, ScorerVersion
 
 MAX_TARGETS = 50  # after grid expansion
 MAX_GRID_VALUES = 50
@@ -67,6 +70,7 @@ class RunSpec:
     budget_micros: int | None = None
     alert_threshold: float = 0.8
     shards: int | None = None
+    scorer_ids: tuple[int, ...] = ()  # applied at their latest version, pinned by the run
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RunSpec:
@@ -75,8 +79,9 @@ class RunSpec:
                                    prompt_version_id=t.get("prompt_version_id"),
                                    grid=t.get("grid"))
                         for t in data.get("targets") or [])
-        known = set(cls.__dataclass_fields__) - {"targets"}
-        return cls(targets=targets, **{k: v for k, v in data.items() if k in known})
+        known = set(cls.__dataclass_fields__) - {"targets", "scorer_ids"}
+        return cls(targets=targets, scorer_ids=tuple(data.get("scorer_ids") or ()),
+                   **{k: v for k, v in data.items() if k in known})
 
     def settings(self) -> dict[str, Any]:
         return {"repeats": self.repeats, "concurrency": self.concurrency, "cache": self.cache,
@@ -113,6 +118,7 @@ class Resolved:
     dataset: Dataset
     version: DatasetVersion
     targets: list[PlannedTarget]
+    scorers: list[ScorerVersion] = field(default_factory=list)  # pinned, in order
 
     @property
     def is_trace(self) -> bool:
@@ -169,8 +175,47 @@ def _grid_errors(grid: Mapping[str, Any] | None) -> list[str]:
 
 
 def resolve(session: Session, project: Project, spec: RunSpec) -> Resolved:
-    """The dataset version, models, prompt versions and expanded targets of `spec`; an
-    Invalid naming every bad entry of the request otherwise."""
+    """The dataset version, models, prompt versions, expanded targets and scorer versions of
+    `spec`; an Invalid naming every bad entry of the request otherwise."""
+    scorers = _scorer_versions(session, project, spec.scorer_ids)
+    resolved = _resolve_targets(session, project, spec)
+    resolved.scorers = scorers
+    return resolved
+
+
+def _scorer_versions(session: Session, project: Project,
+                     scorer_ids: tuple[int, ...]) -> list[ScorerVersion]:
+    """The latest version of each scorer, in the order given; an Invalid naming unknown or
+    archived scorers, repeats, and judges that are no model of the project."""
+    if not scorer_ids:
+        return []
+    configs = {c.id: c for c in session.scalars(select(ScorerConfig).where(
+        ScorerConfig.project_id == project.id, ScorerConfig.id.in_(scorer_ids)))}
+    latest = scoring.latest_versions(session, list(configs))
+    problems: dict[str, list[str]] = {}
+    if len(set(scorer_ids)) != len(scorer_ids):
+        problems["scorer_ids"] = ["Each scorer at most once"]
+    for index, scorer_id in enumerate(scorer_ids):
+        config = configs.get(scorer_id)
+        if config is None:
+            problems[str(index)] = [f"No scorer {scorer_id} in this project"]
+        elif config.archived_at is not None:
+            problems[str(index)] = [f"The scorer {config.name!r} is archived"]
+    if not problems:
+        refs = {str(r): config.name for scorer_id, config in configs.items()
+                for r in (latest[scorer_id].params or {}).get("judges") or []}
+        known = find_judges(session, project.id, refs)
+        for ref, name in sorted(refs.items()):
+            if ref not in known:
+                problems.setdefault("judges", []).append(
+                    f"The scorer {name!r} judges with {ref!r}, which is no model of this "
+                    f"project")
+    if problems:
+        raise Invalid("Some scorers are not valid", {"json": {"scorer_ids": problems}})
+    return [latest[scorer_id] for scorer_id in scorer_ids]
+
+
+def _resolve_targets(session: Session, project: Project, spec: RunSpec) -> Resolved:
     dataset = get_dataset(session, project, spec.dataset_id)
     errors: dict[str, Any] = {}
     if spec.dataset_version_id is None:
@@ -268,6 +313,8 @@ def plan_run(session: Session, actor: User | None, project: Project, spec: RunSp
                          params=t.params, label=t.label, position=i)
                for i, t in enumerate(resolved.targets)]
     session.add_all(targets)
+    session.add_all(RunScorer(run_id=run.id, scorer_version_id=v.id, position=i)
+                    for i, v in enumerate(resolved.scorers))
     session.flush()
     if trace:
         _plan_traces(session, run, targets[0], resolved)
@@ -283,7 +330,8 @@ def plan_run(session: Session, actor: User | None, project: Project, spec: RunSp
         "dataset_id": dataset.id, "version": version.number, "cells": run.total,
         "targets": [{"model_id": t.model_id, "label": t.label, "params": t.params,
                      "prompt_version_id": t.prompt_version_id} for t in targets],
-        "settings": settings, "budget_micros": spec.budget_micros})
+        "settings": settings, "budget_micros": spec.budget_micros,
+        "scorer_version_ids": [v.id for v in resolved.scorers]})
     return run
 
 

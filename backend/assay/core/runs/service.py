@@ -22,6 +22,7 @@ from assay.core.runs import budget, rendering
 from assay.core.runs.control import transition
 from assay.core.runs.locks import for_update, lock_run
 from assay.core.runs.models import TERMINAL, CellStatus, Output, Run, RunStatus, RunTarget
+from assay.core.scoring.apply import CellScore, insert_scores, score_row
 from assay.providers import cache as response_cache
 from assay.providers.cache import Hit
 from assay.providers.registry import api_key_for
@@ -85,9 +86,13 @@ class Cell:
     stream: bool = False
     cache_key: str | None = None  # set when the call is cacheable (deterministic, cache on)
     cache_hit: Hit | None = None
+    case_input: dict[str, Any] = field(default_factory=dict)  # for the scorers
+    expected: dict[str, Any] | None = None
+    turn: int = 0
 
 
-def _keys(credentials: list[Credential], master: str) -> dict[int, tuple[str | None, str | None]]:
+def resolve_keys(credentials: list[Credential],
+                 master: str) -> dict[int, tuple[str | None, str | None]]:
     """Credential id -> (key, why it could not be had)."""
     out: dict[int, tuple[str | None, str | None]] = {}
     for credential in credentials:
@@ -115,7 +120,7 @@ def _cells_of(session: Session, run_id: int, owner: str, ids: list[int],
     cached replies looked up."""
     rows = session.execute(
         select(Output.id, Output.repeat, Output.turn, Case.input, RunTarget.model_id,
-               RunTarget.params, RunTarget.prompt_version_id)
+               RunTarget.params, RunTarget.prompt_version_id, Case.expected)
         .join(Case, Case.id == Output.case_id).join(RunTarget, RunTarget.id == Output.target_id)
         .where(Output.id.in_(ids)).order_by(Output.id)).all()
     settings = session.scalar(select(Run.settings).where(Run.id == run_id)) or {}
@@ -124,11 +129,11 @@ def _cells_of(session: Session, run_id: int, owner: str, ids: list[int],
         PromptVersion.id.in_({row.prompt_version_id for row in rows} - {None})))}
     models = {m.id: m for m in session.scalars(select(ModelConfig).where(
         ModelConfig.id.in_({row.model_id for row in rows})))}
-    keys = _keys(list({m.credential.id: m.credential for m in models.values()}.values()),
+    keys = resolve_keys(list({m.credential.id: m.credential for m in models.values()}.values()),
                  secret_key)
     use_cache, stream = settings.get("cache", True) is not False, bool(settings.get("stream"))
     cells = []
-    for oid, repeat, turn, case_input, model_id, overrides, prompt_id in rows:
+    for oid, repeat, turn, case_input, model_id, overrides, prompt_id, expected in rows:
         model = models[model_id]
         credential, params = model.credential, {**(model.params or {}), **(overrides or {})}
         key, key_error = keys[credential.id]
@@ -144,7 +149,8 @@ def _cells_of(session: Session, run_id: int, owner: str, ids: list[int],
             config=dict(credential.config or {}), credential_id=credential.id, params=params,
             price_in=model.input_price_per_mtok_micros,
             price_out=model.output_price_per_mtok_micros, api_key=key, key_error=key_error,
-            stream=stream, cache_key=cache_key))
+            stream=stream, cache_key=cache_key, case_input=case_input or {},
+            expected=expected, turn=turn))
     hits = response_cache.lookup(session, [c.cache_key for c in cells if c.cache_key])
     return [replace(c, cache_hit=hits[c.cache_key]) if c.cache_key in hits else c
             for c in cells]
@@ -273,6 +279,7 @@ class CellResult:
     cache_key: str | None = None  # a hit (cached) or a reply to store (not cached)
     provider: str = ""
     model: str = ""
+    scores: tuple[CellScore, ...] = ()  # what the run's scorers made of a reply
 
 
 _JSON = JSON(none_as_null=True)
@@ -320,7 +327,8 @@ def record_results(session: Session, run_id: int, owner: str,
     """Write finished cells and settle their cost, in one transaction: each output lands once
     (a cell whose lease another worker took over is left to it), its reservation is released
     and its actual cost and tokens are added to the target's, run's and project's counters.
-    Fresh deterministic replies go into the response cache in the same transaction."""
+    Its scores and fresh deterministic replies (response cache) land in the same
+    transaction."""
     if not results:
         return Recorded(0, False)
     lock_run(session, run_id)
@@ -365,6 +373,8 @@ def record_results(session: Session, run_id: int, owner: str,
                                                       r.tokens_in, r.tokens_out)
     alert = _settle(session, run_id, tallies) if tallies else False
     _cache_writes(session, [by_id[row.id] for row in written])
+    insert_scores(session, [score_row(run_id, row.id, score) for row in written
+                            for score in by_id[row.id].scores])
     session.commit()
     return Recorded(len(written), alert)
 
