@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import multiprocessing
 import os
 import resource
 import statistics
@@ -22,6 +23,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import httpx
+from sqlalchemy import func, select
 from werkzeug.serving import make_server
 
 from assay.app import create_app
@@ -29,7 +31,9 @@ from assay.core.auth.service import create_api_token, register
 from assay.core.datasets.service import create_dataset
 from assay.core.llm.service import ensure_demo_models
 from assay.core.projects.service import create_project
+from assay.core.runs.models import Output
 from assay.core.runs.planning import RunSpec, TargetSpec, plan_run
+from assay.core.scoring.models import Score
 from assay.events.publish import PROGRESS
 from assay.extensions import db
 from assay.jobs.runs import _Shard
@@ -65,8 +69,18 @@ def _plan_run(settings: Settings, cells: int) -> tuple[int, int, str]:
         return project.id, run.id, token
 
 
-def throughput(fake_url: str, concurrency: int, seconds: float = 4.0) -> dict[str, Any]:
-    settings = _setup(fake_url, concurrency)
+def _shard_process(run_id: int, go: Any) -> None:
+    db.engine.dispose(close=False)  # the parent's connections stay the parent's
+    go.wait()
+    asyncio.run(_Shard(current(), run_id).run())
+
+
+def throughput(fake_url: str, concurrency: int, shards: int = 1,
+               seconds: float = 4.0) -> dict[str, Any]:
+    """A run of `concurrency / LATENCY_S * seconds` cells with `concurrency` calls in flight
+    in all: one shard in this process, or `shards` shard processes (as on that many
+    workers) with `concurrency / shards` each."""
+    settings = _setup(fake_url, concurrency // shards)
     app = create_app(settings)
     with app.app_context():
         from flask_migrate import upgrade
@@ -74,15 +88,38 @@ def throughput(fake_url: str, concurrency: int, seconds: float = 4.0) -> dict[st
         upgrade()
     cells = int(concurrency / LATENCY_S * seconds)
     _, run_id, _ = _plan_run(settings, cells)
-    started = time.perf_counter()
     cpu_started = time.process_time()
-    asyncio.run(_Shard(current(), run_id).run())
-    elapsed = time.perf_counter() - started
+    if shards == 1:
+        started = time.perf_counter()
+        asyncio.run(_Shard(current(), run_id).run())
+        elapsed = time.perf_counter() - started
+        cpu = time.process_time() - cpu_started
+    else:
+        forks = multiprocessing.get_context("fork")
+        go = forks.Event()
+        children = [forks.Process(target=_shard_process, args=(run_id, go))
+                    for _ in range(shards)]
+        for child in children:
+            child.start()
+        time.sleep(0.3)  # forked and waiting
+        started = time.perf_counter()
+        go.set()
+        for child in children:
+            child.join()
+        elapsed = time.perf_counter() - started
+        cpu = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime + \
+            resource.getrusage(resource.RUSAGE_CHILDREN).ru_stime
+    with db.factory() as session:
+        done = session.scalar(select(func.count()).where(
+            Output.run_id == run_id, Output.status == "succeeded"))
+        scored = session.scalar(select(func.count()).where(Score.run_id == run_id))
+    if done != cells:
+        raise RuntimeError(f"the bench run ended with {done} of {cells} cells succeeded")
     rate = cells / elapsed
     limit = concurrency / LATENCY_S
-    return {"concurrency": concurrency, "cells": cells, "seconds": round(elapsed, 2),
-            "calls_per_s": round(rate), "limit": round(limit), "ratio": round(rate / limit, 3),
-            "cpu_ms_per_call": round((time.process_time() - cpu_started) * 1000 / cells, 3)}
+    return {"concurrency": concurrency, "shards": shards, "cells": cells, "scored": scored,
+            "seconds": round(elapsed, 2), "calls_per_s": round(rate), "limit": round(limit),
+            "ratio": round(rate / limit, 3), "cpu_ms_per_call": round(cpu * 1000 / cells, 3)}
 
 
 def client_throughput(fake_url: str, concurrency: int, seconds: float = 4.0) -> dict[str, Any]:
@@ -236,6 +273,18 @@ def fake_provider_process() -> Iterator[str]:
         proc.wait(timeout=10)
 
 
+def print_run_throughput(fake_url: str) -> None:
+    for concurrency, bar in ((50, 0.90), (200, 0.75)):
+        for shards in (1, 2):
+            figures = throughput(fake_url, concurrency, shards)
+            print(f"run throughput, concurrency {concurrency:>3} ({shards} shard "
+                  f"process{'es' if shards > 1 else ''}): {figures['calls_per_s']:>5} "
+                  f"calls/s of {figures['limit']} = {figures['ratio']:.3f} of the limit "
+                  f"(bar {bar}); {figures['cpu_ms_per_call']} ms CPU per call; "
+                  f"{figures['cells']} cells, {figures['scored']} scores, in "
+                  f"{figures['seconds']} s")
+
+
 def main() -> None:
     logging.disable(logging.WARNING)
     with fake_provider_process() as fake_url:
@@ -248,12 +297,7 @@ def main() -> None:
                   f"{figures['ratio']:.3f} of the limit (bar {bar}); "
                   f"{figures['cpu_ms_per_call']} ms CPU per call; {figures['calls']} calls "
                   f"({figures['failed']} failed) in {figures['seconds']} s")
-        for concurrency, bar in ((50, 0.90), (200, 0.75)):
-            figures = throughput(fake_url, concurrency)
-            print(f"run throughput, concurrency {concurrency:>3}: {figures['calls_per_s']:>5} "
-                  f"calls/s of {figures['limit']} = {figures['ratio']:.3f} of the limit "
-                  f"(bar {bar}); {figures['cpu_ms_per_call']} ms CPU per call; "
-                  f"{figures['cells']} cells in {figures['seconds']} s")
+        print_run_throughput(fake_url)
         rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"peak RSS of the bench process after the in-process runs above: {rss_mb:.0f} MB "
               f"= {rss_mb / 250:.3f} of the 250 MB bar")
@@ -303,6 +347,10 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--import"]:
         logging.disable(logging.WARNING)
         print(import_in_process(sys.argv[2]))
+    elif sys.argv[1:2] == ["--throughput"]:  # that section alone, while tuning the engine
+        logging.disable(logging.WARNING)
+        with fake_provider_process() as url:
+            print_run_throughput(url)
     elif sys.argv[1:2] == ["--plan"]:
         logging.disable(logging.WARNING)
         print(scale.plan_in_process(sys.argv[2]))

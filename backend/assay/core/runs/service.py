@@ -114,13 +114,18 @@ class Claim:
     budget_exceeded: str | None = None  # the caps can never fit the next call: why
 
 
+# The engine's sessions hold no loaded rows to keep in step with its bulk UPDATEs: skipping
+# SQLAlchemy's synchronisation saves a RETURNING and an identity-map pass per statement.
+NO_SYNC = {"synchronize_session": False}
+
+
 def _cells_of(session: Session, run_id: int, owner: str, ids: list[int],
               secret_key: str) -> list[Cell]:
     """Claimed rows as self-contained cells: messages rendered, params merged, keys resolved,
     cached replies looked up."""
     rows = session.execute(
         select(Output.id, Output.repeat, Output.turn, Case.input, RunTarget.model_id,
-               RunTarget.params, RunTarget.prompt_version_id, Case.expected)
+               RunTarget.params, RunTarget.prompt_version_id, Case.expected, RunTarget.id)
         .join(Case, Case.id == Output.case_id).join(RunTarget, RunTarget.id == Output.target_id)
         .where(Output.id.in_(ids)).order_by(Output.id)).all()
     settings = session.scalar(select(Run.settings).where(Run.id == run_id)) or {}
@@ -133,16 +138,21 @@ def _cells_of(session: Session, run_id: int, owner: str, ids: list[int],
                  secret_key)
     use_cache, stream = settings.get("cache", True) is not False, bool(settings.get("stream"))
     cells = []
-    for oid, repeat, turn, case_input, model_id, overrides, prompt_id, expected in rows:
+    per_target: dict[int, tuple[dict[str, Any], Any]] = {}  # params, cache key prefix
+    for oid, repeat, turn, case_input, model_id, overrides, prompt_id, expected, target_id \
+            in rows:
         model = models[model_id]
-        credential, params = model.credential, {**(model.params or {}), **(overrides or {})}
+        credential = model.credential
+        if target_id not in per_target:  # hashed once per target, not per cell
+            params = {**(model.params or {}), **(overrides or {})}
+            prefix = response_cache.key_prefix(
+                credential.kind, credential.base_url, model.model, params, model.project_id) \
+                if use_cache and response_cache.is_deterministic(params) else None
+            per_target[target_id] = (params, prefix)
+        params, prefix = per_target[target_id]
         key, key_error = keys[credential.id]
         messages = rendering.cell_messages(case_input, prompts.get(prompt_id), turn, history)
-        cache_key = None
-        if use_cache and response_cache.is_deterministic(params):
-            cache_key = response_cache.keyed(response_cache.key_prefix(
-                credential.kind, credential.base_url, model.model, params, model.project_id),
-                messages, repeat)
+        cache_key = None if prefix is None else response_cache.keyed(prefix, messages, repeat)
         cells.append(Cell(
             output_id=oid, repeat=repeat, messages=messages, model=model.model,
             kind=credential.kind, base_url=credential.base_url,
@@ -188,17 +198,20 @@ def _reserve(session: Session, run_id: int, cells: list[Cell],
     for oid, amount in amounts.items():
         if amount or held.get(oid):
             session.execute(update(Output).where(Output.id == oid)
-                            .values(reserved_micros=amount))
+                            .values(reserved_micros=amount), execution_options=NO_SYNC)
     if given_back:
         session.execute(update(Output).where(Output.id.in_([c.output_id for c in given_back]))
                         .values(status=CellStatus.pending, lease_owner=None, lease_until=None,
-                                reserved_micros=0, attempts=Output.attempts - 1))
+                                reserved_micros=0, attempts=Output.attempts - 1),
+                        execution_options=NO_SYNC)
     delta = total - released
     if delta:
         session.execute(update(Run).where(Run.id == run_id)
-                        .values(reserved_micros=Run.reserved_micros + delta))
+                        .values(reserved_micros=Run.reserved_micros + delta),
+                        execution_options=NO_SYNC)
         session.execute(update(Project).where(Project.id == run_row.project_id)
-                        .values(reserved_micros=Project.reserved_micros + delta))
+                        .values(reserved_micros=Project.reserved_micros + delta),
+                        execution_options=NO_SYNC)
     if kept:
         return kept, given_back, None
     first = given_back[0]
@@ -240,7 +253,7 @@ def claim_cells(session: Session, run_id: int, owner: str, limit: int, lease: ti
         update(Output).where(Output.id.in_(ids), claimable, Output.run_id.in_(still_running))
         .values(status=CellStatus.running, lease_owner=owner, lease_until=now + lease,
                 attempts=Output.attempts + 1)
-        .returning(Output.id, Output.reserved_micros)).all()
+        .returning(Output.id, Output.reserved_micros), execution_options=NO_SYNC).all()
     if not claimed:
         session.commit()
         return Claim([])
@@ -256,7 +269,8 @@ def renew_leases(session: Session, owner: str, output_ids: list[int], lease: tim
     for chunk in range(0, len(output_ids), 1000):
         session.execute(update(Output).where(
             Output.id.in_(output_ids[chunk:chunk + 1000]), Output.lease_owner == owner,
-            Output.status == CellStatus.running).values(lease_until=utcnow() + lease))
+            Output.status == CellStatus.running).values(lease_until=utcnow() + lease),
+            execution_options=NO_SYNC)
     session.commit()
 
 
@@ -364,7 +378,7 @@ def record_results(session: Session, run_id: int, owner: str,
         .where(Output.id.in_(ids), Output.lease_owner == mark)).all()
     if written:
         session.execute(update(Output).where(Output.id.in_([row.id for row in written]))
-                        .values(lease_owner=None, reserved_micros=0))
+                        .values(lease_owner=None, reserved_micros=0), execution_options=NO_SYNC)
     by_id = {r.output_id: r for r in results}
     tallies: dict[int, _Tally] = {}
     for oid, target_id, reserved in written:
@@ -389,7 +403,7 @@ def _settle(session: Session, run_id: int, tallies: dict[int, _Tally]) -> bool:
             succeeded=RunTarget.succeeded + t.succeeded, failed=RunTarget.failed + t.failed,
             spent_micros=RunTarget.spent_micros + t.spent,
             tokens_in=RunTarget.tokens_in + t.tokens_in,
-            tokens_out=RunTarget.tokens_out + t.tokens_out))
+            tokens_out=RunTarget.tokens_out + t.tokens_out), execution_options=NO_SYNC)
         for name in ("succeeded", "failed", "spent", "released", "tokens_in", "tokens_out"):
             setattr(total, name, getattr(total, name) + getattr(t, name))
     run = session.execute(
@@ -400,14 +414,15 @@ def _settle(session: Session, run_id: int, tallies: dict[int, _Tally]) -> bool:
             tokens_in=Run.tokens_in + total.tokens_in,
             tokens_out=Run.tokens_out + total.tokens_out)
         .returning(Run.project_id, Run.budget_micros, Run.spent_micros, Run.alert_threshold,
-                   Run.alerted_at)).one()
+                   Run.alerted_at), execution_options=NO_SYNC).one()
     project = None
     if total.spent or total.released:
         project = session.execute(
             update(Project).where(Project.id == run.project_id).values(
                 spent_micros=Project.spent_micros + total.spent,
                 reserved_micros=Project.reserved_micros - total.released)
-            .returning(Project.budget_micros, Project.spent_micros)).one()
+            .returning(Project.budget_micros, Project.spent_micros),
+            execution_options=NO_SYNC).one()
     if run.alerted_at is not None or not total.spent:
         return False
     crossed = budget.crossed_alert(run.budget_micros, run.spent_micros, run.alert_threshold) or (
