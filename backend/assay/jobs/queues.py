@@ -29,3 +29,10 @@ def enqueue_run(rt: Runtime, run_id: int, shards: int | None = None) -> int:
                            result_ttl=600, failure_ttl=7 * 86400)
         for _ in range(count)])
     return count
+
+
+def enqueue_scoring(rt: Runtime, run_id: int) -> None:
+    """Score the run's recorded outputs that its scorers have not scored yet."""
+    Queue(rt.settings.runs_queue, connection=rt.redis).enqueue(
+        "assay.jobs.scoring.score_run", run_id, job_timeout=6 * 3600, result_ttl=600,
+        failure_ttl=7 * 86400)

@@ -21,13 +21,11 @@ from typing import Any
 from assay.core.runs import progress, service
 from assay.core.runs.engine import Scoring, execute_cell
 from assay.core.runs.service import Cell, CellResult, Claim, Recorded
-from assay.core.scoring import apply
-from assay.core.scoring.judge_calls import ModelJudge, judge_models
+from assay.core.scoring import context as scoring_context
 from assay.events.publish import BUDGET_ALERT, FINISHED, PROGRESS, STARTED, STATUS
 from assay.providers.client import LLMClient
 from assay.providers.ratelimit import from_settings as rate_limiter
 from assay.runtime import Runtime, current
-from assay.scorers.base import Context
 from assay.settings import lease_seconds
 
 log = logging.getLogger(__name__)
@@ -110,15 +108,9 @@ class _Shard:
 
     def _scoring(self, client: LLMClient) -> Scoring:
         with self.rt.db.factory() as session:
-            applied = apply.run_scorers(session, self.run_id)
-            run = session.get(service.Run, self.run_id)
-            project = session.get(service.Project, run.project_id) if run else None
-            refs = {ref for item in applied for ref in item.scorer.judges}
-            judges = judge_models(session, project.id, refs, self.rt.settings.secret_key) \
-                if project is not None and refs else {}
-            code = bool(project is not None and (project.settings or {}).get("code_execution"))
-        return Scoring(applied, Context(judge=ModelJudge(client, judges),
-                                        code_execution=code))
+            applied, ctx = scoring_context.for_run(session, self.run_id, client,
+                                                   self.rt.settings.secret_key)
+        return Scoring(applied, ctx)
 
     async def _loop(self, client: LLMClient, window: int, scoring: Scoring) -> None:
         ready: deque[Cell] = deque()  # claimed, waiting for a free slot

@@ -32,9 +32,10 @@ from assay.core.runs import service as runs
 from assay.core.runs.estimate import estimate_run
 from assay.core.runs.models import TERMINAL, Run, RunStatus
 from assay.core.runs.planning import RunSpec, TargetSpec, plan_run
+from assay.core.scoring.apply import has_scorers
 from assay.events.stream import sse, valid_last_id
 from assay.extensions import db
-from assay.jobs.queues import enqueue_run
+from assay.jobs.queues import enqueue_run, enqueue_scoring
 from assay.seeds import demo_cases
 
 DEMO_CONCURRENCY = 4  # small on purpose: the demo's progress visibly moves
@@ -45,6 +46,8 @@ def _start(run: Run) -> dict[str, Any]:
     commit()
     if RunStatus(run.status) not in TERMINAL:  # a trace run is done when planned
         enqueue_run(runtime(), run.id)
+    elif has_scorers(session(), run.id):  # its recorded outputs are scored in the background
+        enqueue_scoring(runtime(), run.id)
     return run_view(run)
 
 

@@ -56,6 +56,11 @@ def run_scorers(session: Session, run_id: int) -> list[Applied]:
     return applied
 
 
+def has_scorers(session: Session, run_id: int) -> bool:
+    return session.scalar(select(RunScorer.run_id).where(RunScorer.run_id == run_id)
+                          .limit(1)) is not None
+
+
 def reference_of(expected: Mapping[str, Any] | None, turn: int) -> str | None:
     """The expected text of a cell: the turn's ground truth for conversations, else the
     case's expected output."""

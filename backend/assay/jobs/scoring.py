@@ -1,0 +1,50 @@
+"""RQ entry point: score a run's recorded outputs that its scorers have not scored yet
+(trace and judge-mode runs, whose outputs exist before any call; scorers added later)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from assay.core.scoring import apply, backfill
+from assay.core.scoring import context as scoring_context
+from assay.providers.client import LLMClient
+from assay.runtime import Runtime, current
+
+log = logging.getLogger(__name__)
+PAGE = 200
+SCORED = "run.scored"  # outputs read per page; scored concurrently, written in one transaction
+
+
+def score_run(run_id: int) -> int:
+    """Returns how many scores were written."""
+    return asyncio.run(_score_run(current(), run_id))
+
+
+async def _score_run(rt: Runtime, run_id: int) -> int:
+    written, after = 0, 0
+    async with LLMClient(allow_private=not rt.settings.block_private_urls) as client:
+        with rt.db.factory() as session:
+            applied, ctx = scoring_context.for_run(session, run_id, client,
+                                                   rt.settings.secret_key)
+        while applied:
+            with rt.db.factory() as session:
+                pending, next_after = backfill.unscored(session, run_id, applied, after, PAGE)
+            if next_after is None:
+                break
+            after = next_after
+            scored = await asyncio.gather(*(apply.score_subject(
+                [a for a in applied if a.version_id in p.missing], p.subject, ctx)
+                for p in pending))
+            rows = [apply.score_row(run_id, p.output_id, s)
+                    for p, scores in zip(pending, scored, strict=True) for s in scores]
+            with rt.db.factory() as session:
+                apply.insert_scores(session, rows)
+                session.commit()
+            written += len(rows)
+            try:  # progress is best effort; the scores are in the database
+                rt.publish(run_id, SCORED, {"run_id": run_id, "scores": written})
+            except Exception as exc:
+                log.warning("run %s: scoring progress not published: %s", run_id, exc)
+    log.info("run %s: %s scores written", run_id, written)
+    return written
