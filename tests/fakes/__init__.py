@@ -1,0 +1,1 @@
+"""In-process fakes for tests."""
