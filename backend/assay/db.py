@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, scoped_session, sessionmaker
 
+from assay import jsonio
 from assay.settings import Settings
 
 
@@ -22,11 +23,12 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
 def make_engine(settings: Settings) -> Engine:
     if settings.is_sqlite:
         engine = create_engine(
-            settings.database_url, connect_args={"check_same_thread": False, "timeout": 10}
-        )
+            settings.database_url, connect_args={"check_same_thread": False, "timeout": 10},
+            json_serializer=jsonio.dumps, json_deserializer=jsonio.loads)
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    return create_engine(settings.database_url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    return create_engine(settings.database_url, pool_size=10, max_overflow=20, pool_pre_ping=True,
+                         json_serializer=jsonio.dumps, json_deserializer=jsonio.loads)
 
 
 class Database:

@@ -114,7 +114,7 @@ def store(session: Session, entries: Iterable[Entry]) -> None:
     insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
     table = cast(Table, CachedResponse.__table__)
     statement = insert(table).on_conflict_do_nothing(index_elements=["key"])
-    session.execute(statement, [rows[k] for k in sorted(rows)])
+    session.connection().execute(statement, [rows[k] for k in sorted(rows)])  # Core: no ORM
 
 
 def count_hits(session: Session, keys: Iterable[str]) -> None:
@@ -125,4 +125,5 @@ def count_hits(session: Session, keys: Iterable[str]) -> None:
     statement = (update(table).where(table.c.key == bindparam("k"))
                  .values(hits=table.c.hits + bindparam("n")))
     # sorted: concurrent workers lock the rows in one order, so they cannot deadlock
-    session.execute(statement, [{"k": k, "n": n} for k, n in sorted(counts.items())])
+    session.connection().execute(statement,
+                                 [{"k": k, "n": n} for k, n in sorted(counts.items())])

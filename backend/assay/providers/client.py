@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import json
 import random
 import socket
 import ssl
@@ -38,6 +37,7 @@ from typing import Any, Protocol
 import aiohttp
 from aiohttp.http_exceptions import HttpProcessingError
 
+from assay import jsonio
 from assay.core.errors import Invalid
 from assay.providers import tokens
 from assay.providers.base import (
@@ -179,7 +179,7 @@ async def _status_error(reply: aiohttp.ClientResponse) -> ProviderError:
 
 def _json_body(raw: bytes) -> Any:
     try:
-        return json.loads(raw)
+        return jsonio.loads(raw)
     except ValueError as exc:
         raise ProviderError(
             "malformed_response", f"invalid JSON: {exc}",
@@ -192,7 +192,7 @@ _FAILURES = (ProviderError, aiohttp.ClientError, OSError, TimeoutError, ValueErr
 
 def _decode(data: bytes) -> Any:
     try:
-        return json.loads(data)
+        return jsonio.loads(data)
     except ValueError:
         return data[:_RAW_TEXT_LIMIT].decode("utf-8", "replace")
 
@@ -296,7 +296,7 @@ class LLMClient:
 
     async def _send(self, adapter: Adapter, call: HttpCall, stream: bool,
                     started: float) -> tuple[ChatResponse, int | None]:
-        data = json.dumps(call.json).encode() if call.method != "GET" else None
+        data = jsonio.dumps_bytes(call.json) if call.method != "GET" else None
         async with self._http().request(call.method, call.url, data=data,
                                         headers=call.headers, allow_redirects=False) as reply:
             if reply.status >= 300:
@@ -404,7 +404,7 @@ class LLMClient:
         no per-model slot. Returns the decoded body; raises ProviderError."""
         await self.check_url(call.url)
         started = time.perf_counter()
-        data = json.dumps(call.json).encode() if call.method != "GET" else None
+        data = jsonio.dumps_bytes(call.json) if call.method != "GET" else None
         try:
             async with asyncio.timeout(self.timeout_s):
                 async with self._http().request(call.method, call.url, data=data,

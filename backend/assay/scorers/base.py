@@ -63,7 +63,7 @@ class ScoreResult:
     criteria: Mapping[str, float] = field(default_factory=dict)  # normalised 0..1 each
     rationale: str = ""
     evidence: tuple[Evidence, ...] = ()
-    severity: str | None = None  # rules DSL and safety: info | warning | error | critical
+    severity: str | None = None  # the kind's own scale (rules: low/high/critical; safety...)
     flags: tuple[str, ...] = ()  # safety findings, e.g. "pii:email"
     error: str | None = None
     judge_model: str | None = None  # the judge model that produced it, for judge kinds

@@ -249,11 +249,12 @@ def claim_cells(session: Session, run_id: int, owner: str, limit: int, lease: ti
     # Checked again by the UPDATE itself: on SQLite (no SKIP LOCKED, no row locks) another
     # worker may have claimed some of these ids since the SELECT, or the run been paused.
     still_running = select(Run.id).where(Run.id == run_id, Run.status == RunStatus.running)
-    claimed = session.execute(
-        update(Output).where(Output.id.in_(ids), claimable, Output.run_id.in_(still_running))
+    claimed = session.connection().execute(  # Core: the ORM adds nothing here
+        update(cast(Table, Output.__table__))
+        .where(Output.id.in_(ids), claimable, Output.run_id.in_(still_running))
         .values(status=CellStatus.running, lease_owner=owner, lease_until=now + lease,
                 attempts=Output.attempts + 1)
-        .returning(Output.id, Output.reserved_micros), execution_options=NO_SYNC).all()
+        .returning(Output.id, Output.reserved_micros)).all()
     if not claimed:
         session.commit()
         return Claim([])
@@ -364,7 +365,10 @@ def record_results(session: Session, run_id: int, owner: str,
                 attempts=Output.attempts + bindparam("more_attempts"),
                 finished_at=now, lease_until=None, lease_owner=mark)
     )
-    session.execute(statement, [  # one executemany for the whole batch
+    # Core, on the session's connection: one executemany for the whole batch, without the
+    # ORM's bulk-update machinery (a tenth of the shard's CPU at 2,000 cells/s)
+    connection = session.connection()
+    connection.execute(statement, [
         {"oid": r.output_id, "new_status": CellStatus.succeeded if r.ok else CellStatus.failed,
          "new_text": r.text, "new_error_class": r.error_class,
          "new_error_message": r.error_message, "new_tokens_in": r.tokens_in,
@@ -373,12 +377,13 @@ def record_results(session: Session, run_id: int, owner: str,
          "new_raw_request": r.raw_request, "new_raw_response": r.raw_response,
          "more_attempts": max(r.calls - 1, 0)} for r in results])
     ids = [r.output_id for r in results]
-    written = session.execute(
-        select(Output.id, Output.target_id, Output.reserved_micros)
-        .where(Output.id.in_(ids), Output.lease_owner == mark)).all()
+    outputs = cast(Table, Output.__table__)
+    written = connection.execute(
+        select(outputs.c.id, outputs.c.target_id, outputs.c.reserved_micros)
+        .where(outputs.c.id.in_(ids), outputs.c.lease_owner == mark)).all()
     if written:
-        session.execute(update(Output).where(Output.id.in_([row.id for row in written]))
-                        .values(lease_owner=None, reserved_micros=0), execution_options=NO_SYNC)
+        connection.execute(update(outputs).where(outputs.c.id.in_([row.id for row in written]))
+                           .values(lease_owner=None, reserved_micros=0))
     by_id = {r.output_id: r for r in results}
     tallies: dict[int, _Tally] = {}
     for oid, target_id, reserved in written:

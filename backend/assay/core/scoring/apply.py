@@ -109,4 +109,4 @@ _SCORES = cast(Table, Score.__table__)
 def insert_scores(session: Session, rows: list[dict[str, Any]]) -> None:
     """One executemany; the caller commits (with the outputs the scores belong to)."""
     if rows:
-        session.execute(insert(_SCORES), rows)
+        session.connection().execute(insert(_SCORES), rows)  # Core executemany: no ORM
