@@ -34,6 +34,7 @@ from assay.core.projects.service import create_project
 from assay.core.runs.models import Output
 from assay.core.runs.planning import RunSpec, TargetSpec, plan_run
 from assay.core.scoring.models import Score
+from assay.core.scoring.service import create_scorer
 from assay.events.publish import PROGRESS
 from assay.extensions import db
 from assay.jobs.runs import _Shard
@@ -54,7 +55,9 @@ def _setup(fake_url: str, concurrency: int) -> Settings:
     return Settings.from_env()
 
 
-def _plan_run(settings: Settings, cells: int) -> tuple[int, int, str]:
+def _plan_run(settings: Settings, cells: int, scored: bool = True) -> tuple[int, int, str]:
+    """A run of `cells` questions on one fake model; `scored`: with a reference check (the
+    replies say "... says: question N"), as the throughput bars ask."""
     with db.factory() as session:
         user = register(session, f"bench{time.time_ns()}@example.com", "Bench-password-1!",
                         None, 4)
@@ -62,8 +65,12 @@ def _plan_run(settings: Settings, cells: int) -> tuple[int, int, str]:
         models = ensure_demo_models(session, user, project, settings.fake_provider_url)[:1]
         cases = [{"input": {"question": f"question {i}"}} for i in range(cells)]
         dataset = create_dataset(session, user, project, "bench", "questions", cases)
+        scorers = (create_scorer(session, user, project, {
+            "name": "says", "kind": "icontains", "params": {"value": "question"}})[0].id,) \
+            if scored else ()
         run = plan_run(session, user, project, RunSpec(
-            dataset_id=dataset.id, targets=tuple(TargetSpec(m.id) for m in models)))
+            dataset_id=dataset.id, targets=tuple(TargetSpec(m.id) for m in models),
+            scorer_ids=scorers))
         _, token = create_api_token(session, user, "bench")
         session.commit()
         return project.id, run.id, token
@@ -75,8 +82,8 @@ def _shard_process(run_id: int, go: Any) -> None:
     asyncio.run(_Shard(current(), run_id).run())
 
 
-def throughput(fake_url: str, concurrency: int, shards: int = 1,
-               seconds: float = 4.0) -> dict[str, Any]:
+def throughput(fake_url: str, concurrency: int, shards: int = 1, seconds: float = 4.0,
+               scored: bool = True) -> dict[str, Any]:
     """A run of `concurrency / LATENCY_S * seconds` cells with `concurrency` calls in flight
     in all: one shard in this process, or `shards` shard processes (as on that many
     workers) with `concurrency / shards` each."""
@@ -87,7 +94,7 @@ def throughput(fake_url: str, concurrency: int, shards: int = 1,
 
         upgrade()
     cells = int(concurrency / LATENCY_S * seconds)
-    _, run_id, _ = _plan_run(settings, cells)
+    _, run_id, _ = _plan_run(settings, cells, scored)
     cpu_started = time.process_time()
     if shards == 1:
         started = time.perf_counter()
@@ -112,12 +119,13 @@ def throughput(fake_url: str, concurrency: int, shards: int = 1,
     with db.factory() as session:
         done = session.scalar(select(func.count()).where(
             Output.run_id == run_id, Output.status == "succeeded"))
-        scored = session.scalar(select(func.count()).where(Score.run_id == run_id))
-    if done != cells:
-        raise RuntimeError(f"the bench run ended with {done} of {cells} cells succeeded")
+        scored_count = session.scalar(select(func.count()).where(Score.run_id == run_id))
+    if done != cells or (scored and scored_count != cells):
+        raise RuntimeError(f"the bench run ended with {done} of {cells} cells succeeded, "
+                           f"{scored_count} scored")
     rate = cells / elapsed
     limit = concurrency / LATENCY_S
-    return {"concurrency": concurrency, "shards": shards, "cells": cells, "scored": scored,
+    return {"concurrency": concurrency, "shards": shards, "cells": cells, "scored": scored_count,
             "seconds": round(elapsed, 2), "calls_per_s": round(rate), "limit": round(limit),
             "ratio": round(rate / limit, 3), "cpu_ms_per_call": round(cpu * 1000 / cells, 3)}
 
@@ -283,6 +291,11 @@ def print_run_throughput(fake_url: str) -> None:
                   f"(bar {bar}); {figures['cpu_ms_per_call']} ms CPU per call; "
                   f"{figures['cells']} cells, {figures['scored']} scores, in "
                   f"{figures['seconds']} s")
+    bare = throughput(fake_url, 200, 1, scored=False)
+    scored = throughput(fake_url, 200, 1)
+    overhead = scored["seconds"] / bare["seconds"] - 1
+    print(f"scoring overhead, reference check at concurrency 200: {bare['seconds']} s without, "
+          f"{scored['seconds']} s with = {overhead:+.1%} of wall time (bar +10%)")
 
 
 def main() -> None:
