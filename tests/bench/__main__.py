@@ -46,12 +46,15 @@ LATENCY_S = 0.1
 PLAN_BAR_S = 3.0
 
 
-def _setup(fake_url: str, concurrency: int) -> Settings:
+def _setup(fake_url: str, concurrency: int, database_url: str | None = None) -> Settings:
     instance = tempfile.mkdtemp(prefix="assay-bench-")
     env = {"ASSAY_INSTANCE_PATH": instance, "ASSAY_BCRYPT_ROUNDS": "4",
            "ASSAY_FAKE_PROVIDER_URL": fake_url, "ASSAY_RUN_CONCURRENCY": str(concurrency),
            "REDIS_URL": os.environ.get("ASSAY_BENCH_REDIS_URL", "redis://127.0.0.1:6379/14")}
     os.environ.update(env)
+    os.environ.pop("DATABASE_URL", None)  # the instance's SQLite file unless told otherwise
+    if database_url is not None:
+        os.environ["DATABASE_URL"] = database_url
     return Settings.from_env()
 
 
@@ -83,11 +86,11 @@ def _shard_process(run_id: int, go: Any) -> None:
 
 
 def throughput(fake_url: str, concurrency: int, shards: int = 1, seconds: float = 4.0,
-               scored: bool = True) -> dict[str, Any]:
+               scored: bool = True, database_url: str | None = None) -> dict[str, Any]:
     """A run of `concurrency / LATENCY_S * seconds` cells with `concurrency` calls in flight
     in all: one shard in this process, or `shards` shard processes (as on that many
-    workers) with `concurrency / shards` each."""
-    settings = _setup(fake_url, concurrency // shards)
+    workers) with `concurrency / shards` each; on SQLite, or on `database_url`."""
+    settings = _setup(fake_url, concurrency // shards, database_url)
     app = create_app(settings)
     with app.app_context():
         from flask_migrate import upgrade
@@ -102,6 +105,7 @@ def throughput(fake_url: str, concurrency: int, shards: int = 1, seconds: float 
         elapsed = time.perf_counter() - started
         cpu = time.process_time() - cpu_started
     else:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         forks = multiprocessing.get_context("fork")
         go = forks.Event()
         children = [forks.Process(target=_shard_process, args=(run_id, go))
@@ -114,8 +118,8 @@ def throughput(fake_url: str, concurrency: int, shards: int = 1, seconds: float 
         for child in children:
             child.join()
         elapsed = time.perf_counter() - started
-        cpu = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime + \
-            resource.getrusage(resource.RUSAGE_CHILDREN).ru_stime
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)  # cumulative: take the delta
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     with db.factory() as session:
         done = session.scalar(select(func.count()).where(
             Output.run_id == run_id, Output.status == "succeeded"))
@@ -231,7 +235,7 @@ def import_in_process(database_url: str) -> float:
 
 @contextmanager
 def _postgres_database() -> Iterator[str | None]:
-    """A fresh PostgreSQL database for the import figure (None when none is reachable)."""
+    """A fresh PostgreSQL database (None when none is reachable)."""
     import psycopg
     from sqlalchemy.engine import make_url
 
@@ -282,20 +286,25 @@ def fake_provider_process() -> Iterator[str]:
 
 
 def print_run_throughput(fake_url: str) -> None:
-    for concurrency, bar in ((50, 0.90), (200, 0.75)):
-        for shards in (1, 2):
-            figures = throughput(fake_url, concurrency, shards)
-            print(f"run throughput, concurrency {concurrency:>3} ({shards} shard "
-                  f"process{'es' if shards > 1 else ''}): {figures['calls_per_s']:>5} "
-                  f"calls/s of {figures['limit']} = {figures['ratio']:.3f} of the limit "
-                  f"(bar {bar}); {figures['cpu_ms_per_call']} ms CPU per call; "
-                  f"{figures['cells']} cells, {figures['scored']} scores, in "
-                  f"{figures['seconds']} s")
+    """SQLite with one shard (the single-worker default), and PostgreSQL with one and with
+    two shard processes (two workers sharing the run, as a deployment runs them)."""
+    with _postgres_database() as postgres:
+        setups = [("SQLite", None, 1)] + ([] if postgres is None else [
+            ("PostgreSQL", postgres, 1), ("PostgreSQL", postgres, 2)])
+        for concurrency, bar in ((50, 0.90), (200, 0.75)):
+            for label, url, shards in setups:
+                figures = throughput(fake_url, concurrency, shards, database_url=url)
+                print(f"run throughput, concurrency {concurrency:>3}, {label}, {shards} shard "
+                      f"process{'es' if shards > 1 else ''}: {figures['calls_per_s']:>5} "
+                      f"calls/s of {figures['limit']} = {figures['ratio']:.3f} of the limit "
+                      f"(bar {bar}); {figures['cpu_ms_per_call']} ms CPU per call; "
+                      f"{figures['cells']} cells, {figures['scored']} scores, in "
+                      f"{figures['seconds']} s")
     bare = throughput(fake_url, 200, 1, scored=False)
     scored = throughput(fake_url, 200, 1)
     overhead = scored["seconds"] / bare["seconds"] - 1
-    print(f"scoring overhead, reference check at concurrency 200: {bare['seconds']} s without, "
-          f"{scored['seconds']} s with = {overhead:+.1%} of wall time (bar +10%)")
+    print(f"scoring overhead, reference check at concurrency 200 (SQLite): {bare['seconds']} s "
+          f"without, {scored['seconds']} s with = {overhead:+.1%} of wall time (bar +10%)")
 
 
 def main() -> None:
