@@ -9,6 +9,8 @@ export default mergeConfig(
       include: ['src/**/*.test.{ts,tsx}'],
       setupFiles: ['./src/test/setup.ts'],
       restoreMocks: true,
+      // a 2-core CI machine runs these beside the Python suites: time, not correctness
+      testTimeout: 20_000,
     },
   }),
 );

@@ -1,6 +1,9 @@
 import '@testing-library/jest-dom/vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterEach } from 'vitest';
+
+// findBy/waitFor wait up to 5 s: on a busy machine a render can take longer than 1 s
+configure({ asyncUtilTimeout: 5000 });
 
 afterEach(() => {
   cleanup();
