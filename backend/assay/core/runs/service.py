@@ -392,7 +392,7 @@ def record_results(session: Session, run_id: int, owner: str,
                                                       r.tokens_in, r.tokens_out)
     alert = _settle(session, run_id, tallies) if tallies else False
     _cache_writes(session, [by_id[row.id] for row in written])
-    insert_scores(session, [score_row(run_id, row.id, score) for row in written
+    insert_scores(session, [score_row(run_id, row.id, score, now=now) for row in written
                             for score in by_id[row.id].scores])
     session.commit()
     return Recorded(len(written), alert)

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import Table, insert, select
@@ -90,17 +91,20 @@ async def score_subject(applied: Sequence[Applied], subject: Subject,
     return tuple(out)
 
 
-def score_row(run_id: int, output_id: int, score: CellScore,
-              author_id: int | None = None, comment: str | None = None) -> dict[str, Any]:
+def score_row(run_id: int, output_id: int, score: CellScore, author_id: int | None = None,
+              comment: str | None = None, now: datetime | None = None) -> dict[str, Any]:
+    """The scores row of one result (built for every scored reply: kept cheap, no asdict)."""
     r = score.result
-    now = utcnow()
+    now = now or utcnow()
     source = f"user:{author_id}" if author_id is not None else (r.judge_model or "")
     return {"run_id": run_id, "output_id": output_id, "scorer_version_id": score.version_id,
             "kind": score.kind, "source": source, "value": r.value, "passed": r.passed,
             "criteria": dict(r.criteria), "rationale": r.rationale,
-            "evidence": [asdict(e) for e in r.evidence], "severity": r.severity,
-            "flags": list(r.flags), "details": dict(r.details), "error": r.error,
-            "author_id": author_id, "comment": comment, "created_at": now, "updated_at": now}
+            "evidence": [{"message_index": e.message_index, "start": e.start, "end": e.end,
+                          "text": e.text, "label": e.label} for e in r.evidence],
+            "severity": r.severity, "flags": list(r.flags), "details": dict(r.details),
+            "error": r.error, "author_id": author_id, "comment": comment, "created_at": now,
+            "updated_at": now}
 
 
 _SCORES = cast(Table, Score.__table__)
