@@ -165,6 +165,17 @@ class Factory:
             session.commit()
             return PlannedRun(run.id, [t.id for t in rows], case_ids)
 
+    def scorer(self, project: Project, name: str = "Review", kind: str = "manual",
+               params: dict[str, Any] | None = None) -> tuple[int, int]:
+        """A scorer of the project, through the service: (its id, its version 1's id)."""
+        from assay.core.scoring.service import create_scorer
+
+        with db.factory() as session:
+            scorer, version = create_scorer(session, None, session.merge(project), {
+                "name": name, "kind": kind, "params": params or {}})
+            session.commit()
+            return scorer.id, version.id
+
     def api_token(self, user: User) -> str:
         with db.factory() as session:
             _, plaintext = create_api_token(session, session.merge(user), "test")
@@ -182,6 +193,19 @@ def first_output(run_id: int) -> int:
         found = session.scalar(select(func.min(Output.id)).where(Output.run_id == run_id))
     assert found is not None
     return int(found)
+
+
+def succeed(output_id: int, text: str = "An answer") -> None:
+    """Record an output as succeeded with `text`, as if its call had just returned."""
+    from sqlalchemy import update
+
+    from assay.core.base import utcnow
+    from assay.core.runs.models import CellStatus, Output
+
+    with db.factory() as session:
+        session.execute(update(Output).where(Output.id == output_id).values(
+            status=CellStatus.succeeded, text=text, finished_at=utcnow(), attempts=1))
+        session.commit()
 
 
 def race(app: Flask, monkeypatch: Any, target: str,

@@ -25,12 +25,14 @@ from assay.api.models.routes import blp as models_blp
 from assay.api.projects.routes import blp as projects_blp
 from assay.api.prompts.routes import blp as prompts_blp
 from assay.api.runs import blp as runs_blp
+from assay.api.scorers.routes import blp as scorers_blp
+from assay.api.scorers.routes import kinds_blp as scorer_kinds_blp
 from assay.extensions import db, migrate
 from assay.settings import REPO_ROOT, Settings
 
 BLUEPRINTS = [auth_blp, projects_blp, members_blp, provider_kinds_blp, credentials_blp,
-              models_blp, datasets_blp, dataset_transfer_blp, prompts_blp, runs_blp,
-              generation_blp, documents_blp, health_blp]
+              models_blp, datasets_blp, dataset_transfer_blp, prompts_blp, scorer_kinds_blp,
+              scorers_blp, runs_blp, generation_blp, documents_blp, health_blp]
 DOCS_ASSETS = "/api/docs/assets/"
 
 

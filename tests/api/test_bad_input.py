@@ -26,7 +26,7 @@ from assay.core.projects.models import Project, Role
 from assay.core.prompts.service import create_prompt
 from assay.extensions import db
 from tests.api.test_generation import finished_job, make_document
-from tests.factories import PASSWORD, Factory, Session, first_output
+from tests.factories import PASSWORD, Factory, Session, first_output, succeed
 
 STRONG = "Sturdy-passw0rd!"
 ONE_MB = 1_000_000
@@ -51,6 +51,8 @@ class World:
     version_id: int = 0  # the dataset's latest version
     prompt_id: int = 0
     prompt_version_id: int = 0
+    scorer_id: int = 0  # a manual scorer (scale 1-5)
+    scorer_version_id: int = 0
 
     def path_args(self) -> dict[str, int]:
         return {"project_id": self.project.id, "run_id": self.run_id,
@@ -59,7 +61,8 @@ class World:
                 "dataset_id": self.dataset_id, "case_id": self.case_id,
                 "job_id": self.job_id, "document_id": self.document_id,
                 "output_id": self.output_id,
-                "prompt_id": self.prompt_id}
+                "prompt_id": self.prompt_id, "scorer_id": self.scorer_id,
+                "scorer_version_id": self.scorer_version_id}
 
 
 def run_body(w: World) -> dict[str, Any]:
@@ -70,7 +73,10 @@ def run_body(w: World) -> dict[str, Any]:
                          "grid": {"max_tokens": [64, 128]}}],
             "repeats": 1, "concurrency": 8, "cache": False, "timeout_s": 30, "stream": False,
             "max_history_pairs": 5, "budget_micros": 10**9, "alert_threshold": 0.5,
-            "shards": 2}
+            "shards": 2, "scorer_ids": [w.scorer_id]}
+
+
+SCORE = "/api/projects/{project_id}/runs/{run_id}/outputs/{output_id}/scores/{scorer_version_id}"
 
 
 IMPORT = "/api/projects/{project_id}/datasets/{dataset_id}/import"
@@ -97,6 +103,13 @@ VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
     ("POST", "/api/projects/{project_id}/prompts/{prompt_id}/versions"): lambda w: {
         "template": "Answer {{ question }} briefly", "system": "Be brief",
         "few_shots": [{"input": "2+2?", "output": "4"}], "note": "v2"},
+    ("POST", "/api/projects/{project_id}/scorers"): lambda w: {
+        "name": "Checked", "kind": "manual", "params": {"scale": "criteria",
+                                                        "criteria": ["accuracy"]},
+        "description": "words", "note": "v1"},
+    ("POST", "/api/projects/{project_id}/scorers/{scorer_id}/versions"): lambda w: {
+        "params": {"scale": "pass_fail"}, "note": "v2"},
+    ("PUT", SCORE): lambda w: {"rating": 4, "passed": True, "criteria": {}, "comment": "Apt"},
     ("POST", "/api/projects/{project_id}/credentials"): lambda w: {
         "kind": "fake", "label": "Checked", "base_url": "http://127.0.0.1:9",
         "api_key": "sk-checked-12345678", "secret_env": "CHECKED_API_KEY", "config": {},
@@ -214,13 +227,17 @@ def world(factory: Factory) -> World:
             "name": "Input prompt", "template": "Answer: {{question}}"})
         session.commit()
         prompt_id, prompt_version_id = prompt.id, prompt_version.id
+    scorer_id, scorer_version_id = factory.scorer(project)
+    output_id = first_output(run_id)
+    succeed(output_id)
     return World(owner=owner, browser=factory.login(owner), project=project, run_id=run_id,
                  target=target, newcomer=factory.user(), token_id=token_id,
                  dataset_id=dataset_id, model_ids=model_ids, credential_id=credential_id,
                  case_id=case_id, job_id=finished_job(owner.id, project.id, model_ids[0]),
-                 document_id=make_document(project.id), output_id=first_output(run_id),
+                 document_id=make_document(project.id), output_id=output_id,
                  version_id=version_id,
-                 prompt_id=prompt_id, prompt_version_id=prompt_version_id)
+                 prompt_id=prompt_id, prompt_version_id=prompt_version_id,
+                 scorer_id=scorer_id, scorer_version_id=scorer_version_id)
 
 
 def _row_counts() -> dict[str, int]:

@@ -310,7 +310,7 @@ def test_output_detail_has_raw_exchange_and_case(factory: Factory, owner: Any,
     assert finished is not None and finished.endswith("+00:00")
     assert detail == {**listed, "raw_request": request, "raw_response": response,
                       "case_input": {"question": "Question 1?"},
-                      "case_expected": {"output": "Answer 1"}}
+                      "case_expected": {"output": "Answer 1"}, "scores": []}
     pending = next(o for o in items if o["case_id"] == planned.case_ids[0])
     detail = get_json(browser, base(project, planned.run_id) + f"/outputs/{pending['id']}")
     assert (detail["status"], detail["raw_request"], detail["finished_at"]) == \

@@ -24,12 +24,15 @@ from assay.core.llm.models import Credential, ModelConfig
 from assay.core.projects.models import AuditEvent, Membership, Project, Role
 from assay.core.prompts.service import create_prompt
 from assay.core.runs.models import Run, RunTarget
+from assay.core.scoring.manual import own_score, source_of
+from assay.core.scoring.models import Score
 from assay.extensions import db
 from tests.api.test_generation import finished_job, make_document
-from tests.factories import Factory, Session, first_output
+from tests.factories import Factory, Session, first_output, succeed
 
 PROJECT = "/api/projects/{project_id}"
 DATASET = PROJECT + "/datasets/{dataset_id}"
+SCORE = PROJECT + "/runs/{run_id}/outputs/{output_id}/scores/{scorer_version_id}"
 FOREIGN = "foreign"
 ACTORS = [*(role.value for role in Role), FOREIGN]
 
@@ -54,6 +57,8 @@ class World:
     document_id: int = 0
     output_id: int = 0  # an output of run_id
     prompt_id: int = 0
+    scorer_id: int = 0  # a manual scorer (scale 1-5)
+    scorer_version_id: int = 0
 
     def path_args(self) -> dict[str, int]:
         return {"project_id": self.project.id, "run_id": self.run_id, "user_id": self.target.id,
@@ -61,11 +66,12 @@ class World:
                 "dataset_id": self.dataset_id, "case_id": self.case_id,
                 "job_id": self.job_id, "document_id": self.document_id,
                 "output_id": self.output_id,
-                "prompt_id": self.prompt_id}
+                "prompt_id": self.prompt_id, "scorer_id": self.scorer_id,
+                "scorer_version_id": self.scorer_version_id}
 
     def fresh_targets(self) -> None:
-        """A new member to act on, a new user to add, an unused credential and model, so each
-        actor's call can succeed."""
+        """A new member to act on, a new user to add, an unused credential and model, and a
+        score of the output by every actor, so each actor's call can succeed."""
         self.target = self.factory.member(self.project, Role.viewer)
         self.newcomer = self.factory.user()
         with db.factory() as session:
@@ -90,6 +96,18 @@ class World:
             self.dataset_id = dataset.id
             self.case_id = version_cases(session, latest_version(session, dataset.id).id)[0].id
         self.document_id = make_document(self.project.id)
+        self.score_by_everyone()
+
+    def score_by_everyone(self) -> None:
+        """A score of the output by every member and the foreign user, so each actor has
+        one of their own to update or delete."""
+        with db.factory() as session:
+            for user in self.users.values():
+                if own_score(session, self.output_id, self.scorer_version_id, user) is None:
+                    session.add(Score(run_id=self.run_id, output_id=self.output_id,
+                                      scorer_version_id=self.scorer_version_id, kind="manual",
+                                      source=source_of(user), value=1.0, author_id=user.id))
+            session.commit()
 
     def run_in(self, status: str) -> dict[str, Any]:
         """Put the world's run in `status`, so a control action may succeed; no body."""
@@ -222,6 +240,20 @@ ROUTES: dict[tuple[str, str], Rule] = {
     ("POST", PROJECT + "/generation/{job_id}/accept"): Rule(Role.editor, 201, lambda w: {
         "dataset_name": f"Tenancy {w.newcomer.id}"}),
 }
+SCORERS = PROJECT + "/scorers"
+ROUTES.update({
+    ("GET", SCORERS): Rule(Role.viewer),
+    ("POST", SCORERS): Rule(Role.editor, 201, lambda w: {
+        "name": f"Tenancy {w.newcomer.id}", "kind": "manual", "params": {}}),
+    ("GET", SCORERS + "/{scorer_id}"): Rule(Role.viewer),
+    ("GET", SCORERS + "/{scorer_id}/versions"): Rule(Role.viewer),
+    ("POST", SCORERS + "/{scorer_id}/versions"): Rule(Role.editor, 201, lambda w: {
+        "params": {"scale": "pass_fail"}}),
+    ("POST", SCORERS + "/{scorer_id}/archive"): Rule(Role.editor),
+    ("POST", SCORERS + "/{scorer_id}/restore"): Rule(Role.editor),
+    ("PUT", SCORE): Rule(Role.reviewer, 200, lambda w: {"rating": 4, "comment": "Fine"}),
+    ("DELETE", SCORE): Rule(Role.reviewer, 204),
+})
 SSE = {("GET", PROJECT + "/runs/{run_id}/events"): "run.finished",
        ("GET", PROJECT + "/generation/{job_id}/events"): "generation.finished"}
 
@@ -270,8 +302,10 @@ def build_world(factory: Factory) -> World:
     world = World(factory=factory, project=project, users=users, run_id=run_id,
                   target=factory.member(project, Role.viewer), newcomer=factory.user(),
                   foreign_project=foreign_project)
-    world.fresh_targets()
     world.output_id = first_output(run_id)
+    succeed(world.output_id)
+    world.scorer_id, world.scorer_version_id = factory.scorer(project)
+    world.fresh_targets()
     world.job_id = finished_job(owner.id, project.id, world.model_id)
     world.document_id = make_document(project.id)
     finished_job(foreign.id, foreign_project.id, _any_model(foreign_project))
@@ -378,7 +412,8 @@ def test_nested_ids_of_another_project_are_not_found(world: World) -> None:
         if not any(f"{{{name}}}" in route
                    for name in ("run_id", "user_id", "credential_id", "model_id",
                                 "dataset_id", "case_id", "job_id",
-                                "document_id", "output_id")):
+                                "document_id", "output_id", "scorer_id",
+                                "scorer_version_id")):
             continue
         body = rule.body(world) if rule.body else None
         reply = _call(browser, method, route.format(**theirs), body)

@@ -56,6 +56,9 @@ class ManualScorer:
             if rating is None or not 1 <= rating <= 5 or criteria:
                 raise ParamsError({"rating": ["A rating from 1 to 5"]})
             return ScoreResult((rating - 1) / 4, passed)
+        if rating is not None:
+            raise ParamsError({"rating": ["This scorer takes a rating per criterion, not an "
+                                          "overall rating"]})
         given = dict(criteria or {})
         if set(given) != set(self.criteria) or not all(1 <= v <= 5 for v in given.values()):
             raise ParamsError({"criteria": [

@@ -14,6 +14,7 @@ from assay.api.runs.results_schemas import (
     ProgressSchema,
     RunSummarySchema,
 )
+from assay.api.runs.scores import score_view
 from assay.core.projects.models import Role
 from assay.core.runs import progress, results
 from assay.core.runs import service as runs
@@ -52,14 +53,16 @@ def list_outputs(args: dict[str, Any], project_id: int, run_id: int) -> Any:
 @blp.get("/<int:run_id>/outputs/<int:output_id>")
 @blp.response(200, OutputDetailSchema)
 def get_output(project_id: int, run_id: int, output_id: int) -> Any:
-    """One output with the raw request and response, and its case's input and expected."""
+    """One output with the raw request and response, its case's input and expected, and
+    its scores (by scorer name, version and source)."""
     project, _ = project_access(project_id, Role.viewer)
     run = runs.get_run(session(), project, run_id)
     output, target, case = results.get_output(session(), run, output_id)
     return {**_output(output, target), "raw_request": output.raw_request,
             "raw_response": output.raw_response, "case_input": case.input,
             "case_expected": case.expected,
-            "finished_at": output.finished_at.isoformat() if output.finished_at else None}
+            "finished_at": output.finished_at.isoformat() if output.finished_at else None,
+            "scores": [score_view(*row) for row in results.output_scores(session(), output.id)]}
 
 
 @blp.get("/<int:run_id>/summary")

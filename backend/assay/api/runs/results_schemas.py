@@ -6,6 +6,7 @@ from marshmallow import Schema, fields, validate
 
 from assay.api.base import PageArgs
 from assay.api.fields import MAX_ID
+from assay.api.runs.scores_schemas import ScoreSchema
 from assay.core.runs.models import CellStatus, RunStatus
 
 ERROR_CLASS = r"^[a-z][a-z0-9_]{0,31}$"
@@ -116,6 +117,7 @@ class OutputDetailSchema(OutputSchema):
     case_input = fields.Dict(required=True)
     case_expected = fields.Dict(required=True, allow_none=True)
     finished_at = _timestamp()
+    scores = fields.List(fields.Nested(ScoreSchema), required=True)
 
 
 class TargetSummarySchema(Schema):

@@ -11,6 +11,7 @@ from assay.core.runs.planning import MAX_GRID_VALUES, MAX_TARGETS
 from assay.core.runs.validation import MAX_CASE_IDS, REASON_CODES
 
 MAX_MICROS = 10**15  # a billion dollars
+MAX_SCORERS = 20
 GRID_VALUES = validate.Length(min=1, max=MAX_GRID_VALUES)
 
 
@@ -71,6 +72,11 @@ class RunCreateSchema(Schema):
                                                             "raises an alert"})
     shards = Count(1, 16, load_default=None, allow_none=True, metadata={
         "description": "Shard runners to start (default: chosen by the server)"})
+    scorer_ids = fields.List(Id(), load_default=list, validate=validate.Length(
+        max=MAX_SCORERS), metadata={
+            "description": f"Up to {MAX_SCORERS} scorers of this project, each once, not "
+                           "archived; the run pins their latest versions and scores every "
+                           "output as it lands (manual ones: reviewers score by hand)"})
 
 
 class RunSettingsSchema(Schema):
@@ -100,6 +106,14 @@ class RunTargetSchema(Schema):
     tokens_out = fields.Integer(required=True)
 
 
+class RunScorerSchema(Schema):
+    scorer_version_id = fields.Integer(required=True)
+    scorer_id = fields.Integer(required=True)
+    name = fields.String(required=True)
+    kind = fields.String(required=True)
+    version = fields.Integer(required=True, metadata={"description": "The version's number"})
+
+
 class RunSchema(Schema):
     id = fields.Integer(required=True)
     name = fields.String(required=True)
@@ -120,6 +134,8 @@ class RunSchema(Schema):
     error = fields.String(required=True, allow_none=True,
                           metadata={"description": "Why the run stopped, when it did"})
     targets = fields.List(fields.Nested(RunTargetSchema), required=True)
+    scorers = fields.List(fields.Nested(RunScorerSchema), required=True, metadata={
+        "description": "The scorer versions the run pinned, in order"})
     created_at = fields.DateTime(required=True)
     started_at = fields.DateTime(required=True, allow_none=True)
     finished_at = fields.DateTime(required=True, allow_none=True)

@@ -10,6 +10,7 @@ from assay.api.base import session
 from assay.core.datasets.models import DatasetVersion
 from assay.core.runs.models import Run
 from assay.core.runs.planning import run_targets
+from assay.core.scoring.service import pinned
 
 RUN_FIELDS = ("id", "name", "status", "total", "succeeded", "failed", "skipped",
               "dataset_version_id", "budget_micros", "alert_threshold", "spent_micros",
@@ -24,6 +25,7 @@ SETTINGS = {"repeats": 1, "concurrency": None, "cache": True, "stream": False,
 def run_views(items: list[Run]) -> list[dict[str, Any]]:
     ids = [r.id for r in items]
     targets = run_targets(session(), ids)
+    scorers = pinned(session(), ids)
     versions = {r.dataset_version_id for r in items}
     datasets: dict[int, int] = {
         version_id: dataset_id for version_id, dataset_id in session().execute(
@@ -33,7 +35,9 @@ def run_views(items: list[Run]) -> list[dict[str, Any]]:
              "dataset_id": datasets.get(r.dataset_version_id),
              "settings": {k: (r.settings or {}).get(k, default) for k, default in SETTINGS.items()},
              "targets": [{**{c: getattr(t, c) for c in TARGET_FIELDS}, "model_name": name}
-                         for t, name in targets[r.id]]}
+                         for t, name in targets[r.id]],
+             "scorers": [{"scorer_version_id": v.id, "scorer_id": c.id, "name": c.name,
+                          "kind": c.kind, "version": v.number} for c, v in scorers[r.id]]}
             for r in items]
 
 

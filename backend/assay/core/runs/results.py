@@ -15,11 +15,13 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_, case, func, or_, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
+from assay.core.auth.models import User
 from assay.core.datasets.models import Case
 from assay.core.errors import Invalid, NotFound
 from assay.core.pagination import Page, paginate
 from assay.core.runs.models import CellStatus, Output, Run, RunTarget
 from assay.core.runs.progress import errors_by_target
+from assay.core.scoring.models import Score, ScorerConfig, ScorerVersion
 
 PERCENTILES = (50, 95)
 
@@ -79,6 +81,20 @@ def get_output(session: Session, run: Run, output_id: int) -> tuple[Output, RunT
     if row is None:
         raise NotFound("Output not found")
     return row[0], row[1], row[2]
+
+
+def output_scores(session: Session, output_id: int
+                  ) -> list[tuple[Score, ScorerConfig, ScorerVersion, User | None]]:
+    """Every score of the output with its scorer, version and author (reviewers' scores),
+    by scorer name, version and source."""
+    rows = session.execute(
+        select(Score, ScorerConfig, ScorerVersion, User)
+        .join(ScorerVersion, ScorerVersion.id == Score.scorer_version_id)
+        .join(ScorerConfig, ScorerConfig.id == ScorerVersion.scorer_id)
+        .outerjoin(User, User.id == Score.author_id)
+        .where(Score.output_id == output_id)
+        .order_by(ScorerConfig.name, ScorerVersion.number, Score.source, Score.id))
+    return [(row[0], row[1], row[2], row[3]) for row in rows]
 
 
 @dataclass

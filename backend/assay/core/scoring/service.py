@@ -16,7 +16,7 @@ from assay.core.base import utcnow
 from assay.core.errors import Conflict, Invalid, NotFound
 from assay.core.pagination import Page, paginate
 from assay.core.projects.models import Project
-from assay.core.scoring.models import ScorerConfig, ScorerVersion
+from assay.core.scoring.models import RunScorer, ScorerConfig, ScorerVersion
 from assay.scorers import registry
 from assay.scorers.base import ParamsError, Scorer
 
@@ -29,6 +29,11 @@ def check_params(kind: str, params: Mapping[str, Any] | None) -> Scorer:
         errors = {("kind" if key == "kind" else f"params.{key}"): messages
                   for key, messages in exc.errors.items()}
         raise Invalid("The scorer is not valid", {"json": errors}) from exc
+
+
+def version_conflict() -> Conflict:
+    return Conflict("The scorer changed meanwhile; reload and try again",
+                    code="VERSION_CONFLICT")
 
 
 def name_taken() -> Conflict:
@@ -63,6 +68,29 @@ def latest_versions(session: Session, scorer_ids: list[int]) -> dict[int, Scorer
         newest, (newest.c.scorer_id == ScorerVersion.scorer_id)
         & (newest.c.n == ScorerVersion.number)))
     return {v.scorer_id: v for v in rows}
+
+
+def versions(session: Session, scorer: ScorerConfig) -> list[ScorerVersion]:
+    """Every version, newest first."""
+    return list(session.scalars(select(ScorerVersion).where(
+        ScorerVersion.scorer_id == scorer.id).order_by(ScorerVersion.number.desc())))
+
+
+def pinned(session: Session,
+           run_ids: list[int]) -> dict[int, list[tuple[ScorerConfig, ScorerVersion]]]:
+    """Each run's scorers, at the versions it pinned, in their order."""
+    out: dict[int, list[tuple[ScorerConfig, ScorerVersion]]] = {r: [] for r in run_ids}
+    if not run_ids:
+        return out
+    rows = session.execute(
+        select(RunScorer.run_id, ScorerConfig, ScorerVersion)
+        .join(ScorerVersion, ScorerVersion.id == RunScorer.scorer_version_id)
+        .join(ScorerConfig, ScorerConfig.id == ScorerVersion.scorer_id)
+        .where(RunScorer.run_id.in_(run_ids))
+        .order_by(RunScorer.run_id, RunScorer.position))
+    for run_id, config, version in rows:
+        out[run_id].append((config, version))
+    return out
 
 
 def list_versions(session: Session, scorer: ScorerConfig, page: int,
@@ -122,8 +150,7 @@ def add_version(session: Session, actor: User | None, project: Project, scorer: 
         session.flush()
     except IntegrityError as exc:  # a concurrent request took this number first
         session.rollback()
-        raise Conflict("The scorer changed meanwhile; reload and try again",
-                       code="VERSION_CONFLICT") from exc
+        raise version_conflict() from exc
     audit.record(session, actor, "scorer.version_added", "scorer", scorer.id, project.id,
                  {"version": number})
     return version
@@ -131,7 +158,9 @@ def add_version(session: Session, actor: User | None, project: Project, scorer: 
 
 def set_archived(session: Session, actor: User | None, project: Project,
                  scorer: ScorerConfig, archived: bool) -> ScorerConfig:
-    scorer.archived_at = utcnow() if archived else None
-    audit.record(session, actor, "scorer.archived" if archived else "scorer.restored",
-                 "scorer", scorer.id, project.id, {})
+    """Idempotent: archiving an archived scorer keeps its date and records nothing."""
+    if (scorer.archived_at is not None) != archived:
+        scorer.archived_at = utcnow() if archived else None
+        audit.record(session, actor, "scorer.archived" if archived else "scorer.restored",
+                     "scorer", scorer.id, project.id, {})
     return scorer

@@ -1,0 +1,47 @@
+"""The scorer kinds Assay knows, as the registry finds them, each described in one line
+taken from its class's docstring (else its module's), so a new kind lists itself."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import sys
+from dataclasses import dataclass
+
+from assay.core.scoring.apply import HUMAN_KINDS, PAIR_KINDS
+from assay.scorers import registry
+
+MODES = ("automatic", "manual", "pairwise")
+
+
+@dataclass(frozen=True)
+class KindInfo:
+    kind: str
+    description: str
+    mode: str
+
+
+def first_sentence(doc: str | None) -> str:
+    """The first sentence of a docstring's first paragraph, on one line."""
+    paragraph = inspect.cleandoc(doc or "").split("\n\n", 1)[0]
+    line = " ".join(paragraph.split())
+    found = re.match(r"(.+?[.!?])(?=\s+[A-Z]|$)", line)  # not at "e.g. x"
+    return found.group(1) if found else line
+
+
+def mode_of(kind: str) -> str:
+    if kind in HUMAN_KINDS:
+        return "manual"
+    return "pairwise" if kind in PAIR_KINDS else "automatic"
+
+
+def describe(cls: type) -> str:
+    own = cls.__dict__.get("__doc__")  # not a base class's: it describes no kind
+    module = sys.modules.get(cls.__module__)
+    return first_sentence(own) or first_sentence(module.__doc__ if module else None)
+
+
+def known_kinds() -> list[KindInfo]:
+    """Every kind, sorted by name."""
+    return [KindInfo(kind, describe(cls), mode_of(kind))
+            for kind, cls in sorted(registry.kinds().items())]
