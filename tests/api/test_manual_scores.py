@@ -15,7 +15,7 @@ from assay.core.auth.models import User
 from assay.core.projects.models import AuditEvent, Project, Role
 from assay.core.runs.models import Output
 from assay.core.scoring.apply import CellScore, insert_scores, score_row
-from assay.core.scoring.models import Score, ScorerConfig, ScorerVersion
+from assay.core.scoring.models import Score
 from assay.extensions import db
 from assay.scorers.base import Evidence, ScoreResult
 from tests.factories import Factory, Session, race, succeed
@@ -217,20 +217,15 @@ def test_only_outputs_with_a_reply_are_scored(review: Review) -> None:
     assert _scores() == 0
 
 
-def _automatic_scorer(project: Project, name: str = "Pattern") -> tuple[int, int]:
-    """A scorer Assay applies itself, written as a row (its kind's module is not needed)."""
-    with db.factory() as session:
-        config = ScorerConfig(project_id=project.id, name=name, kind="regex")
-        session.add(config)
-        session.flush()
-        version = ScorerVersion(scorer_id=config.id, number=1, params={"pattern": "^R"})
-        session.add(version)
-        session.commit()
-        return config.id, version.id
+def _automatic_scorer(review: Review) -> int:
+    """A scorer Assay applies itself: its version's id."""
+    _, version_id = review.factory.scorer(review.project, "Pattern", kind="regex",
+                                          params={"pattern": "^R"})
+    return version_id
 
 
 def test_only_manual_scorers_take_scores_by_hand(review: Review) -> None:
-    _, automatic = _automatic_scorer(review.project)
+    automatic = _automatic_scorer(review)
     message = _field_error(_put(review, {"rating": 3}, version_id=automatic), "path",
                            "scorer_version_id")
     assert "'regex'" in message and "manual" in message
@@ -302,7 +297,7 @@ def test_roles(review: Review) -> None:
 
 def test_the_output_detail_shows_every_field_of_a_score(review: Review) -> None:
     assert review.detail()["scores"] == []
-    _, version_id = _automatic_scorer(review.project)
+    version_id = _automatic_scorer(review)
     result = ScoreResult(0.0, False, rationale="No match", severity="error",
                          evidence=(Evidence(0, 0, 5, "Reply", "pattern"),),
                          flags=("pii:email",), details={"pattern": "^R"})

@@ -64,11 +64,13 @@ def make_tenant(factory: Factory) -> Tenant:
     run_id = factory.finished_run(owner, project, execute=True)
     member = factory.member(project, Role.editor)
     token = factory.api_token(owner)
+    scorer_id, scorer_version_id = factory.scorer(project)
     with db.factory() as session:
         token_id = session.scalars(select(ApiToken.id).where(ApiToken.user_id == owner.id)).one()
     return Tenant(token=token, ids={"project_id": project.id, "run_id": run_id,
                                     "user_id": member.id, "token_id": token_id,
-                                    "output_id": first_output(run_id)})
+                                    "output_id": first_output(run_id), "scorer_id": scorer_id,
+                                    "scorer_version_id": scorer_version_id})
 
 
 def _streams_only(operation: Any) -> bool:

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import func, select
 
 from assay.core.projects.models import AuditEvent, Project, Role
-from assay.core.scoring.kinds import first_sentence, known_kinds
+from assay.core.scoring.kinds import describe, first_sentence, known_kinds
 from assay.core.scoring.models import RunScorer, ScorerConfig, ScorerVersion
 from assay.extensions import db
 from assay.scorers import registry
@@ -139,6 +139,26 @@ def test_bad_scorers_are_refused_with_the_field(owner: tuple[Session, int],
     assert _counts() == (0, 0)
 
 
+@pytest.mark.parametrize(("params", "field", "message"), [
+    ({"pattern": "("}, "params.pattern", "Invalid regular expression"),
+    ({}, "params.pattern", "Missing required field"),
+    ({"pattern": "a", "bogus": 1}, "params.bogus", "Unknown field"),
+])
+def test_each_kind_checks_its_own_params(owner: tuple[Session, int], params: dict[str, Any],
+                                         field: str, message: str) -> None:
+    browser, pid = owner
+    reply = browser.post(_url(pid), json={"name": "Pattern", "kind": "regex",
+                                          "params": params})
+    assert reply.status_code == 422, reply.json
+    assert list(reply.json["errors"]["json"]) == [field]
+    assert message in reply.json["errors"]["json"][field][0]
+    made = _create(browser, pid, name="Pattern", kind="regex", params={"pattern": "^A"})
+    assert made["kind"] == "regex" and made["latest"]["params"] == {"pattern": "^A"}
+    reply = browser.post(_url(pid, f"/{made['id']}/versions"), json={"params": params})
+    assert reply.status_code == 422 and list(reply.json["errors"]["json"]) == [field]
+    assert _counts() == (1, 1)
+
+
 def test_params_are_required(owner: tuple[Session, int]) -> None:
     browser, pid = owner
     reply = browser.post(_url(pid), json={"name": "Review", "kind": "manual"})
@@ -162,7 +182,8 @@ def test_archive_hides_and_restore_shows(owner: tuple[Session, int]) -> None:
     restored = browser.post(_url(pid, f"/{made['id']}/restore")).json
     assert restored["archived_at"] is None and restored["versions"] == made["versions"]
     assert browser.get(_url(pid)).json["total"] == 1
-    assert _actions(pid)[-2:] == ["scorer.archived", "scorer.restored"]
+    assert browser.post(_url(pid, f"/{made['id']}/restore")).status_code == 200
+    assert _actions(pid)[-3:] == ["scorer.created", "scorer.archived", "scorer.restored"]
 
 
 def test_the_list_filters_by_kind_newest_first(owner: tuple[Session, int]) -> None:
@@ -217,8 +238,12 @@ def test_the_kinds_list_every_registered_kind(factory: Factory) -> None:
     browser = factory.signed_in()
     kinds = browser.get("/api/scorer-kinds").json
     assert [k["kind"] for k in kinds] == sorted(registry.kinds())
-    manual = next(k for k in kinds if k["kind"] == "manual")
-    assert manual["mode"] == "manual" and manual["description"].startswith("Manual scores")
+    modes = {k["kind"]: k["mode"] for k in kinds}
+    assert (modes["manual"], modes["pairwise_judge"], modes["regex"]) == (
+        "manual", "pairwise", "automatic")
+    described = {k["kind"]: k["description"] for k in kinds}
+    assert described["manual"].startswith("Manual scores")
+    assert described["rules"].startswith("The `rules` scorer")  # its class documents params
     assert all(k["description"] and "\n" not in k["description"] for k in kinds)
     assert kinds == [{"kind": k.kind, "description": k.description, "mode": k.mode}
                      for k in known_kinds()]
@@ -239,6 +264,26 @@ def test_the_kinds_need_a_signed_in_user(app: Any) -> None:
 ])
 def test_a_kind_is_described_by_its_first_sentence(doc: str | None, line: str) -> None:
     assert first_sentence(doc) == line
+
+
+class _Documented:
+    """Checks the output. More words."""
+
+
+class _Inherits(_Documented):
+    pass
+
+
+class _ParamsFirst:
+    """params: {"x": 1}. Building it checks x."""
+
+
+def test_a_kind_without_its_own_description_takes_its_modules() -> None:
+    module_line = first_sentence(__doc__)
+    assert module_line.startswith("Scorers through the API:")
+    assert describe(_Documented) == "Checks the output."
+    assert describe(_Inherits) == module_line  # a base class's docstring is not its own
+    assert describe(_ParamsFirst) == module_line
 
 
 # --- runs pin scorers -----------------------------------------------------------------------

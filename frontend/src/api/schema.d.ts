@@ -2035,6 +2035,323 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/scorer-kinds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every kind a scorer can be, with what it checks (any signed-in user). */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ScorerKind"][];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/scorers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    page_size?: number;
+                    include_archived?: boolean;
+                    /** @description Only scorers of this kind */
+                    kind?: string | null;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ScorerPage"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        /**
+         * The scorer with its version 1. Name unique per project (409 NAME_TAKEN); params
+         *     checked by the kind (422 with errors under params.<field>, or kind).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ScorerCreate"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ScorerDetail"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/scorers/{scorer_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                scorer_id: number;
+            };
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    scorer_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ScorerDetail"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/scorers/{scorer_id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                scorer_id: number;
+            };
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    page_size?: number;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                    scorer_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ScorerVersionPage"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        /** A new immutable version, numbered after the latest; runs and scores keep theirs. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    scorer_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ScorerVersionWrite"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ScorerVersion"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/scorers/{scorer_id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                scorer_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hidden from lists and refused for new runs; runs and scores keep it. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    scorer_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ScorerDetail"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/scorers/{scorer_id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                scorer_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    scorer_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ScorerDetail"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/runs/{run_id}": {
         parameters: {
             query?: never;
@@ -2301,6 +2618,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/runs/{run_id}/outputs/{output_id}/scores/{scorer_version_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+                output_id: number;
+                scorer_version_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Your score of this output by a manual scorer of the project (any of its versions,
+         *     pinned by the run or not); saving again updates it. 422 when the values do not fit the
+         *     scorer's scale (errors name the field), the scorer is archived or not manual, or the
+         *     output has no reply.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                    output_id: number;
+                    scorer_version_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ManualScore"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Score"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        post?: never;
+        /** Remove your own score (undo); 404 when you have none there. */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                    output_id: number;
+                    scorer_version_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No Content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/runs/{run_id}/progress": {
         parameters: {
             query?: never;
@@ -2410,7 +2808,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** One output with the raw request and response, and its case's input and expected. */
+        /**
+         * One output with the raw request and response, its case's input and expected, and
+         *     its scores (by scorer name, version and source).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3974,6 +4375,85 @@ export interface components {
             /** @default null */
             note?: string | null;
         };
+        ScorerKind: {
+            kind: string;
+            description: string;
+            /**
+             * @description automatic: Assay scores each output as it lands; manual: reviewers score outputs by hand; pairwise: a judge compares two outputs of a case
+             * @enum {string}
+             */
+            mode: "automatic" | "manual" | "pairwise";
+        };
+        ScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: {
+                [key: string]: unknown;
+            };
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        Scorer: {
+            id: number;
+            name: string;
+            kind: string;
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["ScorerVersion"];
+        };
+        ScorerPage: {
+            items: components["schemas"]["Scorer"][];
+            total: number;
+            page: number;
+            page_size: number;
+        };
+        ScorerCreate: {
+            /** @description The kind's parameters, checked by the kind itself (422 with errors under params.<field>); GET /api/scorer-kinds lists the kinds */
+            params: {
+                [key: string]: unknown;
+            };
+            /** @default null */
+            note?: string | null;
+            name: string;
+            kind: string;
+            /** @default null */
+            description?: string | null;
+        };
+        ScorerDetail: {
+            id: number;
+            name: string;
+            kind: string;
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["ScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["ScorerVersion"][];
+        };
+        ScorerVersionPage: {
+            items: components["schemas"]["ScorerVersion"][];
+            total: number;
+            page: number;
+            page_size: number;
+        };
+        ScorerVersionWrite: {
+            /** @description The kind's parameters, checked by the kind itself (422 with errors under params.<field>); GET /api/scorer-kinds lists the kinds */
+            params: {
+                [key: string]: unknown;
+            };
+            /** @default null */
+            note?: string | null;
+        };
         RunBudget: {
             /** @description The run's new spending cap in micro-dollars (null: none); not below what it has spent and holds */
             budget_micros: number | null;
@@ -4008,6 +4488,14 @@ export interface components {
             tokens_in: number;
             tokens_out: number;
         };
+        RunScorer: {
+            scorer_version_id: number;
+            scorer_id: number;
+            name: string;
+            kind: string;
+            /** @description The version's number */
+            version: number;
+        };
         Run: {
             id: number;
             name: string;
@@ -4029,12 +4517,75 @@ export interface components {
             /** @description Why the run stopped, when it did */
             error: string | null;
             targets: components["schemas"]["RunTarget"][];
+            /** @description The scorer versions the run pinned, in order */
+            scorers: components["schemas"]["RunScorer"][];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             started_at: string | null;
             /** Format: date-time */
             finished_at: string | null;
+        };
+        ManualScore: {
+            /**
+             * @description Scale 1-5: required. Which fields a scorer takes follows its scale (params.scale)
+             * @default null
+             */
+            rating?: number | null;
+            /**
+             * @description Scale pass_fail: required; optional with the other scales
+             * @default null
+             */
+            passed?: boolean | null;
+            /** @description Scale criteria: a rating 1-5 for each of the scorer's criteria */
+            criteria?: {
+                [key: string]: number;
+            };
+            /** @default null */
+            comment?: string | null;
+        };
+        Evidence: {
+            /** @description The message of the conversation or trace it points at */
+            message_index: number | null;
+            start: number | null;
+            end: number | null;
+            text: string;
+            /** @description The rule or criterion it supports */
+            label: string;
+        };
+        Score: {
+            id: number;
+            scorer_id: number;
+            scorer_name: string;
+            scorer_version_id: number;
+            /** @description The version's number */
+            version: number;
+            kind: string;
+            /** @description "" for deterministic kinds, the judge model for judges, "user:<id>" for a reviewer */
+            source: string;
+            /** @description 0..1; null: scoring failed (see error) */
+            value: number | null;
+            passed: boolean | null;
+            /** @description Per-criterion values, 0..1 each */
+            criteria: {
+                [key: string]: number;
+            };
+            rationale: string;
+            evidence: components["schemas"]["Evidence"][];
+            severity: string | null;
+            flags: string[];
+            /** @description Kind-specific; manual scores keep what was entered under entered */
+            details: {
+                [key: string]: unknown;
+            };
+            error: string | null;
+            author_id: number | null;
+            author_name: string | null;
+            comment: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         TargetProgress: {
             target_id: number;
@@ -4153,6 +4704,7 @@ export interface components {
             } | null;
             /** Format: date-time */
             finished_at: string | null;
+            scores: components["schemas"]["Score"][];
         };
         TargetSummary: {
             target_id: number;
@@ -4274,6 +4826,8 @@ export interface components {
              * @default null
              */
             shards?: number | null;
+            /** @description Up to 20 scorers of this project, each once, not archived; the run pins their latest versions and scores every output as it lands (manual ones: reviewers score by hand) */
+            scorer_ids?: number[];
         };
         TargetEstimate: {
             label: string;

@@ -1,5 +1,5 @@
 """The scorer kinds Assay knows, as the registry finds them, each described in one line
-taken from its class's docstring (else its module's), so a new kind lists itself."""
+taken from its class's docstring or its module's, so a new kind lists itself."""
 
 from __future__ import annotations
 
@@ -36,9 +36,13 @@ def mode_of(kind: str) -> str:
 
 
 def describe(cls: type) -> str:
-    own = cls.__dict__.get("__doc__")  # not a base class's: it describes no kind
+    """The class's own docstring (a base class's describes no kind), unless it opens with
+    the params it takes: then the module's, which says what the kind checks."""
+    own = first_sentence(cls.__dict__.get("__doc__"))
+    if own and not own.lower().startswith("params"):
+        return own
     module = sys.modules.get(cls.__module__)
-    return first_sentence(own) or first_sentence(module.__doc__ if module else None)
+    return first_sentence(module.__doc__ if module else None) or own
 
 
 def known_kinds() -> list[KindInfo]:
