@@ -56,7 +56,7 @@ class World:
 
     def path_args(self) -> dict[str, int]:
         return {"project_id": self.project.id, "run_id": self.run_id,
-                "user_id": self.target.id, "token_id": self.token_id,
+                "base_run_id": self.run_id, "user_id": self.target.id, "token_id": self.token_id,
                 "credential_id": self.credential_id, "model_id": self.model_ids[0],
                 "dataset_id": self.dataset_id, "case_id": self.case_id,
                 "job_id": self.job_id, "document_id": self.document_id,

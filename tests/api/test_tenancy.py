@@ -27,6 +27,7 @@ from assay.core.runs.models import Run, RunTarget
 from assay.core.scoring.manual import own_score, source_of
 from assay.core.scoring.models import Score
 from assay.extensions import db
+from tests.api.stats_data import make_scorer, pin
 from tests.api.test_generation import finished_job, make_document
 from tests.factories import Factory, Session, first_output, succeed
 
@@ -61,7 +62,8 @@ class World:
     scorer_version_id: int = 0
 
     def path_args(self) -> dict[str, int]:
-        return {"project_id": self.project.id, "run_id": self.run_id, "user_id": self.target.id,
+        return {"project_id": self.project.id, "run_id": self.run_id,
+                "base_run_id": self.run_id, "user_id": self.target.id,
                 "credential_id": self.credential_id, "model_id": self.model_id,
                 "dataset_id": self.dataset_id, "case_id": self.case_id,
                 "job_id": self.job_id, "document_id": self.document_id,
@@ -202,6 +204,10 @@ ROUTES: dict[tuple[str, str], Rule] = {
     ("GET", PROJECT + "/runs/{run_id}/progress"): Rule(Role.viewer),
     ("GET", PROJECT + "/runs/{run_id}/summary"): Rule(Role.viewer),
     ("GET", PROJECT + "/runs/{run_id}/events"): Rule(Role.viewer),
+    ("GET", PROJECT + "/runs/{run_id}/statistics"): Rule(Role.viewer),
+    ("GET", PROJECT + "/runs/{run_id}/statistics/facets"): Rule(Role.viewer),
+    ("GET", PROJECT + "/runs/{run_id}/compare-targets"): Rule(Role.viewer),
+    ("GET", PROJECT + "/runs/{run_id}/compare/{base_run_id}"): Rule(Role.viewer),
     ("POST", PROJECT + "/runs/{run_id}/pause"): Rule(Role.editor, 200,
                                                      lambda w: w.run_in("running")),
     ("POST", PROJECT + "/runs/{run_id}/resume"): Rule(Role.editor, 200,
@@ -298,6 +304,7 @@ def build_world(factory: Factory) -> World:
     foreign_project = factory.project(foreign, "Elsewhere")
     users[FOREIGN] = foreign
     run_id = factory.finished_run(owner, project)
+    pin(run_id, make_scorer(project.id))  # the run's statistics have a scorer to speak of
     factory.finished_run(foreign, foreign_project)
     world = World(factory=factory, project=project, users=users, run_id=run_id,
                   target=factory.member(project, Role.viewer), newcomer=factory.user(),

@@ -3102,6 +3102,220 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/runs/{run_id}/statistics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Per target and scorer: outputs scored, failed scores, the mean with a bootstrap
+         *     interval clustered by case, the pass rate with a Wilson interval, per-criterion avg,
+         *     min, max and std, flakiness across repeats, agreement between judges (Krippendorff's
+         *     alpha; Cohen's kappa on pass/fail for two) and between judges and people who scored
+         *     the same outputs. No scores yet: numbers are null and counts 0.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only this scorer version (one of the run's, else 422) */
+                    scorer_version_id?: number | null;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RunStatistics"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/statistics/facets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Per target, one scorer's scored outputs grouped by tag, length bucket and
+         *     difficulty, each group with its mean (interval clustered by case) and pass rate.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A scorer version the run pins or holds scores of; the run's first if omitted */
+                    scorer_version_id?: number | null;
+                    /** @description Only this target of the run (else 422); every target if omitted */
+                    target_id?: number | null;
+                    /** @description Length buckets count the characters of the case's input or of the output */
+                    length_of?: "input" | "output";
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RunFacets"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/compare-targets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Target B against target A of this run on the cases both scored (case means): the
+         *     mean difference B - A with its paired bootstrap interval, the effect size, the
+         *     p-value (exact McNemar for pass/fail, else Wilcoxon signed-rank) and the verdict.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A target of the run; the run's first if omitted */
+                    target_a?: number | null;
+                    /** @description Another target of the run; the run's second if omitted */
+                    target_b?: number | null;
+                    /** @description A scorer version the run pins or holds scores of; the run's first if omitted */
+                    scorer_version_id?: number | null;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TargetComparison"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/compare/{base_run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+                base_run_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * This run (B) against a base run (A) of the same dataset, target by matched target
+         *     (by label, else by model), on the cases both scored.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A scorer version of this run; the base run is read with the same version, else with its own version of the same scorer. This run's first scorer if omitted */
+                    scorer_version_id?: number | null;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                    base_run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RunComparison"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/generation": {
         parameters: {
             query?: never;
@@ -4874,6 +5088,235 @@ export interface components {
             assumptions: components["schemas"]["EstimateAssumptions"];
             /** @description Every reason the run could not start (as the 422 RUN_NOT_READY) */
             problems: components["schemas"]["Reason"][];
+        };
+        StatsScorer: {
+            scorer_version_id: number;
+            scorer_id: number;
+            name: string;
+            kind: string;
+            /** @description The version's number */
+            version: number;
+            /** @description The run applies it; false: the run only holds scores of it by hand */
+            pinned: boolean;
+        };
+        StatsMean: {
+            /** @description Mean of case means; null without values */
+            mean: number | null;
+            /** @description Bootstrap interval clustered by case; null with fewer than two cases */
+            low: number | null;
+            high: number | null;
+            /** @description Cases with a value */
+            n_cases: number;
+            /** @description Outputs with a value */
+            n_values: number;
+            confidence: number;
+        };
+        StatsRate: {
+            k: number;
+            n: number;
+            /** @description k / n; null when n is 0 */
+            estimate: number | null;
+            /** @description Wilson score interval */
+            low: number | null;
+            high: number | null;
+            confidence: number;
+        };
+        StatsCriterion: {
+            name: string;
+            /** @description Outputs scored on the criterion */
+            n: number;
+            avg: number;
+            min: number;
+            max: number;
+            /** @description Population standard deviation */
+            std: number;
+        };
+        StatsFlakyCase: {
+            case_id: number;
+            repeats: number;
+            mean: number;
+            std: number;
+            /** @description max - min over repeats */
+            spread: number;
+            /** @description Repeats that passed, for pass/fail values */
+            passes: number | null;
+        };
+        StatsFlakiness: {
+            /** @description Cases with at least two repeats */
+            n_cases: number;
+            /** @description Cases whose repeats disagree */
+            n_flaky: number;
+            flaky_share: components["schemas"]["StatsRate"];
+            /** @description Mean within-case standard deviation */
+            mean_std: number | null;
+            /** @description Pass/fail values */
+            binary: boolean;
+            /** @description Flaky cases, the widest spread first (at most 50) */
+            cases: components["schemas"]["StatsFlakyCase"][];
+        };
+        StatsRater: {
+            /** @description A judge model, or user:<id> for a reviewer */
+            source: string;
+            /** @description Outputs it gave a value */
+            n: number;
+            mean: number | null;
+        };
+        StatsAlpha: {
+            /** @description Krippendorff's alpha; null when undefined (no shared unit, no variation) */
+            alpha: number | null;
+            level: string;
+            /** @description Raters */
+            n_judges: number;
+            /** @description Outputs rated at least twice */
+            n_units: number;
+            n_values: number;
+            observed_disagreement: number | null;
+            expected_disagreement: number | null;
+        };
+        StatsKappa: {
+            /** @description Cohen's kappa; null when undefined */
+            kappa: number | null;
+            /** @description Items both rated */
+            n: number;
+            /** @description Items one of them did not rate */
+            dropped: number;
+            observed_agreement: number | null;
+            expected_agreement: number | null;
+            weights: string | null;
+        };
+        StatsAgreement: {
+            raters: components["schemas"]["StatsRater"][];
+            /** @description Interval level, one unit per output */
+            alpha: components["schemas"]["StatsAlpha"];
+            /** @description On pass/fail verdicts, for exactly two raters who gave them */
+            kappa: components["schemas"]["StatsKappa"] | (Record<string, never> | null);
+        };
+        StatsJudgeHuman: {
+            /** @description The judge model; null: the mean of the judges */
+            judge: string | null;
+            /** @description The manual scorer people scored with */
+            human_scorer_version_id: number;
+            reviewers: number;
+            /** @description Outputs both the judge and a person scored */
+            n: number;
+            judge_only: number;
+            human_only: number;
+            exact_agreement: number | null;
+            mean_abs_difference: number | null;
+            alpha: components["schemas"]["StatsAlpha"];
+            /** @description Quadratic weights over the distinct values; read alpha for continuous scores */
+            kappa: components["schemas"]["StatsKappa"];
+        };
+        TargetStatistics: {
+            target_id: number;
+            label: string;
+            model_id: number | null;
+            scorer_version_id: number;
+            /** @description The target's succeeded outputs */
+            n_outputs: number;
+            /** @description Outputs with a value from the scorer */
+            n_scored: number;
+            /** @description Scores that failed (no value, an error) */
+            n_failed: number;
+            mean: components["schemas"]["StatsMean"];
+            /** @description Outputs that passed (every verdict a pass) over outputs with one */
+            pass_rate: components["schemas"]["StatsRate"];
+            criteria: components["schemas"]["StatsCriterion"][];
+            /** @description null unless some case ran more than once */
+            flakiness: components["schemas"]["StatsFlakiness"] | (Record<string, never> | null);
+            /** @description Between the scorer's judges or reviewers; null with fewer than two */
+            agreement: components["schemas"]["StatsAgreement"] | (Record<string, never> | null);
+            judge_human: components["schemas"]["StatsJudgeHuman"][];
+        };
+        RunStatistics: {
+            run_id: number;
+            scorers: components["schemas"]["StatsScorer"][];
+            /** @description One per target and scorer, target by target */
+            items: components["schemas"]["TargetStatistics"][];
+        };
+        StatsFacetGroup: {
+            key: string;
+            n_outputs: number;
+            n_cases: number;
+            mean: components["schemas"]["StatsMean"];
+            pass_rate: components["schemas"]["StatsRate"];
+        };
+        StatsTargetFacets: {
+            target_id: number;
+            label: string;
+            model_id: number | null;
+            /** @description Outputs the scorer scored */
+            n_outputs: number;
+            by_tag: components["schemas"]["StatsFacetGroup"][];
+            by_length: components["schemas"]["StatsFacetGroup"][];
+            by_difficulty: components["schemas"]["StatsFacetGroup"][];
+        };
+        RunFacets: {
+            run_id: number;
+            scorer: components["schemas"]["StatsScorer"];
+            /** @enum {string} */
+            length_of: "input" | "output";
+            targets: components["schemas"]["StatsTargetFacets"][];
+        };
+        StatsTarget: {
+            target_id: number;
+            label: string;
+            model_id: number | null;
+        };
+        StatsPaired: {
+            /** @description Cases both sides scored */
+            n: number;
+            /** @description Cases only A scored */
+            dropped_a: number;
+            /** @description Cases only B scored */
+            dropped_b: number;
+            mean_a: number | null;
+            mean_b: number | null;
+            /** @description B - A over the case means */
+            mean_difference: number | null;
+            /** @description Paired bootstrap interval of the mean difference */
+            low: number | null;
+            high: number | null;
+            /** @description Cohen's d_z; null when the differences do not vary */
+            effect_size: number | null;
+            /** @description B - A, for pass/fail values */
+            pass_rate_difference: number | null;
+            b_higher: number;
+            a_higher: number;
+            equal: number;
+            p_value: number | null;
+            /** @enum {string|null} */
+            test: "mcnemar_exact" | "wilcoxon_signed_rank" | null;
+            binary: boolean;
+            /** @enum {string} */
+            verdict: "B better" | "A better" | "not distinguishable";
+            confidence: number;
+        };
+        TargetComparison: {
+            run_id: number;
+            scorer: components["schemas"]["StatsScorer"];
+            target_a: components["schemas"]["StatsTarget"];
+            target_b: components["schemas"]["StatsTarget"];
+            comparison: components["schemas"]["StatsPaired"];
+        };
+        StatsTargetPair: {
+            /** @description Of the base run */
+            target_a: components["schemas"]["StatsTarget"];
+            target_b: components["schemas"]["StatsTarget"];
+            comparison: components["schemas"]["StatsPaired"];
+        };
+        RunComparison: {
+            /** @description B */
+            run_id: number;
+            /** @description A */
+            base_run_id: number;
+            scorer: components["schemas"]["StatsScorer"];
+            /** @description The same version, or the base run's version of the same scorer */
+            base_scorer: components["schemas"]["StatsScorer"];
+            pairs: components["schemas"]["StatsTargetPair"][];
+            /** @description Targets of the base run without a match */
+            unmatched_a: components["schemas"]["StatsTarget"][];
+            unmatched_b: components["schemas"]["StatsTarget"][];
         };
         JobEstimate: {
             calls: number;
