@@ -147,3 +147,76 @@ def test_a_trace_run_is_scored_by_the_scoring_job(
     assert score_run(run_id) == 0  # nothing scored twice
     verdicts = sorted(next(iter(s.values())).passed for s in _scores(run_id).values())
     assert verdicts == [False, True]
+
+
+RAG = {"groundedness": 5, "relevance": 4, "coherence": 5, "fluency": 3}
+VERDICT = {"pass": False, "severity": "high", "cluster": "unverified",
+           "reason": "The reply claims what it never checked.",
+           "evidence": [{"idx": 1, "label": "Claim", "detail": "says"}]}
+
+
+def _judge(project_id: int, name: str, model: str) -> None:
+    with db.factory() as session:
+        credential = session.scalar(select(Credential).where(
+            Credential.project_id == project_id))
+        assert credential is not None
+        session.add(ModelConfig(project_id=project_id, credential_id=credential.id, name=name,
+                                model=model, params={"max_tokens": 2000}))
+        session.commit()
+
+
+def test_every_automatic_kind_scores_through_a_real_run(
+        factory: Factory, settings: Settings, fake: FakeProviderThread) -> None:  # noqa: F811
+    """Each kind of the registry that scores on its own (people score `manual`; pairwise
+    judges compare two targets) scores the fake provider's replies through the shard."""
+    configure(fake, latency_ms=0, scripts=[
+        {"model": "fake-rag", "pattern": "", "reply": json.dumps({"criteria": {
+            k: {"score": v, "rationale": f"{k} is fine."} for k, v in RAG.items()},
+            "summary": "Fine."})},
+        {"model": "fake-verdict", "pattern": "", "reply": json.dumps(VERDICT)}])
+    s = setup(factory, settings, fake, cases=2)
+    _judge(s.project.id, "Rag judge", "fake-rag")
+    _judge(s.project.id, "Verdict judge", "fake-verdict")
+    kinds: dict[str, dict[str, Any]] = {
+        "equals": {"value": "nope"}, "contains": {"value": "says"},
+        "contains_all": {"values": ["says", "question"]},
+        "contains_any": {"values": ["nope", "says"]}, "regex": {"pattern": r"question \d"},
+        "starts_with": {"value": "fake"}, "is_json": {}, "json_schema": {"schema": {}},
+        "key_points": {"points": ["question"]}, "must_include": {"terms": ["says"]},
+        "must_not_include": {"terms": ["password"]}, "length": {"max": 200},
+        "latency": {"max_ms": 60_000}, "cost": {"max_micros": 1_000_000},
+        "similarity": {"value": "fake-fast says: question 0"},
+        "safety": {"checks": ["pii", "jailbreak"], "action": "block"},
+        "rules": {"yaml": RULES},
+        "code_execution": {"tests": [{"call": "f(1)", "expected": 2}]},
+        "rag_metrics": {"judges": ["Rag judge"]},
+        "verdict_judge": {"rubric": "Fail a reply that claims what it never checked.",
+                          "judges": ["Verdict judge"]}}
+    with db.factory() as session:
+        project = session.get(Project, s.project.id)
+        assert project is not None
+        project.settings = {**(project.settings or {}), "code_execution": True}
+        dataset = create_dataset(session, None, project, "grounded", "questions", [
+            {"input": {"question": f"question {i}"},
+             "expected": {"context": "Questions are numbered from zero."}} for i in range(2)])
+        ids = [create_scorer(session, None, project, {"name": kind, "kind": kind,
+                                                      "params": params})[0].id
+               for kind, params in kinds.items()]
+        run = plan_run(session, None, project, RunSpec(
+            dataset_id=dataset.id, targets=(TargetSpec(s.model_ids[0]),),
+            scorer_ids=tuple(ids), cache=False))
+        session.commit()
+        run_id = run.id
+    execute_run(run_id)
+    scores = _scores(run_id)
+    assert len(scores) == 2
+    for by_kind in scores.values():
+        assert set(by_kind) == set(kinds)
+        failed = {kind: row.error for kind, row in by_kind.items() if row.value is None}
+        assert failed == {}  # every kind produced a value, none an error
+        assert by_kind["equals"].passed is False and by_kind["contains"].passed is True
+        assert by_kind["is_json"].passed is False and by_kind["safety"].passed is True
+        assert by_kind["code_execution"].value == 0.0  # a reply that is no code fails its test
+        assert by_kind["rag_metrics"].criteria["groundedness"] == 1.0
+        assert by_kind["verdict_judge"].passed is False
+        assert by_kind["verdict_judge"].evidence[0]["message_index"] == 1

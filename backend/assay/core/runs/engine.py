@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from assay.core.runs.service import Cell, CellResult
-from assay.core.scoring.apply import Applied, reference_of, score_subject
+from assay.core.scoring.apply import Applied, grounding_of, reference_of, score_subject
 from assay.providers.base import INTERNAL, ChatRequest, Endpoint
 from assay.providers.client import LLMClient
 from assay.providers.pricing import cost_micros
@@ -47,7 +47,7 @@ async def execute_cell(client: LLMClient, cell: Cell, scoring: Scoring | None = 
 def subject_of(cell: Cell, result: CellResult) -> Subject:
     return Subject(
         output=result.text, input=cell.case_input, expected=cell.expected,
-        reference=reference_of(cell.expected, cell.turn),
+        reference=reference_of(cell.expected, cell.turn), context=grounding_of(cell.expected),
         messages=[*cell.messages, {"role": "assistant", "content": result.text or ""}],
         latency_ms=result.latency_ms, cost_micros=result.cost_micros,
         tokens_in=result.tokens_in, tokens_out=result.tokens_out)

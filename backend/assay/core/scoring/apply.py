@@ -75,6 +75,12 @@ def reference_of(expected: Mapping[str, Any] | None, turn: int) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def grounding_of(expected: Mapping[str, Any] | None) -> str | None:
+    """What RAG metrics judge groundedness against: the case's `expected.context`."""
+    value = (expected or {}).get("context")
+    return value if isinstance(value, str) and value.strip() else None
+
+
 async def score_subject(applied: Sequence[Applied], subject: Subject,
                         ctx: Context) -> tuple[CellScore, ...]:
     """Every scorer's results for one output; a scorer that raises gives a failed score

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from assay.core.datasets.models import Case
 from assay.core.runs.models import CellStatus, Output
-from assay.core.scoring.apply import Applied, reference_of
+from assay.core.scoring.apply import Applied, grounding_of, reference_of
 from assay.core.scoring.models import Score
 from assay.scorers.base import Subject
 
@@ -65,7 +65,7 @@ def unscored(session: Session, run_id: int, applied: Sequence[Applied], after_id
             continue
         out.append(Pending(r.id, Subject(
             output=r.text, input=r.input or {}, expected=r.expected,
-            reference=reference_of(r.expected, r.turn),
+            reference=reference_of(r.expected, r.turn), context=grounding_of(r.expected),
             messages=_messages(r.trace, r.raw_request, r.text), latency_ms=r.latency_ms,
             cost_micros=r.cost_micros, tokens_in=r.tokens_in, tokens_out=r.tokens_out,
             tags=tuple(r.tags or ()), difficulty=r.difficulty), missing))
