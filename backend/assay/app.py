@@ -14,6 +14,7 @@ from assay.api import security
 from assay.api.auth.routes import blp as auth_blp
 from assay.api.credentials.routes import blp as credentials_blp
 from assay.api.credentials.routes import kinds_blp as provider_kinds_blp
+from assay.api.critiques.routes import blp as critiques_blp
 from assay.api.datasets.routes import blp as datasets_blp
 from assay.api.datasets.transfer import blp as dataset_transfer_blp
 from assay.api.errors import AssayApi, register_error_handlers
@@ -32,7 +33,7 @@ from assay.settings import REPO_ROOT, Settings
 
 BLUEPRINTS = [auth_blp, projects_blp, members_blp, provider_kinds_blp, credentials_blp,
               models_blp, datasets_blp, dataset_transfer_blp, prompts_blp, scorer_kinds_blp,
-              scorers_blp, runs_blp, generation_blp, documents_blp, health_blp]
+              scorers_blp, runs_blp, generation_blp, documents_blp, health_blp, critiques_blp]
 DOCS_ASSETS = "/api/docs/assets/"
 
 

@@ -25,6 +25,9 @@ from assay.core.llm.models import Credential, ModelConfig
 from assay.core.projects.models import Project, Role
 from assay.core.prompts.service import create_prompt
 from assay.extensions import db
+from assay.runtime import current
+from tests.api.test_comparisons import comparison_body
+from tests.api.test_critiques import critique_body
 from tests.api.test_generation import finished_job, make_document
 from tests.factories import PASSWORD, Factory, Session, first_output, succeed
 
@@ -164,6 +167,10 @@ VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
         "max_cost_micros": 10**9},
     ("POST", "/api/projects/{project_id}/generation/{job_id}/accept"): lambda w: {
         "dataset_name": "Checked", "selected": [0]},
+    ("POST", "/api/projects/{project_id}/runs/{run_id}/comparisons"): lambda w: comparison_body(
+        w.project.id, w.run_id),
+    ("POST", "/api/projects/{project_id}/critiques"): lambda w: critique_body(
+        w.project.id, current().settings.fake_provider_url),
 }
 # Import bodies carry a file of up to 10 MB (base64): their limit is 15 MB, not 1 MB.
 LARGE_BODIES = {("POST", IMPORT + "/preview"): 15_000_000, ("POST", IMPORT): 15_000_000}
@@ -208,6 +215,8 @@ def world(factory: Factory) -> World:
     owner = factory.user()
     project = factory.project(owner, "Input")
     run_id = factory.finished_run(owner, project)
+    comparison_body(project.id, run_id)  # the rows these bodies need exist before any count
+    critique_body(project.id, factory.settings.fake_provider_url)
     target = factory.member(project, Role.viewer)
     factory.api_token(owner)
     with db.factory() as session:

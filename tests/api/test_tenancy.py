@@ -28,6 +28,8 @@ from assay.core.scoring.manual import own_score, source_of
 from assay.core.scoring.models import Score
 from assay.extensions import db
 from tests.api.stats_data import make_scorer, pin
+from tests.api.test_comparisons import comparison_body
+from tests.api.test_critiques import critique_body
 from tests.api.test_generation import finished_job, make_document
 from tests.factories import Factory, Session, first_output, succeed
 
@@ -208,6 +210,12 @@ ROUTES: dict[tuple[str, str], Rule] = {
     ("GET", PROJECT + "/runs/{run_id}/statistics/facets"): Rule(Role.viewer),
     ("GET", PROJECT + "/runs/{run_id}/compare-targets"): Rule(Role.viewer),
     ("GET", PROJECT + "/runs/{run_id}/compare/{base_run_id}"): Rule(Role.viewer),
+    ("POST", PROJECT + "/runs/{run_id}/comparisons"): Rule(
+        Role.editor, 202, lambda w: comparison_body(w.project.id, w.run_id)),
+    ("GET", PROJECT + "/runs/{run_id}/comparisons"): Rule(Role.viewer),
+    ("GET", PROJECT + "/runs/{run_id}/comparisons/summary"): Rule(Role.viewer),
+    ("POST", PROJECT + "/critiques"): Rule(Role.editor, 200, lambda w: critique_body(
+        w.project.id, w.factory.settings.fake_provider_url)),
     ("POST", PROJECT + "/runs/{run_id}/pause"): Rule(Role.editor, 200,
                                                      lambda w: w.run_in("running")),
     ("POST", PROJECT + "/runs/{run_id}/resume"): Rule(Role.editor, 200,
@@ -313,6 +321,7 @@ def build_world(factory: Factory) -> World:
     succeed(world.output_id)
     world.scorer_id, world.scorer_version_id = factory.scorer(project)
     world.fresh_targets()
+    comparison_body(project.id, run_id)  # a pairwise scorer exists before any row count
     world.job_id = finished_job(owner.id, project.id, world.model_id)
     world.document_id = make_document(project.id)
     finished_job(foreign.id, foreign_project.id, _any_model(foreign_project))

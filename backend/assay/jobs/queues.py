@@ -36,3 +36,12 @@ def enqueue_scoring(rt: Runtime, run_id: int) -> None:
     Queue(rt.settings.runs_queue, connection=rt.redis).enqueue(
         "assay.jobs.scoring.score_run", run_id, job_timeout=6 * 3600, result_ttl=600,
         failure_ttl=7 * 86400)
+
+
+def enqueue_comparisons(rt: Runtime, run_id: int, scorer_version_id: int, target_a_id: int,
+                        target_b_id: int) -> str:
+    """Compare two targets of the run with a pairwise scorer version; returns the job id."""
+    job = Queue(rt.settings.runs_queue, connection=rt.redis).enqueue(
+        "assay.jobs.comparisons.compare_targets", run_id, scorer_version_id, target_a_id,
+        target_b_id, job_timeout=6 * 3600, result_ttl=600, failure_ttl=7 * 86400)
+    return str(job.id)

@@ -2352,6 +2352,164 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/runs/{run_id}/comparisons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Ordered by case; filter by scorer, version, judge, target, case, winner, position
+         *     bias, failure.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    page_size?: number;
+                    /** @description Comparisons by any version of this scorer */
+                    scorer_id?: number | null;
+                    /** @description Comparisons by this scorer version */
+                    scorer_version_id?: number | null;
+                    /** @description The judge model, as the scorer names it */
+                    judge?: string | null;
+                    /** @description Comparisons with this target on either side */
+                    target_id?: number | null;
+                    /** @description Comparisons of this case */
+                    case_id?: number | null;
+                    /** @description none: no winner (orders disagreed, or the judgement failed) */
+                    winner?: "a" | "b" | "tie" | "none" | null;
+                    /** @description Only judgements whose two orders disagreed (true) or not (false) */
+                    position_bias?: boolean | null;
+                    /** @description Only failed judgements (true) or judged ones (false) */
+                    failed?: boolean | null;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ComparisonPage"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        /**
+         * Compare two targets of the run, case by case
+         * @description Each pair of their outputs (same case, repeat and turn; both succeeded) is judged by
+         *     every judge of the scorer's latest version, in both orders, in the background. Pairs
+         *     already judged without error by this version are skipped. 422 for a scorer that is not
+         *     a pairwise_judge of the project, targets not of this run, the same target twice, or no
+         *     pair to compare.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ComparisonCreate"];
+                };
+            };
+            responses: {
+                /** @description Accepted */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ComparisonStarted"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/comparisons/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Per target pair and judge: wins, losses, ties, disagreements of the two orders,
+         *     failures, and the position-bias rate with its Wilson interval; Bradley-Terry ratings
+         *     of the run's targets (95% bootstrap intervals) from every judged comparison, or a
+         *     message saying why there are none (e.g. comparisons forming separate groups).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only comparisons by any version of this scorer */
+                    scorer_id?: number | null;
+                    /** @description Only comparisons by this scorer version */
+                    scorer_version_id?: number | null;
+                    /** @description Only this judge's comparisons */
+                    judge?: string | null;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ComparisonSummary"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/runs/{run_id}": {
         parameters: {
             query?: never;
@@ -3945,6 +4103,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/critiques": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Critique a rubric against a contract
+         * @description One call to the judge model (it is billed by its provider), answered within 90 s.
+         *     Whether the rubric covers the contract, defines evidence, avoids vague language, and
+         *     would make judges disagree. 422 for an empty rubric or a judge that is no model of the
+         *     project (or has no API key); 502 JUDGE_FAILED when the judge fails or answers with
+         *     something else than the critique, JUDGE_TIMEOUT when it takes too long.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CritiqueRequest"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Critique"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4667,6 +4878,117 @@ export interface components {
             };
             /** @default null */
             note?: string | null;
+        };
+        ComparisonCreate: {
+            /** @description A pairwise_judge scorer of the project; its latest version judges */
+            scorer_id: number;
+            /** @description A target of this run */
+            target_a_id: number;
+            /** @description Another target of this run */
+            target_b_id: number;
+        };
+        ComparisonStarted: {
+            run_id: number;
+            scorer_id: number;
+            scorer_version_id: number;
+            target_a_id: number;
+            target_b_id: number;
+            judges: string[];
+            /** @description Pairs of outputs (same case, repeat and turn; both succeeded) to compare now */
+            pairs: number;
+            /** @description Pairs every judge of this version already judged without error: not compared again */
+            already_compared: number;
+            /** @description false when there was nothing left to compare */
+            enqueued: boolean;
+        };
+        Comparison: {
+            id: number;
+            case_id: number;
+            scorer_version_id: number;
+            judge: string;
+            output_a_id: number;
+            output_b_id: number;
+            target_a_id: number;
+            target_b_id: number;
+            /**
+             * @description a, b or tie when both orders agree; null when they disagree or failed
+             * @enum {string|null}
+             */
+            winner: "a" | "b" | "tie" | null;
+            /** @description The two orders disagreed */
+            position_bias: boolean;
+            /** @description [with A shown first, with B shown first]: each answer, un-swapped */
+            orders: (string | null)[];
+            rationale: string;
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        ComparisonPage: {
+            items: components["schemas"]["Comparison"][];
+            total: number;
+            page: number;
+            page_size: number;
+        };
+        ComparisonBias: {
+            k: number;
+            n: number;
+            /** @description k / n; null when n = 0 */
+            estimate: number | null;
+            low: number | null;
+            high: number | null;
+            confidence: number;
+        };
+        ComparisonPair: {
+            scorer_id: number;
+            scorer_name: string;
+            scorer_version_id: number;
+            version: number;
+            judge: string;
+            /** @description The earlier of the two targets in the run */
+            target_a_id: number;
+            target_a_label: string;
+            target_b_id: number;
+            target_b_label: string;
+            comparisons: number;
+            a_wins: number;
+            b_wins: number;
+            ties: number;
+            /** @description The two orders disagreed: no winner */
+            disagreements: number;
+            errors: number;
+            /** @description Disagreements among judged comparisons, with a Wilson interval */
+            position_bias: components["schemas"]["ComparisonBias"];
+        };
+        ComparisonRating: {
+            target_id: number;
+            label: string;
+            /** @description Bradley-Terry on an Elo-like scale (mean 1000; +400 = 10:1 odds); null without games */
+            rating: number | null;
+            low: number | null;
+            high: number | null;
+            games: number;
+            wins: number;
+            /** @description Ties, and judgements whose orders disagreed */
+            ties: number;
+            losses: number;
+            /** @description no_games, undefeated, winless */
+            flags: string[];
+        };
+        ComparisonRatings: {
+            available: boolean;
+            /** @description Why there are no ratings, e.g. comparisons that form separate groups of targets */
+            message: string | null;
+            n_comparisons: number;
+            confidence: number;
+            /** @description Best first */
+            items: components["schemas"]["ComparisonRating"][];
+        };
+        ComparisonSummary: {
+            run_id: number;
+            pairs: components["schemas"]["ComparisonPair"][];
+            /** @description Every judged comparison of the run (as filtered) is a game; a tie or a disagreement of the orders counts half a win to each side */
+            ratings: components["schemas"]["ComparisonRatings"];
         };
         RunBudget: {
             /** @description The run's new spending cap in micro-dollars (null: none); not below what it has spent and holds */
@@ -5519,6 +5841,28 @@ export interface components {
             database: components["schemas"]["Check"];
             redis: components["schemas"]["Check"];
             workers: components["schemas"]["Workers"];
+        };
+        CritiqueRequest: {
+            /** @description The judge rubric under review */
+            rubric_text: string;
+            /** @description The agent's contract: its must-dos and must-nots, one clause each; [] when it has none */
+            contract: string[];
+            /** @description The model that critiques: a model config's id or name in the project */
+            judge: string;
+        };
+        Critique: {
+            /** @description A short paragraph for the rubric's author: what to fix first, why */
+            critique: string;
+            references_contract: boolean | null;
+            /** @description Contract clauses the rubric never covers */
+            missing_clauses: string[];
+            /** @description Whether the rubric says what counts as evidence for a pass or a fail */
+            defines_evidence: boolean | null;
+            /** @description Phrases of the rubric without a definition */
+            vague_phrases: string[];
+            /** @description Judges applying it would often disagree */
+            high_variance: boolean | null;
+            judge: string;
         };
     };
     responses: {
