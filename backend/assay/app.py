@@ -25,6 +25,8 @@ from assay.api.members.routes import blp as members_blp
 from assay.api.models.routes import blp as models_blp
 from assay.api.projects.routes import blp as projects_blp
 from assay.api.prompts.routes import blp as prompts_blp
+from assay.api.reports.exports import blp as run_exports_blp
+from assay.api.reports.routes import blp as reports_blp
 from assay.api.runs import blp as runs_blp
 from assay.api.scorers.routes import blp as scorers_blp
 from assay.api.scorers.routes import kinds_blp as scorer_kinds_blp
@@ -33,7 +35,8 @@ from assay.settings import REPO_ROOT, Settings
 
 BLUEPRINTS = [auth_blp, projects_blp, members_blp, provider_kinds_blp, credentials_blp,
               models_blp, datasets_blp, dataset_transfer_blp, prompts_blp, scorer_kinds_blp,
-              scorers_blp, runs_blp, generation_blp, documents_blp, health_blp, critiques_blp]
+              scorers_blp, runs_blp, run_exports_blp, reports_blp, generation_blp,
+              documents_blp, health_blp, critiques_blp]
 DOCS_ASSETS = "/api/docs/assets/"
 
 

@@ -216,6 +216,12 @@ ROUTES: dict[tuple[str, str], Rule] = {
     ("GET", PROJECT + "/runs/{run_id}/comparisons/summary"): Rule(Role.viewer),
     ("POST", PROJECT + "/critiques"): Rule(Role.editor, 200, lambda w: critique_body(
         w.project.id, w.factory.settings.fake_provider_url)),
+    ("GET", PROJECT + "/runs/{run_id}/export"): Rule(Role.viewer),
+    ("GET", PROJECT + "/reports/leaderboard"): Rule(Role.viewer),
+    ("GET", PROJECT + "/reports/costs"): Rule(Role.viewer),
+    ("GET", PROJECT + "/reports/tokens"): Rule(Role.viewer),
+    ("GET", PROJECT + "/reports/runs/{run_id}/dashboard"): Rule(Role.viewer),
+    ("GET", PROJECT + "/reports/runs/{run_id}/diff/{base_run_id}"): Rule(Role.viewer),
     ("POST", PROJECT + "/runs/{run_id}/pause"): Rule(Role.editor, 200,
                                                      lambda w: w.run_in("running")),
     ("POST", PROJECT + "/runs/{run_id}/resume"): Rule(Role.editor, 200,

@@ -3474,6 +3474,332 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/runs/{run_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Every output of the run as a download (Content-Disposition names the file), streamed.
+         *     csv: one row per output (case input and expected as JSON, target, model, status, text,
+         *     error class, tokens, cost, latency, then a value and a passed column per scorer; cells
+         *     a spreadsheet would run as a formula are quoted). json: the same, nested. junit: one
+         *     testsuite per target, one testcase per case x repeat, failing when a scorer failed it
+         *     (its rationale is the message), erring when the call failed.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description csv, json (default) or junit (XML) */
+                    format?: "csv" | "json" | "junit";
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RunExport"];
+                        "text/csv": string;
+                        "application/xml": string;
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/reports/leaderboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * One row per model over every run in scope: outputs and success rate, scored outputs,
+         *     mean score (95% bootstrap interval clustered by case), pass rate (Wilson interval),
+         *     cost per output, tokens, latency p50/p95. Versions of the scorer are pooled unless
+         *     versions=latest. 422 for a scorer or dataset of another project or a reversed range.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description First UTC day (YYYY-MM-DD) of the outputs counted, by when they finished */
+                    date_from?: string | null;
+                    /** @description Last UTC day, included; not before date_from (else 422) */
+                    date_to?: string | null;
+                    /** @description Only runs on this dataset of the project (else 422) */
+                    dataset_id?: number | null;
+                    /** @description The scorer whose scores rank the models (a scorer of this project, else 422); without one, scores and pass rates are null */
+                    scorer_id?: number | null;
+                    /** @description all: pool every version of the scorer (default); latest: its newest version only */
+                    versions?: "all" | "latest";
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Leaderboard"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/reports/costs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Spend (micro-dollars), finished outputs and tokens: in total, by model, by run
+         *     (newest first) and by UTC day (oldest first). Empty lists when nothing is in scope.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description First UTC day (YYYY-MM-DD) of the outputs counted, by when they finished */
+                    date_from?: string | null;
+                    /** @description Last UTC day, included; not before date_from (else 422) */
+                    date_to?: string | null;
+                    /** @description Only runs on this dataset of the project (else 422) */
+                    dataset_id?: number | null;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CostReport"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/reports/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        /** Tokens in and out per UTC day and model, oldest day first. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description First UTC day (YYYY-MM-DD) of the outputs counted, by when they finished */
+                    date_from?: string | null;
+                    /** @description Last UTC day, included; not before date_from (else 422) */
+                    date_to?: string | null;
+                    /** @description Only runs on this dataset of the project (else 422) */
+                    dataset_id?: number | null;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TokenUsage"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/reports/runs/{run_id}/dashboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * A run's numbers (edison FR-RV-001): composite score with its interval, pass and
+         *     success rates, delta against the previous run on the dataset, pairwise win rate, cost,
+         *     tokens, latency and counts; per target the same with criterion means; best and worst
+         *     target; criterion breakdown; facets by tag, input length and difficulty; score trend.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A scorer of this project (else 422); default: the run's first pointwise scorer */
+                    scorer_id?: number | null;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Dashboard"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/reports/runs/{run_id}/diff/{base_run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+                base_run_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * What run `run_id` (head) fixed and broke against `base_run_id` (base), per case and
+         *     matched target: fixed, regressed, new_fail, new_pass, still_failing, still_passing,
+         *     missing; counters, a page of cases (what needs attention first) and the paired
+         *     comparison of per-case means with its verdict. 422 DIFFERENT_DATASETS when the runs
+         *     are on different datasets.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    page_size?: number;
+                    /** @description Pass/fail from this scorer of the project (else 422); without one, from the outputs' status */
+                    scorer_id?: number | null;
+                    /** @description List only the cases of one outcome */
+                    outcome?: "regressed" | "new_fail" | "still_failing" | "fixed" | "new_pass" | "still_passing" | "missing" | null;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                    base_run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RunDiff"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/generation": {
         parameters: {
             query?: never;
@@ -5639,6 +5965,372 @@ export interface components {
             /** @description Targets of the base run without a match */
             unmatched_a: components["schemas"]["StatsTarget"][];
             unmatched_b: components["schemas"]["StatsTarget"][];
+        };
+        ExportRun: {
+            id: number;
+            name: string;
+            status: string;
+            dataset_version_id: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            finished_at: string | null;
+        };
+        ScorerRef: {
+            id: number;
+            name: string;
+            kind: string;
+            /** @description Version numbers whose scores are counted */
+            versions: number[];
+        };
+        ExportCase: {
+            id: number;
+            input: {
+                [key: string]: unknown;
+            };
+            expected: {
+                [key: string]: unknown;
+            } | null;
+        };
+        ExportTarget: {
+            id: number;
+            label: string;
+            model_id: number | null;
+            model: string | null;
+        };
+        ExportResult: {
+            /** @description '' for rules, the judge model, or user:<id> */
+            source: string;
+            version: number;
+            value: number | null;
+            passed: boolean | null;
+            rationale: string;
+            error: string | null;
+        };
+        ExportScore: {
+            scorer_id: number;
+            scorer: string;
+            /** @description Mean over its results */
+            value: number | null;
+            /** @description Every verdict passed; null without a verdict */
+            passed: boolean | null;
+            results: components["schemas"]["ExportResult"][];
+        };
+        ExportOutput: {
+            id: number;
+            case: components["schemas"]["ExportCase"];
+            target: components["schemas"]["ExportTarget"];
+            repeat: number;
+            turn: number;
+            status: string;
+            text: string | null;
+            error_class: string | null;
+            error: string | null;
+            tokens_in: number | null;
+            tokens_out: number | null;
+            cost_micros: number | null;
+            latency_ms: number | null;
+            cached: boolean;
+            /** Format: date-time */
+            finished_at: string | null;
+            scores: components["schemas"]["ExportScore"][];
+        };
+        RunExport: {
+            run: components["schemas"]["ExportRun"];
+            scorers: components["schemas"]["ScorerRef"][];
+            outputs: components["schemas"]["ExportOutput"][];
+        };
+        Rate: {
+            k: number;
+            n: number;
+            /** @description k / n; null when n is 0 */
+            rate: number | null;
+            /** @description 95% Wilson interval */
+            low: number | null;
+            high: number | null;
+        };
+        Mean: {
+            mean: number | null;
+            /** @description 95% bootstrap interval, clustered by case; null below two cases */
+            low: number | null;
+            high: number | null;
+            n_cases: number;
+            /** @description Outputs behind it */
+            n_values: number;
+        };
+        LeaderboardRow: {
+            /** @description null: recorded traces (no model) */
+            model_id: number | null;
+            model_name: string | null;
+            runs: number;
+            /** @description Finished outputs: succeeded + failed */
+            outputs: number;
+            succeeded: number;
+            failed: number;
+            success_rate: components["schemas"]["Rate"];
+            /** @description Scores with a value: one per output, or one per judge of a panel */
+            scores: number;
+            /** @description Mean of case means over every score */
+            score: components["schemas"]["Mean"] | (Record<string, never> | null);
+            /** @description Passing verdicts of all verdicts */
+            pass_rate: components["schemas"]["Rate"] | (Record<string, never> | null);
+            spent_micros: number;
+            cost_per_output_micros: number | null;
+            tokens_in: number;
+            tokens_out: number;
+            tokens_in_per_output: number | null;
+            tokens_out_per_output: number | null;
+            /** @description Nearest rank, over succeeded uncached outputs */
+            latency_p50_ms: number | null;
+            latency_p95_ms: number | null;
+        };
+        Leaderboard: {
+            scorer: (Record<string, never> | null) | components["schemas"]["ScorerRef"];
+            confidence: number;
+            /** @description Best first: mean score, then pass rate, then success rate */
+            items: components["schemas"]["LeaderboardRow"][];
+        };
+        CostSums: {
+            spent_micros: number;
+            outputs: number;
+            tokens_in: number;
+            tokens_out: number;
+        };
+        CostByModel: {
+            spent_micros: number;
+            outputs: number;
+            tokens_in: number;
+            tokens_out: number;
+            model_id: number | null;
+            model_name: string | null;
+        };
+        CostByRun: {
+            spent_micros: number;
+            outputs: number;
+            tokens_in: number;
+            tokens_out: number;
+            run_id: number;
+            run_name: string;
+            status: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        CostByDay: {
+            spent_micros: number;
+            outputs: number;
+            tokens_in: number;
+            tokens_out: number;
+            /** Format: date */
+            day: string;
+        };
+        CostReport: {
+            total: components["schemas"]["CostSums"];
+            by_model: components["schemas"]["CostByModel"][];
+            by_run: components["schemas"]["CostByRun"][];
+            by_day: components["schemas"]["CostByDay"][];
+        };
+        TokenUsageItem: {
+            /** Format: date */
+            day: string;
+            model_id: number | null;
+            model_name: string | null;
+            tokens_in: number;
+            tokens_out: number;
+            outputs: number;
+        };
+        TokenUsage: {
+            items: components["schemas"]["TokenUsageItem"][];
+        };
+        Counts: {
+            total: number;
+            succeeded: number;
+            failed: number;
+            skipped: number;
+            pending: number;
+            /** @description Outputs with a score */
+            scored: number;
+        };
+        Delta: {
+            previous_run_id: number;
+            /** @description Its mean score */
+            previous: number;
+            absolute: number;
+            percentage: number | null;
+        };
+        Criterion: {
+            n: number;
+            avg: number;
+            min: number;
+            max: number;
+            /** @description Population */
+            std: number;
+        };
+        FacetGroup: {
+            key: string;
+            n_outputs: number;
+            n_cases: number;
+            score: components["schemas"]["Mean"];
+            pass_rate: components["schemas"]["Rate"];
+        };
+        Facets: {
+            by_tag: components["schemas"]["FacetGroup"][];
+            /** @description Input characters: XS < 50 <= S < 200 <= M < 1,000 <= L < 5,000 <= XL */
+            by_length: components["schemas"]["FacetGroup"][];
+            by_difficulty: components["schemas"]["FacetGroup"][];
+            length_of: string;
+        };
+        TrendPoint: {
+            run_id: number;
+            name: string;
+            /** Format: date-time */
+            created_at: string;
+            score: components["schemas"]["Mean"];
+        };
+        Wins: {
+            wins: number;
+            losses: number;
+            ties: number;
+            /** @description A tie counts half */
+            win_rate: number;
+        };
+        DashboardTarget: {
+            target_id: number;
+            label: string;
+            model_id: number | null;
+            total: number;
+            succeeded: number;
+            failed: number;
+            skipped: number;
+            pending: number;
+            success_rate: components["schemas"]["Rate"];
+            scored: number;
+            score: (Record<string, never> | null) | components["schemas"]["Mean"];
+            pass_rate: (Record<string, never> | null) | components["schemas"]["Rate"];
+            /** @description Mean of each rubric criterion */
+            criteria: {
+                [key: string]: number;
+            };
+            pairwise: (Record<string, never> | null) | components["schemas"]["Wins"];
+            spent_micros: number;
+            tokens_in: number;
+            tokens_out: number;
+            latency_p50_ms: number | null;
+            latency_p95_ms: number | null;
+        };
+        Dashboard: {
+            run_id: number;
+            name: string;
+            status: string;
+            dataset_id: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            finished_at: string | null;
+            confidence: number;
+            /** @description The scorer behind the scores; null when the run has none */
+            scorer: components["schemas"]["ScorerRef"] | (Record<string, never> | null);
+            counts: components["schemas"]["Counts"];
+            /** @description succeeded / (succeeded + failed) */
+            success_rate: components["schemas"]["Rate"];
+            /** @description Composite score: the mean of case means */
+            score: components["schemas"]["Mean"] | (Record<string, never> | null);
+            pass_rate: (Record<string, never> | null) | components["schemas"]["Rate"];
+            /** @description Against the latest earlier run on the dataset with a score */
+            delta_vs_previous: components["schemas"]["Delta"] | (Record<string, never> | null);
+            /** @description The best target's; null without pairwise judgements */
+            pairwise_win_rate: number | null;
+            spent_micros: number;
+            tokens_in: number;
+            tokens_out: number;
+            tokens: number;
+            latency_p50_ms: number | null;
+            latency_p95_ms: number | null;
+            criteria: {
+                [key: string]: components["schemas"]["Criterion"];
+            };
+            facets: (Record<string, never> | null) | components["schemas"]["Facets"];
+            /** @description The dataset's last runs up to this one, oldest first */
+            trend: components["schemas"]["TrendPoint"][];
+            best_target_id: number | null;
+            worst_target_id: number | null;
+            targets: components["schemas"]["DashboardTarget"][];
+        };
+        RunDiffCounts: {
+            regressed: number;
+            new_fail: number;
+            still_failing: number;
+            fixed: number;
+            new_pass: number;
+            still_passing: number;
+            missing: number;
+        };
+        Paired: {
+            /** @description Cases both sides have */
+            n: number;
+            mean_base: number | null;
+            mean_head: number | null;
+            /** @description head - base */
+            mean_difference: number | null;
+            low: number | null;
+            high: number | null;
+            /** @description Cohen's d_z */
+            effect_size: number | null;
+            p_value: number | null;
+            test: string | null;
+            binary: boolean;
+            head_higher: number;
+            base_higher: number;
+            equal: number;
+            /** @enum {string} */
+            verdict: "head better" | "base better" | "not distinguishable";
+        };
+        RunDiffTarget: {
+            base_target_id: number | null;
+            base_label: string | null;
+            head_target_id: number | null;
+            head_label: string | null;
+            model_id: number | null;
+            counts: components["schemas"]["RunDiffCounts"];
+            comparison: (Record<string, never> | null) | components["schemas"]["Paired"];
+        };
+        RunDiffSide: {
+            /** @description null: no verdict */
+            passed: boolean | null;
+            score: number | null;
+            /** @description The cell's first output (repeat 0, turn 0 when present) */
+            output_id: number;
+        };
+        RunDiffCase: {
+            base_target_id: number | null;
+            base_label: string | null;
+            head_target_id: number | null;
+            head_label: string | null;
+            model_id: number | null;
+            case_id: number;
+            input: {
+                [key: string]: unknown;
+            } | null;
+            /** @enum {string} */
+            outcome: "regressed" | "new_fail" | "still_failing" | "fixed" | "new_pass" | "still_passing" | "missing";
+            base: (Record<string, never> | null) | components["schemas"]["RunDiffSide"];
+            head: (Record<string, never> | null) | components["schemas"]["RunDiffSide"];
+        };
+        RunDiffCasePage: {
+            items: components["schemas"]["RunDiffCase"][];
+            total: number;
+            page: number;
+            page_size: number;
+        };
+        RunDiff: {
+            base_run_id: number;
+            head_run_id: number;
+            scorer: (Record<string, never> | null) | components["schemas"]["ScorerRef"];
+            /** @enum {string} */
+            verdicts_from: "scorer" | "status";
+            counts: components["schemas"]["RunDiffCounts"];
+            comparison: components["schemas"]["Paired"];
+            targets: components["schemas"]["RunDiffTarget"][];
+            cases: components["schemas"]["RunDiffCasePage"];
         };
         JobEstimate: {
             calls: number;

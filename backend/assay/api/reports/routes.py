@@ -1,0 +1,92 @@
+"""Project reports: the leaderboard across runs, cost and token reports, and per run the
+dashboard and the diff against another run. Viewers read them all."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assay.api.base import Blueprint, project_access, session
+from assay.api.reports.dashboard_schemas import DashboardSchema
+from assay.api.reports.schemas import (
+    CostReportSchema,
+    LeaderboardArgs,
+    LeaderboardSchema,
+    RunDiffArgs,
+    RunDiffSchema,
+    ScopeArgs,
+    ScorerArgs,
+    TokenUsageSchema,
+)
+from assay.core.projects.models import Role
+from assay.core.reports.costs import cost_report, token_usage
+from assay.core.reports.dashboard import dashboard
+from assay.core.reports.diff import run_diff
+from assay.core.reports.leaderboard import leaderboard
+from assay.core.reports.scope import ReportFilter
+
+blp = Blueprint("reports", __name__, url_prefix="/api/projects/<int:project_id>/reports",
+                description="Reports: leaderboard, costs, tokens, run dashboard, run diff")
+RUN = "/runs/<int:run_id>"
+
+
+def _filters(args: dict[str, Any]) -> ReportFilter:
+    return ReportFilter(scorer_id=args.get("scorer_id"), versions=args.get("versions", "all"),
+                        date_from=args["date_from"], date_to=args["date_to"],
+                        dataset_id=args["dataset_id"])
+
+
+@blp.get("/leaderboard")
+@blp.arguments(LeaderboardArgs, location="query")
+@blp.response(200, LeaderboardSchema)
+def get_leaderboard(args: dict[str, Any], project_id: int) -> Any:
+    """One row per model over every run in scope: outputs and success rate, scored outputs,
+    mean score (95% bootstrap interval clustered by case), pass rate (Wilson interval),
+    cost per output, tokens, latency p50/p95. Versions of the scorer are pooled unless
+    versions=latest. 422 for a scorer or dataset of another project or a reversed range."""
+    project, _ = project_access(project_id, Role.viewer)
+    return leaderboard(session(), project, _filters(args))
+
+
+@blp.get("/costs")
+@blp.arguments(ScopeArgs, location="query")
+@blp.response(200, CostReportSchema)
+def get_costs(args: dict[str, Any], project_id: int) -> Any:
+    """Spend (micro-dollars), finished outputs and tokens: in total, by model, by run
+    (newest first) and by UTC day (oldest first). Empty lists when nothing is in scope."""
+    project, _ = project_access(project_id, Role.viewer)
+    return cost_report(session(), project, _filters(args))
+
+
+@blp.get("/tokens")
+@blp.arguments(ScopeArgs, location="query")
+@blp.response(200, TokenUsageSchema)
+def get_token_usage(args: dict[str, Any], project_id: int) -> Any:
+    """Tokens in and out per UTC day and model, oldest day first."""
+    project, _ = project_access(project_id, Role.viewer)
+    return token_usage(session(), project, _filters(args))
+
+
+@blp.get(RUN + "/dashboard")
+@blp.arguments(ScorerArgs, location="query")
+@blp.response(200, DashboardSchema)
+def get_dashboard(args: dict[str, Any], project_id: int, run_id: int) -> Any:
+    """A run's numbers (edison FR-RV-001): composite score with its interval, pass and
+    success rates, delta against the previous run on the dataset, pairwise win rate, cost,
+    tokens, latency and counts; per target the same with criterion means; best and worst
+    target; criterion breakdown; facets by tag, input length and difficulty; score trend."""
+    project, _ = project_access(project_id, Role.viewer)
+    return dashboard(session(), project, run_id, args["scorer_id"])
+
+
+@blp.get(RUN + "/diff/<int:base_run_id>")
+@blp.arguments(RunDiffArgs, location="query")
+@blp.response(200, RunDiffSchema)
+def get_diff(args: dict[str, Any], project_id: int, run_id: int, base_run_id: int) -> Any:
+    """What run `run_id` (head) fixed and broke against `base_run_id` (base), per case and
+    matched target: fixed, regressed, new_fail, new_pass, still_failing, still_passing,
+    missing; counters, a page of cases (what needs attention first) and the paired
+    comparison of per-case means with its verdict. 422 DIFFERENT_DATASETS when the runs
+    are on different datasets."""
+    project, _ = project_access(project_id, Role.viewer)
+    return run_diff(session(), project, run_id, base_run_id, args["scorer_id"],
+                    args["outcome"], args["page"], args["page_size"])

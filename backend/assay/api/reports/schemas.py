@@ -1,0 +1,247 @@
+"""Schemas of the reports: leaderboard, cost and token reports, run dashboard, run diff,
+and the arguments of the run exports."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from assay.api.base import PageArgs
+from assay.api.fields import MAX_ID
+from assay.core.reports.diff import OUTCOMES
+from assay.core.reports.exports import FORMATS
+from assay.core.reports.scope import VERSION_CHOICES
+
+ID_RANGE = validate.Range(min=1, max=MAX_ID)
+
+
+def _id_arg(description: str) -> fields.Integer:
+    return fields.Integer(load_default=None, validate=ID_RANGE,
+                          metadata={"description": description})
+
+
+def _day_arg(description: str) -> fields.Date:
+    return fields.Date(load_default=None, metadata={"description": description,
+                                                    "maxLength": 10})
+
+
+def _float() -> fields.Float:
+    return fields.Float(required=True, allow_none=True)
+
+
+def _int() -> fields.Integer:
+    return fields.Integer(required=True)
+
+
+def _nested(schema: type[Schema], **kwargs: object) -> fields.Nested:
+    return fields.Nested(schema, required=True, **kwargs)  # type: ignore[arg-type]
+
+
+class ScopeArgs(Schema):
+    date_from = _day_arg("First UTC day (YYYY-MM-DD) of the outputs counted, by when they "
+                         "finished")
+    date_to = _day_arg("Last UTC day, included; not before date_from (else 422)")
+    dataset_id = _id_arg("Only runs on this dataset of the project (else 422)")
+
+
+class LeaderboardArgs(ScopeArgs):
+    scorer_id = _id_arg("The scorer whose scores rank the models (a scorer of this project, "
+                        "else 422); without one, scores and pass rates are null")
+    versions = fields.String(load_default="all", validate=validate.OneOf(VERSION_CHOICES),
+                             metadata={"description": "all: pool every version of the "
+                                       "scorer (default); latest: its newest version only"})
+
+
+class ScorerArgs(Schema):
+    scorer_id = _id_arg("A scorer of this project (else 422); default: the run's first "
+                        "pointwise scorer")
+
+
+class RunDiffArgs(PageArgs):
+    scorer_id = _id_arg("Pass/fail from this scorer of the project (else 422); without "
+                        "one, from the outputs' status")
+    outcome = fields.String(load_default=None, validate=validate.OneOf(OUTCOMES),
+                            metadata={"description": "List only the cases of one outcome"})
+
+
+class ExportArgs(Schema):
+    format = fields.String(load_default="json", validate=validate.OneOf(list(FORMATS)),
+                           metadata={"description": "csv, json (default) or junit (XML)"})
+
+
+class MeanSchema(Schema):
+    mean = _float()
+    low = fields.Float(required=True, allow_none=True, metadata={
+        "description": "95% bootstrap interval, clustered by case; null below two cases"})
+    high = _float()
+    n_cases = _int()
+    n_values = fields.Integer(required=True, metadata={"description": "Outputs behind it"})
+
+
+class RateSchema(Schema):
+    k = _int()
+    n = _int()
+    rate = fields.Float(required=True, allow_none=True, metadata={
+        "description": "k / n; null when n is 0"})
+    low = fields.Float(required=True, allow_none=True, metadata={
+        "description": "95% Wilson interval"})
+    high = _float()
+
+
+class ScorerRefSchema(Schema):
+    id = _int()
+    name = fields.String(required=True)
+    kind = fields.String(required=True)
+    versions = fields.List(fields.Integer(), required=True, metadata={
+        "description": "Version numbers whose scores are counted"})
+
+
+class LeaderboardRowSchema(Schema):
+    model_id = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "null: recorded traces (no model)"})
+    model_name = fields.String(required=True, allow_none=True)
+    runs = _int()
+    outputs = fields.Integer(required=True, metadata={
+        "description": "Finished outputs: succeeded + failed"})
+    succeeded = _int()
+    failed = _int()
+    success_rate = _nested(RateSchema)
+    scores = fields.Integer(required=True, metadata={
+        "description": "Scores with a value: one per output, or one per judge of a panel"})
+    score = _nested(MeanSchema, allow_none=True, metadata={
+        "description": "Mean of case means over every score"})
+    pass_rate = _nested(RateSchema, allow_none=True, metadata={
+        "description": "Passing verdicts of all verdicts"})
+    spent_micros = _int()
+    cost_per_output_micros = _float()
+    tokens_in = _int()
+    tokens_out = _int()
+    tokens_in_per_output = _float()
+    tokens_out_per_output = _float()
+    latency_p50_ms = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "Nearest rank, over succeeded uncached outputs"})
+    latency_p95_ms = fields.Integer(required=True, allow_none=True)
+
+
+class LeaderboardSchema(Schema):
+    scorer = _nested(ScorerRefSchema, allow_none=True)
+    confidence = fields.Float(required=True)
+    items = fields.List(fields.Nested(LeaderboardRowSchema), required=True, metadata={
+        "description": "Best first: mean score, then pass rate, then success rate"})
+
+
+class CostSumsSchema(Schema):
+    spent_micros = _int()
+    outputs = _int()
+    tokens_in = _int()
+    tokens_out = _int()
+
+
+class CostByModelSchema(CostSumsSchema):
+    model_id = fields.Integer(required=True, allow_none=True)
+    model_name = fields.String(required=True, allow_none=True)
+
+
+class CostByRunSchema(CostSumsSchema):
+    run_id = _int()
+    run_name = fields.String(required=True)
+    status = fields.String(required=True)
+    created_at = fields.DateTime(required=True)
+
+
+class CostByDaySchema(CostSumsSchema):
+    day = fields.String(required=True, metadata={"format": "date"})
+
+
+class CostReportSchema(Schema):
+    total = _nested(CostSumsSchema)
+    by_model = fields.List(fields.Nested(CostByModelSchema), required=True)
+    by_run = fields.List(fields.Nested(CostByRunSchema), required=True)
+    by_day = fields.List(fields.Nested(CostByDaySchema), required=True)
+
+
+class TokenUsageItemSchema(Schema):
+    day = fields.String(required=True, metadata={"format": "date"})
+    model_id = fields.Integer(required=True, allow_none=True)
+    model_name = fields.String(required=True, allow_none=True)
+    tokens_in = _int()
+    tokens_out = _int()
+    outputs = _int()
+
+
+class TokenUsageSchema(Schema):
+    items = fields.List(fields.Nested(TokenUsageItemSchema), required=True)
+
+
+class PairedSchema(Schema):
+    n = fields.Integer(required=True, metadata={"description": "Cases both sides have"})
+    mean_base = _float()
+    mean_head = _float()
+    mean_difference = fields.Float(required=True, allow_none=True, metadata={
+        "description": "head - base"})
+    low = _float()
+    high = _float()
+    effect_size = fields.Float(required=True, allow_none=True, metadata={
+        "description": "Cohen's d_z"})
+    p_value = _float()
+    test = fields.String(required=True, allow_none=True)
+    binary = fields.Boolean(required=True)
+    head_higher = _int()
+    base_higher = _int()
+    equal = _int()
+    verdict = fields.String(required=True, validate=validate.OneOf(
+        ["head better", "base better", "not distinguishable"]))
+
+
+def _outcome_counts() -> type[Schema]:
+    return Schema.from_dict({name: fields.Integer(required=True) for name in OUTCOMES},
+                            name="RunDiffCounts")
+
+
+RunDiffCountsSchema = _outcome_counts()
+
+
+class RunDiffSideSchema(Schema):
+    passed = fields.Boolean(required=True, allow_none=True, metadata={
+        "description": "null: no verdict"})
+    score = _float()
+    output_id = fields.Integer(required=True, metadata={
+        "description": "The cell's first output (repeat 0, turn 0 when present)"})
+
+
+class _TargetPair(Schema):
+    base_target_id = fields.Integer(required=True, allow_none=True)
+    base_label = fields.String(required=True, allow_none=True)
+    head_target_id = fields.Integer(required=True, allow_none=True)
+    head_label = fields.String(required=True, allow_none=True)
+    model_id = fields.Integer(required=True, allow_none=True)
+
+
+class RunDiffCaseSchema(_TargetPair):
+    case_id = _int()
+    input = fields.Dict(required=True, allow_none=True)
+    outcome = fields.String(required=True, validate=validate.OneOf(OUTCOMES))
+    base = _nested(RunDiffSideSchema, allow_none=True)
+    head = _nested(RunDiffSideSchema, allow_none=True)
+
+
+class RunDiffTargetSchema(_TargetPair):
+    counts = _nested(RunDiffCountsSchema)
+    comparison = _nested(PairedSchema, allow_none=True)
+
+
+class RunDiffCasePageSchema(Schema):
+    items = fields.List(fields.Nested(RunDiffCaseSchema), required=True)
+    total = _int()
+    page = _int()
+    page_size = _int()
+
+
+class RunDiffSchema(Schema):
+    base_run_id = _int()
+    head_run_id = _int()
+    scorer = _nested(ScorerRefSchema, allow_none=True)
+    verdicts_from = fields.String(required=True, validate=validate.OneOf(["scorer", "status"]))
+    counts = _nested(RunDiffCountsSchema)
+    comparison = _nested(PairedSchema)
+    targets = fields.List(fields.Nested(RunDiffTargetSchema), required=True)
+    cases = _nested(RunDiffCasePageSchema)
