@@ -40,7 +40,7 @@ from assay.extensions import db
 from assay.jobs.runs import _Shard
 from assay.runtime import current
 from assay.settings import Settings
-from tests.bench import api_reads, scale
+from tests.bench import api_reads, reports, scale
 
 LATENCY_S = 0.1
 PLAN_BAR_S = 3.0
@@ -358,6 +358,13 @@ def main() -> None:
                 out = subprocess.run([sys.executable, "-m", "tests.bench.api_reads", url],
                                      capture_output=True, text=True, check=True)
                 print("\n".join(api_reads.report(json.loads(out.stdout.strip().splitlines()[-1]))))
+        with _postgres_database() as url:
+            if url is None:
+                print("reports over 1,000,000 outputs: skipped (no PostgreSQL server)")
+            else:
+                out = subprocess.run([sys.executable, "-m", "tests.bench.reports", url],
+                                     capture_output=True, text=True, check=True)
+                print("\n".join(reports.report(json.loads(out.stdout.strip().splitlines()[-1]))))
 
 
 @contextmanager
