@@ -171,6 +171,9 @@ VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
         w.project.id, w.run_id),
     ("POST", "/api/projects/{project_id}/critiques"): lambda w: critique_body(
         w.project.id, current().settings.fake_provider_url),
+    ("POST", "/api/projects/{project_id}/datasets/{dataset_id}/judgments"): lambda w: {
+        "judges": [w.model_ids[0]], "criteria": ["clarity", "overall"],
+        "instruction": "Be strict.", "dataset_version_id": w.version_id},
 }
 # Import bodies carry a file of up to 10 MB (base64): their limit is 15 MB, not 1 MB.
 LARGE_BODIES = {("POST", IMPORT + "/preview"): 15_000_000, ("POST", IMPORT): 15_000_000}

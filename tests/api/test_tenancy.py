@@ -24,8 +24,9 @@ from assay.core.llm.models import Credential, ModelConfig
 from assay.core.projects.models import AuditEvent, Membership, Project, Role
 from assay.core.prompts.service import create_prompt
 from assay.core.runs.models import Run, RunTarget
+from assay.core.scoring.judge_mode import scorer_version
 from assay.core.scoring.manual import own_score, source_of
-from assay.core.scoring.models import Score
+from assay.core.scoring.models import RunScorer, Score
 from assay.extensions import db
 from tests.api.stats_data import make_scorer, pin
 from tests.api.test_comparisons import comparison_body
@@ -119,6 +120,16 @@ class World:
             session.execute(update(Run).where(Run.id == self.run_id).values(status=status))
             session.commit()
         return {}
+
+    def judge_the_run(self) -> None:
+        """Make the world's run a judge-mode run (it applies a question-quality scorer), so
+        its judgments can be read."""
+        with db.factory() as session:
+            version = scorer_version(session, None, session.merge(self.project),
+                                     {"judges": [str(self.model_id)], "criteria": ["clarity"]})
+            session.add(RunScorer(run_id=self.run_id, scorer_version_id=version.id,
+                                  position=1))
+            session.commit()
 
     def run_body(self) -> dict[str, Any]:
         with db.factory() as session:
@@ -230,6 +241,11 @@ ROUTES: dict[tuple[str, str], Rule] = {
                                                       lambda w: w.run_in("running")),
     ("POST", PROJECT + "/runs/{run_id}/retry-failed"): Rule(Role.editor, 200,
                                                             lambda w: w.run_in("failed")),
+    ("POST", DATASET + "/judgments"): Rule(Role.editor, 202, lambda w: {
+        "judges": [w.model_id], "criteria": ["clarity"]}),
+    ("GET", DATASET + "/judgments"): Rule(Role.viewer),
+    ("GET", PROJECT + "/runs/{run_id}/judgments"): Rule(Role.viewer),
+    ("GET", PROJECT + "/reports/question-quality"): Rule(Role.viewer),
     ("GET", PROJECT + "/prompts"): Rule(Role.viewer),
     ("POST", PROJECT + "/prompts"): Rule(Role.editor, 201, lambda w: {
         "name": f"Tenancy {w.newcomer.id}", "template": "Say {{question}}"}),
@@ -328,6 +344,7 @@ def build_world(factory: Factory) -> World:
     world.scorer_id, world.scorer_version_id = factory.scorer(project)
     world.fresh_targets()
     comparison_body(project.id, run_id)  # a pairwise scorer exists before any row count
+    world.judge_the_run()
     world.job_id = finished_job(owner.id, project.id, world.model_id)
     world.document_id = make_document(project.id)
     finished_job(foreign.id, foreign_project.id, _any_model(foreign_project))

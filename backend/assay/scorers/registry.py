@@ -10,7 +10,8 @@ from typing import Any
 
 from assay.scorers.base import ParamsError, Scorer
 
-MODULES = ("reference", "rules", "safety", "code", "judge", "rag", "pairwise", "manual")
+MODULES = ("reference", "rules", "safety", "code", "judge", "rag", "pairwise", "manual",
+           "question_quality")
 
 
 @cache

@@ -30,6 +30,7 @@ from assay.core.llm.models import ModelConfig
 from assay.core.llm.secrets import resolve_api_key
 from assay.core.llm.service import models_by_id
 from assay.core.projects.models import Project
+from assay.core.scoring.question_report import GENERATION, generation_metadata
 from assay.providers import tokens
 from assay.providers.base import ChatRequest, Endpoint
 from assay.providers.client import LLMClient
@@ -233,27 +234,33 @@ def start(session: Session, conn: redis.Redis, prefix: str, actor: User, project
 # --- accepting a preview into a dataset ---------------------------------------------------
 
 
-def dataset_cases(kind: str, spec: dict[str, Any],
-                  items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def dataset_cases(kind: str, spec: dict[str, Any], items: list[dict[str, Any]],
+                  generator: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The cases of accepted items; each records its `generator` (question_report.py) in
+    its metadata, so judged questions can be traced back to the model that wrote them."""
     out = []
     for item in items:
+        generation = dict(generator or {})
         if kind == "questions":
-            out.append({"input": {"question": item["question"]},
-                        "expected": {"answer": item["answer"]} if item.get("answer") else None,
-                        "tags": list(spec.get("type_tags") or []),
-                        "difficulty": spec.get("difficulty")})
+            case = {"input": {"question": item["question"]},
+                    "expected": {"answer": item["answer"]} if item.get("answer") else None,
+                    "tags": list(spec.get("type_tags") or []),
+                    "difficulty": spec.get("difficulty")}
         elif kind == "cases":
-            out.append({"input": dict(item["input"]),
-                        "expected": {"output": item["expected"]} if item.get("expected")
-                        else None,
-                        "tags": ["synthetic", *(["edge-case"] if item.get("edge_case") else [])]})
+            case = {"input": dict(item["input"]),
+                    "expected": {"output": item["expected"]} if item.get("expected")
+                    else None,
+                    "tags": ["synthetic", *(["edge-case"] if item.get("edge_case") else [])]}
         else:  # the user turns; the model under test answers each, graded by its truth
             turns = item["turns"]
-            out.append({"input": {"messages": [{"role": "user", "content": t["question"]}
-                                               for t in turns]},
-                        "expected": {"turns": [t["ground_truth"] for t in turns]},
-                        "tags": ["grounded"],
-                        "metadata": {"generation": {"turns": turns}}})
+            case = {"input": {"messages": [{"role": "user", "content": t["question"]}
+                                           for t in turns]},
+                    "expected": {"turns": [t["ground_truth"] for t in turns]},
+                    "tags": ["grounded"]}
+            generation["turns"] = turns
+        if generation:
+            case["metadata"] = {GENERATION: generation}
+        out.append(case)
     return out
 
 
@@ -279,7 +286,11 @@ def accept(session: Session, conn: redis.Redis, prefix: str, actor: User, projec
     if session.scalar(select(Dataset.id).where(Dataset.project_id == project.id,
                                                Dataset.name == name)) is not None:
         raise name_taken()
-    cases = dataset_cases(state["kind"], state["spec"], [items[i] for i in chosen])
+    model = session.get(ModelConfig, state["model_id"])
+    generator = generation_metadata(
+        state["model_id"], model.name if model and model.project_id == project.id else None,
+        job_id)
+    cases = dataset_cases(state["kind"], state["spec"], [items[i] for i in chosen], generator)
     check_cases(state["kind"], cases, "selected")
     dataset = create_dataset(session, actor, project, name, state["kind"], cases)
     audit.record(session, actor, "generation.accepted", "generation", job_id, project.id,
