@@ -12,6 +12,7 @@ import { ModelsPage } from '@/features/models/pages/ModelsPage';
 import { ProvidersPage } from '@/features/providers/pages/ProvidersPage';
 import { DatasetPage } from '@/features/datasets/pages/DatasetPage';
 import { DatasetsPage } from '@/features/datasets/pages/DatasetsPage';
+import { JudgmentsPage } from '@/features/judgments/pages/JudgmentsPage';
 import { NewRunPage } from '@/features/runs/pages/NewRunPage';
 import { RunPage } from '@/features/runs/pages/RunPage';
 import { TokensPage } from '@/features/tokens/pages/TokensPage';
@@ -40,6 +41,7 @@ export const routes: RouteObject[] = [
               { path: 'runs/new', element: <NewRunPage /> },
               { path: 'datasets', element: <DatasetsPage /> },
               { path: 'datasets/:datasetId', element: <DatasetPage /> },
+              { path: 'datasets/:datasetId/judgments/:runId', element: <JudgmentsPage /> },
               { path: 'providers', element: <ProvidersPage /> },
               { path: 'models', element: <ModelsPage /> },
               { path: 'members', element: <ProjectMembersPage /> },

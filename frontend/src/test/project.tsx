@@ -8,6 +8,7 @@ import { ProjectMembersPage } from '@/features/projects/pages/ProjectMembersPage
 import { ProjectRunsPage } from '@/features/projects/pages/ProjectRunsPage';
 import { DatasetPage } from '@/features/datasets/pages/DatasetPage';
 import { DatasetsPage } from '@/features/datasets/pages/DatasetsPage';
+import { JudgmentsPage } from '@/features/judgments/pages/JudgmentsPage';
 import { ProvidersPage } from '@/features/providers/pages/ProvidersPage';
 import { NewRunPage } from '@/features/runs/pages/NewRunPage';
 
@@ -24,6 +25,7 @@ export function renderProject(route: string) {
           { path: 'runs/new', element: <NewRunPage /> },
           { path: 'datasets', element: <DatasetsPage /> },
           { path: 'datasets/:datasetId', element: <DatasetPage /> },
+          { path: 'datasets/:datasetId/judgments/:runId', element: <JudgmentsPage /> },
           { path: 'providers', element: <ProvidersPage /> },
           { path: 'models', element: <ModelsPage /> },
           { path: 'members', element: <ProjectMembersPage /> },

@@ -14,12 +14,15 @@ import { EditDatasetDialog } from '../components/EditDatasetDialog';
 import { ImportWizard } from '../components/ImportWizard';
 import { VersionsPanel } from '../components/VersionsPanel';
 import { useArchiveDataset, useDataset, useDeleteCase, useDeleteDataset, useExport } from '../hooks/useDatasets';
+import { JudgeConfigDialog } from '@/features/judgments/components/JudgeConfigDialog';
+import { JudgingsList } from '@/features/judgments/components/JudgingsList';
 
-type Section = 'cases' | 'versions' | 'coverage';
+type Section = 'cases' | 'versions' | 'coverage' | 'judgments';
 const SECTIONS: Array<{ key: Section; label: string }> = [
   { key: 'cases', label: 'Cases' },
   { key: 'versions', label: 'Versions' },
   { key: 'coverage', label: 'Coverage' },
+  { key: 'judgments', label: 'Judgments' },
 ];
 
 /** One dataset: its cases (virtualised), version history with diffs, coverage, import and export. */
@@ -44,6 +47,7 @@ export function DatasetPage() {
   const [deleting, setDeleting] = useState(false);
   const [importing, setImporting] = useState(false);
   const [editingDetails, setEditingDetails] = useState(false);
+  const [judging, setJudging] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const debouncedQ = useDebouncedValue(q, 300);
   const debouncedTag = useDebouncedValue(tag, 300);
@@ -117,6 +121,11 @@ export function DatasetPage() {
             ))}
             {canEdit && (
               <>
+                {d.case_count > 0 && (
+                  <Button variant="secondary" size="sm" onClick={() => setJudging(true)}>
+                    Judge questions
+                  </Button>
+                )}
                 <Button variant="secondary" size="sm" onClick={() => setEditingDetails(true)}>
                   Edit details
                 </Button>
@@ -216,10 +225,12 @@ export function DatasetPage() {
               }}
             />}
           {section === 'coverage' && <CoverageChart projectId={projectId} datasetId={datasetId} />}
+          {section === 'judgments' && <JudgingsList projectId={projectId} datasetId={datasetId} />}
         </CardContent>
       </Card>
       <CaseDialog projectId={projectId} datasetId={datasetId} kind={d.kind} open={!!caseDialog} editing={caseDialog?.editing ?? null} onClose={() => setCaseDialog(null)} />
       <EditDatasetDialog projectId={projectId} dataset={d} open={editingDetails} onClose={() => setEditingDetails(false)} />
+      <JudgeConfigDialog projectId={projectId} datasetId={datasetId} datasetName={d.name} open={judging} onClose={() => setJudging(false)} />
       <ImportWizard projectId={projectId} datasetId={datasetId} kind={d.kind} open={importing} onClose={() => setImporting(false)} />
       <Dialog
         open={!!deletingCase}
