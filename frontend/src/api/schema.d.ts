@@ -4393,6 +4393,184 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/datasets/{dataset_id}/judgments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        /** The dataset's judge-mode runs, newest first. */
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    page_size?: number;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                    dataset_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RunPage"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        /**
+         * Every judge rates every question of the dataset's version on the chosen criteria
+         *     (1-10 each, with a justification) and/or as the instruction asks. Answers with the
+         *     judge-mode run, complete at once (its outputs are the questions); the ratings land as
+         *     its scoring job runs: read them at GET /runs/{run_id}/judgments. 422 names each bad
+         *     field (judges, criteria, instruction, dataset_id for an empty version).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    dataset_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["JudgmentCreate"];
+                };
+            };
+            responses: {
+                /** @description Accepted */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Run"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/judgments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * A page of questions with each judge's ratings side by side, each judge's mean per
+         *     criterion, the agreement between judges per criterion (Krippendorff's alpha), and the
+         *     scoring progress. 404 for a run that is not a judge-mode run.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    page_size?: number;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Judgments"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/reports/question-quality": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Question quality by generator model: the mean overall rating (1-10, with a 95%
+         *     interval) judges gave the questions each model generated, across the project's
+         *     judge-mode runs; written or imported questions form their own row.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["QuestionQualityReport"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -6518,6 +6696,119 @@ export interface components {
             created_at: string;
             /** @description The extracted text */
             text: string;
+        };
+        JudgmentCreate: {
+            /** @description 1 to 5 distinct model ids of the project */
+            judges: number[];
+            /** @description Predefined criteria, each rated 1-10; at least one, or an instruction */
+            criteria?: ("clarity" | "difficulty" | "relevance" | "originality" | "overall")[];
+            /**
+             * @description Free-form instructions for the judges; alone, the judges give one overall rating as it asks
+             * @default null
+             */
+            instruction?: string | null;
+            /**
+             * @description A version (row id) of the dataset; the latest if omitted
+             * @default null
+             */
+            dataset_version_id?: number | null;
+        };
+        MeanRating: {
+            mean: number | null;
+            /** @description 95% CI */
+            low: number | null;
+            high: number | null;
+            /** @description Questions rated */
+            n: number;
+        };
+        JudgeSummary: {
+            ref: string;
+            /** @description null: the model was deleted */
+            model_id: number | null;
+            name: string;
+            scored: number;
+            failed: number;
+            pending: number;
+            cost_micros: number;
+            /** @description Criterion -> mean rating */
+            means: {
+                [key: string]: components["schemas"]["MeanRating"];
+            };
+            overall: components["schemas"]["MeanRating"];
+        };
+        Agreement: {
+            criterion: string;
+            /** @description Krippendorff's alpha (interval); null: fewer than two judges, or no question rated by two */
+            alpha: number | null;
+            /** @description Questions rated by at least two judges */
+            n_units: number;
+            n_values: number;
+        };
+        JudgingProgress: {
+            questions: number;
+            /** @description questions x judges */
+            expected: number;
+            scored: number;
+            failed: number;
+            done: boolean;
+        };
+        Rating: {
+            /** @description The judge's ref */
+            judge: string;
+            /** @enum {string} */
+            status: "pending" | "scored" | "failed";
+            /** @description Criterion -> rating, 1-10 */
+            scores: {
+                [key: string]: number;
+            };
+            /** @description The overall rating, else the mean of the ratings (1-10) */
+            overall: number | null;
+            justification: string;
+            rationales: {
+                [key: string]: string;
+            };
+            error: string | null;
+        };
+        JudgedQuestion: {
+            output_id: number;
+            case_id: number;
+            /** @description 1-based, in order */
+            number: number;
+            question: string;
+            /** @description One per judge, in the judges' order */
+            ratings: components["schemas"]["Rating"][];
+        };
+        Judgments: {
+            run_id: number;
+            run_status: string;
+            dataset_version_id: number;
+            scorer_version_id: number;
+            criteria: string[];
+            instruction: string | null;
+            judges: components["schemas"]["JudgeSummary"][];
+            /** @description One per criterion */
+            agreement: components["schemas"]["Agreement"][];
+            overall_agreement: components["schemas"]["Agreement"];
+            progress: components["schemas"]["JudgingProgress"];
+            items: components["schemas"]["JudgedQuestion"][];
+            total: number;
+            page: number;
+            page_size: number;
+        };
+        GeneratorQuality: {
+            /** @description null: written or imported questions */
+            model_id: number | null;
+            name: string;
+            /** @description Mean overall rating, 1-10 */
+            mean: number | null;
+            low: number | null;
+            high: number | null;
+            questions: number;
+            ratings: number;
+            datasets: number;
+        };
+        QuestionQualityReport: {
+            items: components["schemas"]["GeneratorQuality"][];
         };
         Check: {
             ok: boolean;
