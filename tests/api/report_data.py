@@ -121,6 +121,7 @@ def score(output_id: int, version_id: int, value: float | None, passed: bool | N
         found = session.get(Output, output_id)
         assert found is not None
         session.add(Score(run_id=found.run_id, output_id=output_id,
+                          target_id=found.target_id, case_id=found.case_id,
                           scorer_version_id=version_id, kind=kind, source=source,
                           value=value, passed=passed, criteria=criteria or {},
                           rationale=rationale, error=error))

@@ -82,7 +82,10 @@ def score(run_id: int, output_id: int, version_id: int, value: float | None,
           passed: bool | None = None, source: str = "", kind: str = "icontains",
           criteria: dict[str, float] | None = None) -> None:
     with db.factory() as session:
-        session.add(Score(run_id=run_id, output_id=output_id, scorer_version_id=version_id,
+        found = session.get(Output, output_id)
+        assert found is not None
+        session.add(Score(run_id=run_id, output_id=output_id, target_id=found.target_id,
+                          case_id=found.case_id, scorer_version_id=version_id,
                           kind=kind, source=source, value=value, passed=passed,
                           criteria=criteria or {},
                           error="The scorer failed" if value is None else None))

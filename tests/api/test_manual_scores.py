@@ -302,8 +302,10 @@ def test_the_output_detail_shows_every_field_of_a_score(review: Review) -> None:
                          evidence=(Evidence(0, 0, 5, "Reply", "pattern"),),
                          flags=("pii:email",), details={"pattern": "^R"})
     with db.factory() as session:
-        insert_scores(session, [score_row(review.run_id, review.outputs[0],
-                                          CellScore(version_id, "regex", result))])
+        output = session.get(Output, review.outputs[0])
+        assert output is not None
+        insert_scores(session, [score_row(review.run_id, output.id, output.target_id,
+                                          output.case_id, CellScore(version_id, "regex", result))])
         session.commit()
     manual = _put(review, {"rating": 5, "comment": "Great"}).json
     by_hand, automatic = review.detail()["scores"]  # by scorer name: Helpfulness, Pattern

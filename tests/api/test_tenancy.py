@@ -23,7 +23,7 @@ from assay.core.datasets.service import create_dataset, latest_version, version_
 from assay.core.llm.models import Credential, ModelConfig
 from assay.core.projects.models import AuditEvent, Membership, Project, Role
 from assay.core.prompts.service import create_prompt
-from assay.core.runs.models import Run, RunTarget
+from assay.core.runs.models import Output, Run, RunTarget
 from assay.core.scoring.judge_mode import scorer_version
 from assay.core.scoring.manual import own_score, source_of
 from assay.core.scoring.models import RunScorer, Score
@@ -107,9 +107,12 @@ class World:
         """A score of the output by every member and the foreign user, so each actor has
         one of their own to update or delete."""
         with db.factory() as session:
+            output = session.get(Output, self.output_id)
+            assert output is not None
             for user in self.users.values():
                 if own_score(session, self.output_id, self.scorer_version_id, user) is None:
                     session.add(Score(run_id=self.run_id, output_id=self.output_id,
+                                      target_id=output.target_id, case_id=output.case_id,
                                       scorer_version_id=self.scorer_version_id, kind="manual",
                                       source=source_of(user), value=1.0, author_id=user.id))
             session.commit()

@@ -61,10 +61,11 @@ CROSS JOIN LATERAL (SELECT (vc.case_id * 7919 + t.id * 104729) % 1000003 AS v) h
 WHERE r.project_id = :project
 """
 _SCORES = """
-INSERT INTO scores (run_id, output_id, scorer_version_id, kind, source, value, passed,
-                    criteria, rationale, evidence, severity, flags, details, created_at,
-                    updated_at)
-SELECT o.run_id, o.id, CASE WHEN o.run_id <= :last_v1_run THEN :v1 ELSE :v2 END,
+INSERT INTO scores (run_id, output_id, target_id, case_id, scorer_version_id, kind, source,
+                    value, passed, criteria, rationale, evidence, severity, flags, details,
+                    created_at, updated_at)
+SELECT o.run_id, o.id, o.target_id, o.case_id,
+       CASE WHEN o.run_id <= :last_v1_run THEN :v1 ELSE :v2 END,
        'llm_judge', 'judge-model', s.value, s.value >= 0.6, '{}', 'Scored by the bench',
        '[]', NULL, '[]', '{}', now(), now()
 FROM outputs o

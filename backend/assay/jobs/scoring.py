@@ -36,7 +36,7 @@ async def _score_run(rt: Runtime, run_id: int) -> int:
             scored = await asyncio.gather(*(apply.score_subject(
                 [a for a in applied if a.version_id in p.missing], p.subject, ctx)
                 for p in pending))
-            rows = [apply.score_row(run_id, p.output_id, s)
+            rows = [apply.score_row(run_id, p.output_id, p.target_id, p.case_id, s)
                     for p, scores in zip(pending, scored, strict=True) for s in scores]
             with rt.db.factory() as session:
                 apply.insert_scores(session, rows)

@@ -379,20 +379,21 @@ def record_results(session: Session, run_id: int, owner: str,
     ids = [r.output_id for r in results]
     outputs = cast(Table, Output.__table__)
     written = connection.execute(
-        select(outputs.c.id, outputs.c.target_id, outputs.c.reserved_micros)
+        select(outputs.c.id, outputs.c.target_id, outputs.c.reserved_micros, outputs.c.case_id)
         .where(outputs.c.id.in_(ids), outputs.c.lease_owner == mark)).all()
     if written:
         connection.execute(update(outputs).where(outputs.c.id.in_([row.id for row in written]))
                            .values(lease_owner=None, reserved_micros=0))
     by_id = {r.output_id: r for r in results}
     tallies: dict[int, _Tally] = {}
-    for oid, target_id, reserved in written:
+    for oid, target_id, reserved, _ in written:
         r = by_id[oid]
         tallies.setdefault(target_id, _Tally()).add(r.ok, r.cost_micros, reserved,
                                                       r.tokens_in, r.tokens_out)
     alert = _settle(session, run_id, tallies) if tallies else False
     _cache_writes(session, [by_id[row.id] for row in written])
-    insert_scores(session, [score_row(run_id, row.id, score, now=now) for row in written
+    insert_scores(session, [score_row(run_id, row.id, row.target_id, row.case_id, score,
+                                      now=now) for row in written
                             for score in by_id[row.id].scores])
     session.commit()
     return Recorded(len(written), alert)

@@ -97,13 +97,16 @@ async def score_subject(applied: Sequence[Applied], subject: Subject,
     return tuple(out)
 
 
-def score_row(run_id: int, output_id: int, score: CellScore, author_id: int | None = None,
-              comment: str | None = None, now: datetime | None = None) -> dict[str, Any]:
-    """The scores row of one result (built for every scored reply: kept cheap, no asdict)."""
+def score_row(run_id: int, output_id: int, target_id: int, case_id: int, score: CellScore,
+              author_id: int | None = None, comment: str | None = None,
+              now: datetime | None = None) -> dict[str, Any]:
+    """The scores row of one result for the output `output_id` of the target and case
+    given (built for every scored reply: kept cheap, no asdict)."""
     r = score.result
     now = now or utcnow()
     source = f"user:{author_id}" if author_id is not None else (r.judge_model or "")
-    return {"run_id": run_id, "output_id": output_id, "scorer_version_id": score.version_id,
+    return {"run_id": run_id, "output_id": output_id, "target_id": target_id,
+            "case_id": case_id, "scorer_version_id": score.version_id,
             "kind": score.kind, "source": source, "value": r.value, "passed": r.passed,
             "criteria": dict(r.criteria), "rationale": r.rationale,
             "evidence": [{"message_index": e.message_index, "start": e.start, "end": e.end,

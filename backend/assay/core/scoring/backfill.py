@@ -23,6 +23,8 @@ class Pending:
     """An output some of the run's scorers have not scored yet."""
 
     output_id: int
+    target_id: int
+    case_id: int
     subject: Subject
     missing: tuple[int, ...]  # scorer version ids without a score for it
 
@@ -43,9 +45,10 @@ def unscored(session: Session, run_id: int, applied: Sequence[Applied], after_id
     if not versions:
         return [], None
     rows = session.execute(
-        select(Output.id, Output.text, Output.turn, Output.latency_ms, Output.cost_micros,
-               Output.tokens_in, Output.tokens_out, Output.raw_request, Case.input,
-               Case.expected, Case.trace, Case.tags, Case.difficulty)
+        select(Output.id, Output.target_id, Output.case_id, Output.text, Output.turn,
+               Output.latency_ms, Output.cost_micros, Output.tokens_in, Output.tokens_out,
+               Output.raw_request, Case.input, Case.expected, Case.trace, Case.tags,
+               Case.difficulty)
         .join(Case, Case.id == Output.case_id)
         .where(Output.run_id == run_id, Output.status == CellStatus.succeeded,
                Output.id > after_id)
@@ -63,7 +66,7 @@ def unscored(session: Session, run_id: int, applied: Sequence[Applied], after_id
         missing = tuple(v for v in versions if v not in have.get(r.id, set()))
         if not missing:
             continue
-        out.append(Pending(r.id, Subject(
+        out.append(Pending(r.id, r.target_id, r.case_id, Subject(
             output=r.text, input=r.input or {}, expected=r.expected,
             reference=reference_of(r.expected, r.turn), context=grounding_of(r.expected),
             messages=_messages(r.trace, r.raw_request, r.text), latency_ms=r.latency_ms,

@@ -107,8 +107,8 @@ def set_score(session: Session, actor: User, project: Project, run: Run, output_
     except ParamsError as exc:
         raise Invalid("The score does not fit this scorer's scale",
                       {"json": exc.errors}) from exc
-    row = score_row(run.id, output.id, CellScore(version.id, config.kind, result), actor.id,
-                    entry.comment or None)
+    row = score_row(run.id, output.id, output.target_id, output.case_id,
+                    CellScore(version.id, config.kind, result), actor.id, entry.comment or None)
     row["details"] = {"entered": entry.entered}
     score = own_score(session, output.id, version.id, actor)
     before = snapshot(score)

@@ -56,17 +56,25 @@ class RunScorer(Base):
 
 class Score(Base):
     """One score of one output by one scorer version, from one source: "" for
-    deterministic kinds, the judge model for judges, "user:<id>" for a human."""
+    deterministic kinds, the judge model for judges, "user:<id>" for a human.
+
+    The output's target and case are copied here (they never change) so the reports
+    aggregate scores per model and case from this table and the few run targets, without
+    joining a million outputs; the leaderboard index covers that read."""
 
     __tablename__ = "scores"
     __table_args__ = (
         UniqueConstraint("output_id", "scorer_version_id", "source", name="uq_scores_source"),
         Index("ix_scores_run", "run_id", "scorer_version_id"),
+        Index("ix_scores_leaderboard", "scorer_version_id", "target_id", "case_id",
+              postgresql_include=["value", "passed"]),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
     output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"))
+    target_id: Mapped[int] = mapped_column(ForeignKey("run_targets.id", ondelete="CASCADE"))
+    case_id: Mapped[int] = mapped_column(ForeignKey("cases.id"))
     scorer_version_id: Mapped[int] = mapped_column(ForeignKey("scorer_versions.id"))
     kind: Mapped[str] = mapped_column(String(32))
     source: Mapped[str] = mapped_column(String(200), default="")
