@@ -80,11 +80,11 @@ def rate(run_id: int, ratings: dict[int, list[dict[str, float] | str]]) -> None:
         version_id = session.scalar(select(RunScorer.scorer_version_id).where(
             RunScorer.run_id == run_id))
         assert version_id is not None
-        outputs = list(session.scalars(select(Output.id).where(Output.run_id == run_id)
-                                       .order_by(Output.id)))
+        outputs = session.execute(select(Output.id, Output.target_id, Output.case_id)
+                                  .where(Output.run_id == run_id).order_by(Output.id)).all()
         rows = []
         for judge, per_question in ratings.items():
-            for output_id, given in zip(outputs, per_question, strict=False):
+            for output, given in zip(outputs, per_question, strict=False):
                 if isinstance(given, str):
                     result = ScoreResult.failed(given, judge_model=str(judge))
                 else:
@@ -94,7 +94,7 @@ def rate(run_id: int, ratings: dict[int, list[dict[str, float] | str]]) -> None:
                         rationale=f"Judge {judge} says so.", judge_model=str(judge),
                         details={"scores": given, "usage": {"cost_micros": 5},
                                  "rationales": {k: f"{k} reason" for k in given}})
-                rows.append(score_row(run_id, output_id,
+                rows.append(score_row(run_id, output.id, output.target_id, output.case_id,
                                       CellScore(version_id, "question_quality", result)))
         insert_scores(session, rows)
         session.commit()
