@@ -102,7 +102,7 @@ def _idle(live: Live) -> bool:
 def test_pause_stops_claiming_and_resume_finishes_every_cell_once(
         factory: Factory, settings: Settings, fake: FakeProviderThread,  # noqa: F811
         live_url: str, worker: subprocess.Popen[bytes]) -> None:
-    configure(fake, latency_ms=100)
+    configure(fake, latency_ms=400)  # slow enough that a busy machine still cancels mid-run
     live = Live(factory, settings, fake, live_url)
     live.start()
     live.wait(lambda: live.cells().get("succeeded", 0) >= 6)
@@ -126,7 +126,7 @@ def test_pause_stops_claiming_and_resume_finishes_every_cell_once(
 def test_cancel_keeps_what_is_done_and_calls_nothing_more(
         factory: Factory, settings: Settings, fake: FakeProviderThread,  # noqa: F811
         live_url: str, worker: subprocess.Popen[bytes]) -> None:
-    configure(fake, latency_ms=100)
+    configure(fake, latency_ms=400)  # slow enough that a busy machine still cancels mid-run
     live = Live(factory, settings, fake, live_url)
     live.start()
     live.wait(lambda: live.cells().get("succeeded", 0) >= 6)
