@@ -13,6 +13,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from assay.core import audit
+from assay.core import versions as versions_
 from assay.core.auth.models import User
 from assay.core.errors import Conflict, Invalid, NotFound
 from assay.core.pagination import Page, paginate
@@ -108,15 +109,7 @@ def get_prompt(session: Session, project: Project, prompt_id: int) -> Prompt:
 
 
 def latest_versions(session: Session, prompt_ids: list[int]) -> dict[int, PromptVersion]:
-    if not prompt_ids:
-        return {}
-    newest = (select(PromptVersion.prompt_id, func.max(PromptVersion.number).label("n"))
-              .where(PromptVersion.prompt_id.in_(prompt_ids))
-              .group_by(PromptVersion.prompt_id).subquery())
-    rows = session.scalars(select(PromptVersion).join(
-        newest, (newest.c.prompt_id == PromptVersion.prompt_id)
-        & (newest.c.n == PromptVersion.number)))
-    return {v.prompt_id: v for v in rows}
+    return versions_.latest_versions(session, PromptVersion, PromptVersion.prompt_id, prompt_ids)
 
 
 def versions(session: Session, prompt: Prompt) -> list[PromptVersion]:

@@ -167,11 +167,11 @@ def _cells_of(session: Session, run_id: int, owner: str, ids: list[int],
 
 
 def _reserve(session: Session, run_id: int, cells: list[Cell],
-             held: dict[int, int]) -> tuple[list[Cell], list[Cell], Claim | None]:
+             held: dict[int, int]) -> tuple[list[Cell], Claim | None]:
     """Reserve the maximum cost of as many `cells` (in order) as the run's and project's caps
     allow. `held`: what each claimed row already had reserved (a lease taken over from a
-    dead worker), released here. Returns (kept, given back, the claim to return when nothing
-    could be kept)."""
+    dead worker), released here; the others go back to pending. Returns (kept, the claim to
+    return when nothing could be kept)."""
     run_row = session.execute(select(  # locked by the claim already
         Run.budget_micros, Run.spent_micros, Run.reserved_micros, Run.project_id)
         .where(Run.id == run_id)).one()
@@ -213,13 +213,13 @@ def _reserve(session: Session, run_id: int, cells: list[Cell],
                         .values(reserved_micros=Project.reserved_micros + delta),
                         execution_options=NO_SYNC)
     if kept:
-        return kept, given_back, None
+        return kept, None
     first = given_back[0]
     need = budget.max_call_cost(first.messages, first.model, first.params, first.price_in,
                                 first.price_out)
     if space.could_ever_fit(need):
-        return [], given_back, Claim([], waiting=True)
-    return [], given_back, Claim([], budget_exceeded=(
+        return [], Claim([], waiting=True)
+    return [], Claim([], budget_exceeded=(
         f"The next call may cost up to {need} micro-dollars and the budget has "
         f"{max(space.ever or 0, 0)} left"))
 
@@ -260,7 +260,7 @@ def claim_cells(session: Session, run_id: int, owner: str, limit: int, lease: ti
         return Claim([])
     held = {oid: reserved for oid, reserved in claimed if reserved}
     cells = _cells_of(session, run_id, owner, sorted(oid for oid, _ in claimed), secret_key)
-    kept, _, stop = _reserve(session, run_id, cells, held)
+    kept, stop = _reserve(session, run_id, cells, held)
     session.commit()
     return stop or Claim(kept)
 

@@ -11,6 +11,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from assay.core import audit
+from assay.core import versions as versions_
 from assay.core.auth.models import User
 from assay.core.base import utcnow
 from assay.core.errors import Conflict, Invalid, NotFound
@@ -59,15 +60,7 @@ def get_scorer(session: Session, project: Project, scorer_id: int) -> ScorerConf
 
 
 def latest_versions(session: Session, scorer_ids: list[int]) -> dict[int, ScorerVersion]:
-    if not scorer_ids:
-        return {}
-    newest = (select(ScorerVersion.scorer_id, func.max(ScorerVersion.number).label("n"))
-              .where(ScorerVersion.scorer_id.in_(scorer_ids))
-              .group_by(ScorerVersion.scorer_id).subquery())
-    rows = session.scalars(select(ScorerVersion).join(
-        newest, (newest.c.scorer_id == ScorerVersion.scorer_id)
-        & (newest.c.n == ScorerVersion.number)))
-    return {v.scorer_id: v for v in rows}
+    return versions_.latest_versions(session, ScorerVersion, ScorerVersion.scorer_id, scorer_ids)
 
 
 def versions(session: Session, scorer: ScorerConfig) -> list[ScorerVersion]:
