@@ -1,28 +1,25 @@
 import { createBrowserRouter, Navigate, type RouteObject } from 'react-router-dom';
+import type { ComponentType } from 'react';
 import { AppShell } from './AppShell';
 import { NotFoundPage } from './NotFoundPage';
 import { PublicOnly, RequireAuth } from './RequireAuth';
 import { LoginPage } from '@/features/auth/pages/LoginPage';
-import { RegisterPage } from '@/features/auth/pages/RegisterPage';
-import { ProjectsPage } from '@/features/projects/pages/ProjectsPage';
 import { ProjectLayout } from '@/features/projects/pages/ProjectLayout';
-import { ProjectMembersPage } from '@/features/projects/pages/ProjectMembersPage';
-import { ProjectRunsPage } from '@/features/projects/pages/ProjectRunsPage';
-import { ModelsPage } from '@/features/models/pages/ModelsPage';
-import { ProvidersPage } from '@/features/providers/pages/ProvidersPage';
-import { DatasetPage } from '@/features/datasets/pages/DatasetPage';
-import { DatasetsPage } from '@/features/datasets/pages/DatasetsPage';
-import { JudgmentsPage } from '@/features/judgments/pages/JudgmentsPage';
-import { NewRunPage } from '@/features/runs/pages/NewRunPage';
-import { RunPage } from '@/features/runs/pages/RunPage';
-import { TokensPage } from '@/features/tokens/pages/TokensPage';
+
+/**
+ * Route-level code splitting: every page past the shell is its own chunk, loaded when
+ * its route is first visited, so the first paint only waits for the shell and login.
+ */
+const page = <M,>(load: () => Promise<M>, pick: (m: M) => ComponentType) => async () => ({
+  Component: pick(await load()),
+});
 
 export const routes: RouteObject[] = [
   {
     element: <PublicOnly />,
     children: [
       { path: '/login', element: <LoginPage /> },
-      { path: '/register', element: <RegisterPage /> },
+      { path: '/register', lazy: page(() => import('@/features/auth/pages/RegisterPage'), (m) => m.RegisterPage) },
     ],
   },
   {
@@ -32,23 +29,26 @@ export const routes: RouteObject[] = [
         element: <AppShell />,
         children: [
           { path: '/', element: <Navigate to="/projects" replace /> },
-          { path: '/projects', element: <ProjectsPage /> },
+          { path: '/projects', lazy: page(() => import('@/features/projects/pages/ProjectsPage'), (m) => m.ProjectsPage) },
           {
             path: '/projects/:projectId',
             element: <ProjectLayout />,
             children: [
-              { index: true, element: <ProjectRunsPage /> },
-              { path: 'runs/new', element: <NewRunPage /> },
-              { path: 'datasets', element: <DatasetsPage /> },
-              { path: 'datasets/:datasetId', element: <DatasetPage /> },
-              { path: 'datasets/:datasetId/judgments/:runId', element: <JudgmentsPage /> },
-              { path: 'providers', element: <ProvidersPage /> },
-              { path: 'models', element: <ModelsPage /> },
-              { path: 'members', element: <ProjectMembersPage /> },
+              { index: true, lazy: page(() => import('@/features/projects/pages/ProjectRunsPage'), (m) => m.ProjectRunsPage) },
+              { path: 'runs/new', lazy: page(() => import('@/features/runs/pages/NewRunPage'), (m) => m.NewRunPage) },
+              { path: 'datasets', lazy: page(() => import('@/features/datasets/pages/DatasetsPage'), (m) => m.DatasetsPage) },
+              { path: 'datasets/:datasetId', lazy: page(() => import('@/features/datasets/pages/DatasetPage'), (m) => m.DatasetPage) },
+              {
+                path: 'datasets/:datasetId/judgments/:runId',
+                lazy: page(() => import('@/features/judgments/pages/JudgmentsPage'), (m) => m.JudgmentsPage),
+              },
+              { path: 'providers', lazy: page(() => import('@/features/providers/pages/ProvidersPage'), (m) => m.ProvidersPage) },
+              { path: 'models', lazy: page(() => import('@/features/models/pages/ModelsPage'), (m) => m.ModelsPage) },
+              { path: 'members', lazy: page(() => import('@/features/projects/pages/ProjectMembersPage'), (m) => m.ProjectMembersPage) },
             ],
           },
-          { path: '/projects/:projectId/runs/:runId', element: <RunPage /> },
-          { path: '/settings/tokens', element: <TokensPage /> },
+          { path: '/projects/:projectId/runs/:runId', lazy: page(() => import('@/features/runs/pages/RunPage'), (m) => m.RunPage) },
+          { path: '/settings/tokens', lazy: page(() => import('@/features/tokens/pages/TokensPage'), (m) => m.TokensPage) },
         ],
       },
     ],
