@@ -47,6 +47,10 @@ export const routes: RouteObject[] = [
               { path: 'members', lazy: page(() => import('@/features/projects/pages/ProjectMembersPage'), (m) => m.ProjectMembersPage) },
             ],
           },
+          {
+            path: '/projects/:projectId/runs/compare',
+            lazy: page(() => import('@/features/compare/pages/CompareRunsPage'), (m) => m.CompareRunsPage),
+          },
           { path: '/projects/:projectId/runs/:runId', lazy: page(() => import('@/features/runs/pages/RunPage'), (m) => m.RunPage) },
           { path: '/settings/tokens', lazy: page(() => import('@/features/tokens/pages/TokensPage'), (m) => m.TokensPage) },
         ],

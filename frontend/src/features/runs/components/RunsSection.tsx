@@ -27,6 +27,7 @@ import { roleAtLeast, type Role, type RunStatus } from '@/api/types';
 import { absoluteTime, relativeTime } from '@/lib/format';
 import { formatMicros } from '@/lib/money';
 import { focusRing } from '@/lib/cn';
+import { comparePath } from '@/features/compare/api';
 import { useRuns, useStartDemoRun, RUNS_PAGE_SIZE } from '../hooks/useRuns';
 import { RUN_STATUSES, RunStatusBadge, runStatusLabel } from './RunStatusBadge';
 
@@ -74,6 +75,11 @@ export function RunsSection({ projectId, role }: { projectId: number; role: Role
               </option>
             ))}
           </Select>
+          {(runs.data?.total ?? 0) > 1 && (
+            <Link to={comparePath(projectId)} className={buttonClasses('secondary', 'sm')}>
+              Compare runs
+            </Link>
+          )}
           {canRun && (
             <>
               <Button variant="secondary" size="sm" onClick={startDemo} loading={demo.isPending}>

@@ -15,6 +15,7 @@ import { FailuresList } from '../components/FailuresList';
 import { LiveRunPanel } from '../components/LiveRunPanel';
 import { OutputsTable } from '../components/OutputsTable';
 import { RunControls } from '../components/RunControls';
+import { RunExports } from '../components/RunExports';
 import { RunStatusBadge } from '../components/RunStatusBadge';
 import { SummaryTable } from '../components/SummaryTable';
 import { useProgress, useRun } from '../hooks/useRuns';
@@ -95,7 +96,10 @@ export function RunPage() {
             {r.settings && ` · ${r.settings.repeats} ${r.settings.repeats === 1 ? 'repeat' : 'repeats'}`}
           </p>
         </div>
-        {canEdit && <RunControls projectId={projectId} runId={runId} progress={p} />}
+        <div className="flex flex-col items-end gap-2">
+          {canEdit && <RunControls projectId={projectId} runId={runId} progress={p} />}
+          <RunExports projectId={projectId} runId={runId} />
+        </div>
       </header>
 
       {alerted &&
