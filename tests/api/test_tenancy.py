@@ -234,6 +234,7 @@ ROUTES: dict[tuple[str, str], Rule] = {
     ("GET", PROJECT + "/reports/leaderboard"): Rule(Role.viewer),
     ("GET", PROJECT + "/reports/costs"): Rule(Role.viewer),
     ("GET", PROJECT + "/reports/tokens"): Rule(Role.viewer),
+    ("GET", PROJECT + "/reports/trend"): Rule(Role.viewer),
     ("GET", PROJECT + "/reports/runs/{run_id}/dashboard"): Rule(Role.viewer),
     ("GET", PROJECT + "/reports/runs/{run_id}/diff/{base_run_id}"): Rule(Role.viewer),
     ("POST", PROJECT + "/runs/{run_id}/pause"): Rule(Role.editor, 200,

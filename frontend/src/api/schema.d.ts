@@ -3689,6 +3689,67 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/reports/trend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * One scorer's mean score (95% bootstrap interval clustered by case) per run, overall
+         *     and per model, over the most recent runs it scored, oldest first. Versions pooled
+         *     unless versions=latest; the date range keeps outputs that finished within it. Without
+         *     scorer_id, the latest run's first pointwise scorer. 422 for a scorer or dataset of
+         *     another project, a limit out of range or a reversed range.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description First UTC day (YYYY-MM-DD) of the outputs counted, by when they finished */
+                    date_from?: string | null;
+                    /** @description Last UTC day, included; not before date_from (else 422) */
+                    date_to?: string | null;
+                    /** @description Only runs on this dataset of the project (else 422) */
+                    dataset_id?: number | null;
+                    /** @description The scorer whose scores the trend follows (a scorer of this project, else 422); default: the latest run's first pointwise scorer */
+                    scorer_id?: number | null;
+                    /** @description all: pool every version of the scorer (default); latest: its newest version only */
+                    versions?: "all" | "latest";
+                    /** @description How many of the most recent scored runs */
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ScoreTrend"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/reports/runs/{run_id}/dashboard": {
         parameters: {
             query?: never;
@@ -6318,6 +6379,37 @@ export interface components {
         };
         TokenUsage: {
             items: components["schemas"]["TokenUsageItem"][];
+        };
+        TrendModel: {
+            /** @description null: recorded traces (no model) */
+            model_id: number | null;
+            model_name: string | null;
+        };
+        TrendModelScore: {
+            /** @description null: recorded traces (no model) */
+            model_id: number | null;
+            model_name: string | null;
+            score: components["schemas"]["Mean"];
+        };
+        TrendRun: {
+            run_id: number;
+            name: string;
+            /** Format: date-time */
+            created_at: string;
+            dataset_id: number;
+            /** @description Every target of the run */
+            score: components["schemas"]["Mean"];
+            /** @description Per model with a score in this run, in the order of `models` */
+            models: components["schemas"]["TrendModelScore"][];
+        };
+        ScoreTrend: {
+            /** @description null: the project has no scorer to follow yet */
+            scorer: components["schemas"]["ScorerRef"] | (Record<string, never> | null);
+            confidence: number;
+            /** @description Every model with a score in any of the runs, by name */
+            models: components["schemas"]["TrendModel"][];
+            /** @description The most recent runs with a score of the scorer, oldest first */
+            runs: components["schemas"]["TrendRun"][];
         };
         Counts: {
             total: number;

@@ -11,6 +11,10 @@ import { DatasetsPage } from '@/features/datasets/pages/DatasetsPage';
 import { JudgmentsPage } from '@/features/judgments/pages/JudgmentsPage';
 import { ProvidersPage } from '@/features/providers/pages/ProvidersPage';
 import { NewRunPage } from '@/features/runs/pages/NewRunPage';
+import { LeaderboardPage } from '@/features/reports/pages/LeaderboardPage';
+import { CostsPage } from '@/features/reports/pages/CostsPage';
+import { TrendPage } from '@/features/reports/pages/TrendPage';
+import { RunReportPage } from '@/features/reports/pages/RunReportPage';
 
 /** Renders the project pages as the app routes them (layout + tabs), starting at `route`. */
 export function renderProject(route: string) {
@@ -29,6 +33,10 @@ export function renderProject(route: string) {
           { path: 'providers', element: <ProvidersPage /> },
           { path: 'models', element: <ModelsPage /> },
           { path: 'members', element: <ProjectMembersPage /> },
+          { path: 'reports', element: <LeaderboardPage /> },
+          { path: 'reports/costs', element: <CostsPage /> },
+          { path: 'reports/trend', element: <TrendPage /> },
+          { path: 'reports/runs', element: <RunReportPage /> },
         ],
       },
       { path: '/projects/:projectId/runs/:runId', element: <p>Run page</p> },

@@ -15,7 +15,9 @@ from assay.api.reports.schemas import (
     RunDiffSchema,
     ScopeArgs,
     ScorerArgs,
+    ScoreTrendSchema,
     TokenUsageSchema,
+    TrendArgs,
 )
 from assay.core.projects.models import Role
 from assay.core.reports.costs import cost_report, token_usage
@@ -23,6 +25,7 @@ from assay.core.reports.dashboard import dashboard
 from assay.core.reports.diff import run_diff
 from assay.core.reports.leaderboard import leaderboard
 from assay.core.reports.scope import ReportFilter
+from assay.core.reports.trend import score_trend
 
 blp = Blueprint("reports", __name__, url_prefix="/api/projects/<int:project_id>/reports",
                 description="Reports: leaderboard, costs, tokens, run dashboard, run diff")
@@ -64,6 +67,19 @@ def get_token_usage(args: dict[str, Any], project_id: int) -> Any:
     """Tokens in and out per UTC day and model, oldest day first."""
     project, _ = project_access(project_id, Role.viewer)
     return token_usage(session(), project, _filters(args))
+
+
+@blp.get("/trend")
+@blp.arguments(TrendArgs, location="query")
+@blp.response(200, ScoreTrendSchema)
+def get_trend(args: dict[str, Any], project_id: int) -> Any:
+    """One scorer's mean score (95% bootstrap interval clustered by case) per run, overall
+    and per model, over the most recent runs it scored, oldest first. Versions pooled
+    unless versions=latest; the date range keeps outputs that finished within it. Without
+    scorer_id, the latest run's first pointwise scorer. 422 for a scorer or dataset of
+    another project, a limit out of range or a reversed range."""
+    project, _ = project_access(project_id, Role.viewer)
+    return score_trend(session(), project, _filters(args), args["limit"])
 
 
 @blp.get(RUN + "/dashboard")

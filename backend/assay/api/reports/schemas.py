@@ -10,6 +10,7 @@ from assay.api.fields import MAX_ID
 from assay.core.reports.diff import OUTCOMES
 from assay.core.reports.exports import FORMATS
 from assay.core.reports.scope import VERSION_CHOICES
+from assay.core.reports.trend import DEFAULT_RUNS, MAX_RUNS
 
 ID_RANGE = validate.Range(min=1, max=MAX_ID)
 
@@ -49,6 +50,18 @@ class LeaderboardArgs(ScopeArgs):
     versions = fields.String(load_default="all", validate=validate.OneOf(VERSION_CHOICES),
                              metadata={"description": "all: pool every version of the "
                                        "scorer (default); latest: its newest version only"})
+
+
+class TrendArgs(ScopeArgs):
+    scorer_id = _id_arg("The scorer whose scores the trend follows (a scorer of this "
+                        "project, else 422); default: the latest run's first pointwise "
+                        "scorer")
+    versions = fields.String(load_default="all", validate=validate.OneOf(VERSION_CHOICES),
+                             metadata={"description": "all: pool every version of the "
+                                       "scorer (default); latest: its newest version only"})
+    limit = fields.Integer(load_default=DEFAULT_RUNS, validate=validate.Range(
+        min=1, max=MAX_RUNS), metadata={"description": "How many of the most recent scored "
+                                        "runs"})
 
 
 class ScorerArgs(Schema):
@@ -245,3 +258,33 @@ class RunDiffSchema(Schema):
     comparison = _nested(PairedSchema)
     targets = fields.List(fields.Nested(RunDiffTargetSchema), required=True)
     cases = _nested(RunDiffCasePageSchema)
+
+
+class TrendModelSchema(Schema):
+    model_id = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "null: recorded traces (no model)"})
+    model_name = fields.String(required=True, allow_none=True)
+
+
+class TrendModelScoreSchema(TrendModelSchema):
+    score = _nested(MeanSchema)
+
+
+class TrendRunSchema(Schema):
+    run_id = _int()
+    name = fields.String(required=True)
+    created_at = fields.DateTime(required=True)
+    dataset_id = _int()
+    score = _nested(MeanSchema, metadata={"description": "Every target of the run"})
+    models = fields.List(fields.Nested(TrendModelScoreSchema), required=True, metadata={
+        "description": "Per model with a score in this run, in the order of `models`"})
+
+
+class ScoreTrendSchema(Schema):
+    scorer = _nested(ScorerRefSchema, allow_none=True, metadata={
+        "description": "null: the project has no scorer to follow yet"})
+    confidence = fields.Float(required=True)
+    models = fields.List(fields.Nested(TrendModelSchema), required=True, metadata={
+        "description": "Every model with a score in any of the runs, by name"})
+    runs = fields.List(fields.Nested(TrendRunSchema), required=True, metadata={
+        "description": "The most recent runs with a score of the scorer, oldest first"})

@@ -1,0 +1,60 @@
+// Reports (issue 7, part 5): typed reads of the project and run report endpoints.
+import { request } from '@/features/datasets/api';
+import type { paths } from '@/api/schema';
+
+type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+type Get<P extends keyof paths> = paths[P] extends { get: { responses: { 200: infer R } } } ? Json<R> : never;
+
+type Reports = '/api/projects/{project_id}/reports';
+type OneRun = '/api/projects/{project_id}/runs/{run_id}';
+
+export type Leaderboard = Get<`${Reports}/leaderboard`>;
+export type LeaderboardRow = Leaderboard['items'][number];
+export type CostReport = Get<`${Reports}/costs`>;
+export type TokenUsage = Get<`${Reports}/tokens`>;
+export type ScoreTrend = Get<`${Reports}/trend`>;
+export type QuestionQuality = Get<`${Reports}/question-quality`>;
+export type RunStatistics = Get<`${OneRun}/statistics`>;
+export type TargetStatistics = RunStatistics['items'][number];
+export type RunFacets = Get<`${OneRun}/statistics/facets`>;
+export type ComparisonSummary = Get<`${OneRun}/comparisons/summary`>;
+export type ScorerPage = Get<'/api/projects/{project_id}/scorers'>;
+export type Scorer = ScorerPage['items'][number];
+export type RunPage = Get<'/api/projects/{project_id}/runs'>;
+export type RunItem = RunPage['items'][number];
+
+/** A mean with its interval, as every report spells it. */
+export interface Interval {
+  mean: number | null;
+  low: number | null;
+  high: number | null;
+}
+
+export type Versions = 'all' | 'latest';
+export type FacetKind = 'by_tag' | 'by_length' | 'by_difficulty';
+
+const reports = (projectId: number) => `/api/projects/${projectId}/reports`;
+const run = (projectId: number, runId: number) => `/api/projects/${projectId}/runs/${runId}`;
+
+export const reportsApi = {
+  leaderboard: (projectId: number, scorerId: number | null, versions: Versions) =>
+    request<Leaderboard>('GET', `${reports(projectId)}/leaderboard`, {
+      query: { scorer_id: scorerId ?? undefined, versions },
+    }),
+  costs: (projectId: number) => request<CostReport>('GET', `${reports(projectId)}/costs`),
+  tokens: (projectId: number) => request<TokenUsage>('GET', `${reports(projectId)}/tokens`),
+  trend: (projectId: number, scorerId: number | null) =>
+    request<ScoreTrend>('GET', `${reports(projectId)}/trend`, { query: { scorer_id: scorerId ?? undefined } }),
+  questionQuality: (projectId: number) => request<QuestionQuality>('GET', `${reports(projectId)}/question-quality`),
+  statistics: (projectId: number, runId: number) => request<RunStatistics>('GET', `${run(projectId, runId)}/statistics`),
+  facets: (projectId: number, runId: number, versionId: number) =>
+    request<RunFacets>('GET', `${run(projectId, runId)}/statistics/facets`, { query: { scorer_version_id: versionId } }),
+  comparisons: (projectId: number, runId: number) =>
+    request<ComparisonSummary>('GET', `${run(projectId, runId)}/comparisons/summary`),
+  scorers: (projectId: number) =>
+    request<ScorerPage>('GET', `/api/projects/${projectId}/scorers`, { query: { page_size: 100 } }),
+  runs: (projectId: number) => request<RunPage>('GET', `/api/projects/${projectId}/runs`, { query: { page_size: 100 } }),
+};
+
+/** Scorers that give each output its own score (a pairwise judge ranks pairs instead). */
+export const POINTWISE = (s: Scorer) => s.kind !== 'pairwise_judge';
