@@ -117,6 +117,13 @@ class World:
                                       source=source_of(user), value=1.0, author_id=user.id))
             session.commit()
 
+    def run_case_id(self) -> int:
+        """A case of the world's run (the world's own case_id is a spare dataset's)."""
+        with db.factory() as session:
+            output = session.get(Output, self.output_id)
+            assert output is not None
+            return output.case_id
+
     def run_in(self, status: str) -> dict[str, Any]:
         """Put the world's run in `status`, so a control action may succeed; no body."""
         with db.factory() as session:
@@ -151,6 +158,7 @@ class Rule:
     needs: Role
     ok: int = 200
     body: Callable[[World], dict[str, Any]] | None = None
+    path: Callable[[World], dict[str, int]] | None = None  # overrides of World.path_args
 
 
 ROUTES: dict[tuple[str, str], Rule] = {
@@ -219,6 +227,8 @@ ROUTES: dict[tuple[str, str], Rule] = {
     ("GET", PROJECT + "/runs/{run_id}/outputs/{output_id}"): Rule(Role.viewer),
     ("GET", PROJECT + "/runs/{run_id}/progress"): Rule(Role.viewer),
     ("GET", PROJECT + "/runs/{run_id}/summary"): Rule(Role.viewer),
+    ("GET", PROJECT + "/runs/{run_id}/cases/{case_id}"): Rule(Role.viewer, path=lambda w: {
+        "case_id": w.run_case_id()}),
     ("GET", PROJECT + "/runs/{run_id}/events"): Rule(Role.viewer),
     ("GET", PROJECT + "/runs/{run_id}/statistics"): Rule(Role.viewer),
     ("GET", PROJECT + "/runs/{run_id}/statistics/facets"): Rule(Role.viewer),
@@ -390,7 +400,7 @@ def _check_cell(world: World, method: str, route: str, actor: str) -> str | None
     rule = ROUTES[(method, route)]
     expected = _expected(actor, rule)
     world.fresh_targets()
-    url = route.format(**world.path_args())
+    url = route.format(**{**world.path_args(), **(rule.path(world) if rule.path else {})})
     body = rule.body(world) if rule.body else None
     browser = world.factory.login(world.users[actor])
     before = _row_counts()

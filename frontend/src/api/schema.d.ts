@@ -2352,6 +2352,328 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/runs/{run_id}/outputs/{output_id}/scores/{scorer_version_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+                output_id: number;
+                scorer_version_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Your score of this output by a manual scorer of the project (any of its versions,
+         *     pinned by the run or not); saving again updates it. 422 when the values do not fit the
+         *     scorer's scale (errors name the field), the scorer is archived or not manual, or the
+         *     output has no reply.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                    output_id: number;
+                    scorer_version_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ManualScore"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Score"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        post?: never;
+        /** Remove your own score (undo); 404 when you have none there. */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                    output_id: number;
+                    scorer_version_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No Content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * The same payload as the run's events: poll it when Server-Sent Events are not
+         *     available.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Progress"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/outputs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        /** Ordered by case, target, repeat and turn; filter by target, status, error class. */
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    page_size?: number;
+                    /** @description A target of this run (else 422) */
+                    target_id?: number | null;
+                    status?: "pending" | "running" | "succeeded" | "failed" | "skipped" | null;
+                    /** @description e.g. timeout, rate_limited, cancelled, budget_exceeded */
+                    error_class?: string | null;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OutputPage"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/outputs/{output_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+                output_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * One output with the raw request and response, its case's input and expected, and
+         *     its scores (by scorer name, version and source).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                    output_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OutputDetail"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Per target: cells by status, success rate, cost, tokens, cached cells, latency and
+         *     time-to-first-token p50/p95 (nearest rank), errors by class.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RunSummary"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/cases/{case_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+                case_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * One case of the run: its input, expected output and trace, every target's outputs
+         *     (each repeat and turn) with their scores, and the previous and next case ids. 404 when
+         *     the case is not in the run.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                    case_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CaseView"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/runs/{run_id}/comparisons": {
         parameters: {
             query?: never;
@@ -2770,279 +3092,6 @@ export interface paths {
                 default: components["responses"]["DEFAULT_ERROR"];
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/projects/{project_id}/runs/{run_id}/outputs/{output_id}/scores/{scorer_version_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                project_id: number;
-                run_id: number;
-                output_id: number;
-                scorer_version_id: number;
-            };
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Your score of this output by a manual scorer of the project (any of its versions,
-         *     pinned by the run or not); saving again updates it. 422 when the values do not fit the
-         *     scorer's scale (errors name the field), the scorer is archived or not manual, or the
-         *     output has no reply.
-         */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    project_id: number;
-                    run_id: number;
-                    output_id: number;
-                    scorer_version_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ManualScore"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Score"];
-                    };
-                };
-                422: components["responses"]["UNPROCESSABLE_ENTITY"];
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
-        post?: never;
-        /** Remove your own score (undo); 404 when you have none there. */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    project_id: number;
-                    run_id: number;
-                    output_id: number;
-                    scorer_version_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No Content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/projects/{project_id}/runs/{run_id}/progress": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                project_id: number;
-                run_id: number;
-            };
-            cookie?: never;
-        };
-        /**
-         * The same payload as the run's events: poll it when Server-Sent Events are not
-         *     available.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    project_id: number;
-                    run_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Progress"];
-                    };
-                };
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/projects/{project_id}/runs/{run_id}/outputs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                project_id: number;
-                run_id: number;
-            };
-            cookie?: never;
-        };
-        /** Ordered by case, target, repeat and turn; filter by target, status, error class. */
-        get: {
-            parameters: {
-                query?: {
-                    page?: number;
-                    page_size?: number;
-                    /** @description A target of this run (else 422) */
-                    target_id?: number | null;
-                    status?: "pending" | "running" | "succeeded" | "failed" | "skipped" | null;
-                    /** @description e.g. timeout, rate_limited, cancelled, budget_exceeded */
-                    error_class?: string | null;
-                };
-                header?: never;
-                path: {
-                    project_id: number;
-                    run_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OutputPage"];
-                    };
-                };
-                422: components["responses"]["UNPROCESSABLE_ENTITY"];
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/projects/{project_id}/runs/{run_id}/outputs/{output_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                project_id: number;
-                run_id: number;
-                output_id: number;
-            };
-            cookie?: never;
-        };
-        /**
-         * One output with the raw request and response, its case's input and expected, and
-         *     its scores (by scorer name, version and source).
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    project_id: number;
-                    run_id: number;
-                    output_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OutputDetail"];
-                    };
-                };
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/projects/{project_id}/runs/{run_id}/summary": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                project_id: number;
-                run_id: number;
-            };
-            cookie?: never;
-        };
-        /**
-         * Per target: cells by status, success rate, cost, tokens, cached cells, latency and
-         *     time-to-first-token p50/p95 (nearest rank), errors by class.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    project_id: number;
-                    run_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["RunSummary"];
-                    };
-                };
-                default: components["responses"]["DEFAULT_ERROR"];
-            };
-        };
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5444,189 +5493,6 @@ export interface components {
             /** @default null */
             note?: string | null;
         };
-        ComparisonCreate: {
-            /** @description A pairwise_judge scorer of the project; its latest version judges */
-            scorer_id: number;
-            /** @description A target of this run */
-            target_a_id: number;
-            /** @description Another target of this run */
-            target_b_id: number;
-        };
-        ComparisonStarted: {
-            run_id: number;
-            scorer_id: number;
-            scorer_version_id: number;
-            target_a_id: number;
-            target_b_id: number;
-            judges: string[];
-            /** @description Pairs of outputs (same case, repeat and turn; both succeeded) to compare now */
-            pairs: number;
-            /** @description Pairs every judge of this version already judged without error: not compared again */
-            already_compared: number;
-            /** @description false when there was nothing left to compare */
-            enqueued: boolean;
-        };
-        Comparison: {
-            id: number;
-            case_id: number;
-            scorer_version_id: number;
-            judge: string;
-            output_a_id: number;
-            output_b_id: number;
-            target_a_id: number;
-            target_b_id: number;
-            /**
-             * @description a, b or tie when both orders agree; null when they disagree or failed
-             * @enum {string|null}
-             */
-            winner: "a" | "b" | "tie" | null;
-            /** @description The two orders disagreed */
-            position_bias: boolean;
-            /** @description [with A shown first, with B shown first]: each answer, un-swapped */
-            orders: (string | null)[];
-            rationale: string;
-            error: string | null;
-            /** Format: date-time */
-            created_at: string;
-        };
-        ComparisonPage: {
-            items: components["schemas"]["Comparison"][];
-            total: number;
-            page: number;
-            page_size: number;
-        };
-        ComparisonBias: {
-            k: number;
-            n: number;
-            /** @description k / n; null when n = 0 */
-            estimate: number | null;
-            low: number | null;
-            high: number | null;
-            confidence: number;
-        };
-        ComparisonPair: {
-            scorer_id: number;
-            scorer_name: string;
-            scorer_version_id: number;
-            version: number;
-            judge: string;
-            /** @description The earlier of the two targets in the run */
-            target_a_id: number;
-            target_a_label: string;
-            target_b_id: number;
-            target_b_label: string;
-            comparisons: number;
-            a_wins: number;
-            b_wins: number;
-            ties: number;
-            /** @description The two orders disagreed: no winner */
-            disagreements: number;
-            errors: number;
-            /** @description Disagreements among judged comparisons, with a Wilson interval */
-            position_bias: components["schemas"]["ComparisonBias"];
-        };
-        ComparisonRating: {
-            target_id: number;
-            label: string;
-            /** @description Bradley-Terry on an Elo-like scale (mean 1000; +400 = 10:1 odds); null without games */
-            rating: number | null;
-            low: number | null;
-            high: number | null;
-            games: number;
-            wins: number;
-            /** @description Ties, and judgements whose orders disagreed */
-            ties: number;
-            losses: number;
-            /** @description no_games, undefeated, winless */
-            flags: string[];
-        };
-        ComparisonRatings: {
-            available: boolean;
-            /** @description Why there are no ratings, e.g. comparisons that form separate groups of targets */
-            message: string | null;
-            n_comparisons: number;
-            confidence: number;
-            /** @description Best first */
-            items: components["schemas"]["ComparisonRating"][];
-        };
-        ComparisonSummary: {
-            run_id: number;
-            pairs: components["schemas"]["ComparisonPair"][];
-            /** @description Every judged comparison of the run (as filtered) is a game; a tie or a disagreement of the orders counts half a win to each side */
-            ratings: components["schemas"]["ComparisonRatings"];
-        };
-        RunBudget: {
-            /** @description The run's new spending cap in micro-dollars (null: none); not below what it has spent and holds */
-            budget_micros: number | null;
-            /** @default null */
-            alert_threshold?: number | null;
-        };
-        RunSettings: {
-            repeats: number;
-            concurrency: number | null;
-            cache: boolean;
-            stream: boolean;
-            timeout_s: number | null;
-            max_history_pairs: number;
-            shards: number | null;
-        };
-        RunTarget: {
-            id: number;
-            /** @description null: a recorded trace */
-            model_id: number | null;
-            model_name: string | null;
-            label: string;
-            /** @description Overrides of the model's */
-            params: {
-                [key: string]: unknown;
-            };
-            prompt_version_id: number | null;
-            total: number;
-            succeeded: number;
-            failed: number;
-            skipped: number;
-            spent_micros: number;
-            tokens_in: number;
-            tokens_out: number;
-        };
-        RunScorer: {
-            scorer_version_id: number;
-            scorer_id: number;
-            name: string;
-            kind: string;
-            /** @description The version's number */
-            version: number;
-        };
-        Run: {
-            id: number;
-            name: string;
-            /** @enum {string} */
-            status: "pending" | "running" | "paused" | "completed" | "partial" | "failed" | "cancelled" | "budget_exceeded";
-            total: number;
-            succeeded: number;
-            failed: number;
-            skipped: number;
-            dataset_id: number;
-            dataset_version_id: number;
-            settings: components["schemas"]["RunSettings"];
-            budget_micros: number | null;
-            alert_threshold: number;
-            spent_micros: number;
-            reserved_micros: number;
-            tokens_in: number;
-            tokens_out: number;
-            /** @description Why the run stopped, when it did */
-            error: string | null;
-            targets: components["schemas"]["RunTarget"][];
-            /** @description The scorer versions the run pinned, in order */
-            scorers: components["schemas"]["RunScorer"][];
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            started_at: string | null;
-            /** Format: date-time */
-            finished_at: string | null;
-        };
         ManualScore: {
             /**
              * @description Scale 1-5: required. Which fields a scorer takes follows its scale (params.scale)
@@ -5840,6 +5706,254 @@ export interface components {
             /** @description Over every target: succeeded / (succeeded + failed) */
             success_rate: number | null;
             targets: components["schemas"]["TargetSummary"][];
+        };
+        CaseOfRun: {
+            id: number;
+            input: {
+                [key: string]: unknown;
+            };
+            expected: {
+                [key: string]: unknown;
+            } | null;
+            /** @description A trace dataset's recorded trace: {messages: [{role, content, tool_calls?, tool_call_id?, name?}]} */
+            trace: {
+                [key: string]: unknown;
+            } | null;
+            tags: string[];
+            difficulty: string | null;
+            metadata: {
+                [key: string]: unknown;
+            };
+        };
+        CaseOutput: {
+            id: number;
+            case_id: number;
+            target_id: number;
+            /** @description null: a trace dataset's target (the recorded trace is the output) */
+            model_id: number | null;
+            /** @description The target's label */
+            label: string;
+            repeat: number;
+            /** @description User turn of a conversation case; 0 otherwise */
+            turn: number;
+            /** @enum {string} */
+            status: "pending" | "running" | "succeeded" | "failed" | "skipped";
+            text: string | null;
+            error_class: string | null;
+            error: string | null;
+            latency_ms: number | null;
+            ttft_ms: number | null;
+            tokens_in: number | null;
+            tokens_out: number | null;
+            cost_micros: number | null;
+            cached: boolean;
+            attempts: number;
+            scores: components["schemas"]["Score"][];
+        };
+        CaseTarget: {
+            target_id: number;
+            label: string;
+            model_id: number | null;
+            /** @description Every repeat and conversation turn, by repeat then turn */
+            outputs: components["schemas"]["CaseOutput"][];
+        };
+        CaseView: {
+            run_id: number;
+            run_name: string;
+            /** @description questions, cases, conversations or traces */
+            dataset_kind: string;
+            /** @description 1-based, in the run's dataset version */
+            position: number;
+            /** @description Cases in the run */
+            total: number;
+            previous_case_id: number | null;
+            next_case_id: number | null;
+            case: components["schemas"]["CaseOfRun"];
+            /** @description In the run's target order */
+            targets: components["schemas"]["CaseTarget"][];
+        };
+        ComparisonCreate: {
+            /** @description A pairwise_judge scorer of the project; its latest version judges */
+            scorer_id: number;
+            /** @description A target of this run */
+            target_a_id: number;
+            /** @description Another target of this run */
+            target_b_id: number;
+        };
+        ComparisonStarted: {
+            run_id: number;
+            scorer_id: number;
+            scorer_version_id: number;
+            target_a_id: number;
+            target_b_id: number;
+            judges: string[];
+            /** @description Pairs of outputs (same case, repeat and turn; both succeeded) to compare now */
+            pairs: number;
+            /** @description Pairs every judge of this version already judged without error: not compared again */
+            already_compared: number;
+            /** @description false when there was nothing left to compare */
+            enqueued: boolean;
+        };
+        Comparison: {
+            id: number;
+            case_id: number;
+            scorer_version_id: number;
+            judge: string;
+            output_a_id: number;
+            output_b_id: number;
+            target_a_id: number;
+            target_b_id: number;
+            /**
+             * @description a, b or tie when both orders agree; null when they disagree or failed
+             * @enum {string|null}
+             */
+            winner: "a" | "b" | "tie" | null;
+            /** @description The two orders disagreed */
+            position_bias: boolean;
+            /** @description [with A shown first, with B shown first]: each answer, un-swapped */
+            orders: (string | null)[];
+            rationale: string;
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        ComparisonPage: {
+            items: components["schemas"]["Comparison"][];
+            total: number;
+            page: number;
+            page_size: number;
+        };
+        ComparisonBias: {
+            k: number;
+            n: number;
+            /** @description k / n; null when n = 0 */
+            estimate: number | null;
+            low: number | null;
+            high: number | null;
+            confidence: number;
+        };
+        ComparisonPair: {
+            scorer_id: number;
+            scorer_name: string;
+            scorer_version_id: number;
+            version: number;
+            judge: string;
+            /** @description The earlier of the two targets in the run */
+            target_a_id: number;
+            target_a_label: string;
+            target_b_id: number;
+            target_b_label: string;
+            comparisons: number;
+            a_wins: number;
+            b_wins: number;
+            ties: number;
+            /** @description The two orders disagreed: no winner */
+            disagreements: number;
+            errors: number;
+            /** @description Disagreements among judged comparisons, with a Wilson interval */
+            position_bias: components["schemas"]["ComparisonBias"];
+        };
+        ComparisonRating: {
+            target_id: number;
+            label: string;
+            /** @description Bradley-Terry on an Elo-like scale (mean 1000; +400 = 10:1 odds); null without games */
+            rating: number | null;
+            low: number | null;
+            high: number | null;
+            games: number;
+            wins: number;
+            /** @description Ties, and judgements whose orders disagreed */
+            ties: number;
+            losses: number;
+            /** @description no_games, undefeated, winless */
+            flags: string[];
+        };
+        ComparisonRatings: {
+            available: boolean;
+            /** @description Why there are no ratings, e.g. comparisons that form separate groups of targets */
+            message: string | null;
+            n_comparisons: number;
+            confidence: number;
+            /** @description Best first */
+            items: components["schemas"]["ComparisonRating"][];
+        };
+        ComparisonSummary: {
+            run_id: number;
+            pairs: components["schemas"]["ComparisonPair"][];
+            /** @description Every judged comparison of the run (as filtered) is a game; a tie or a disagreement of the orders counts half a win to each side */
+            ratings: components["schemas"]["ComparisonRatings"];
+        };
+        RunBudget: {
+            /** @description The run's new spending cap in micro-dollars (null: none); not below what it has spent and holds */
+            budget_micros: number | null;
+            /** @default null */
+            alert_threshold?: number | null;
+        };
+        RunSettings: {
+            repeats: number;
+            concurrency: number | null;
+            cache: boolean;
+            stream: boolean;
+            timeout_s: number | null;
+            max_history_pairs: number;
+            shards: number | null;
+        };
+        RunTarget: {
+            id: number;
+            /** @description null: a recorded trace */
+            model_id: number | null;
+            model_name: string | null;
+            label: string;
+            /** @description Overrides of the model's */
+            params: {
+                [key: string]: unknown;
+            };
+            prompt_version_id: number | null;
+            total: number;
+            succeeded: number;
+            failed: number;
+            skipped: number;
+            spent_micros: number;
+            tokens_in: number;
+            tokens_out: number;
+        };
+        RunScorer: {
+            scorer_version_id: number;
+            scorer_id: number;
+            name: string;
+            kind: string;
+            /** @description The version's number */
+            version: number;
+        };
+        Run: {
+            id: number;
+            name: string;
+            /** @enum {string} */
+            status: "pending" | "running" | "paused" | "completed" | "partial" | "failed" | "cancelled" | "budget_exceeded";
+            total: number;
+            succeeded: number;
+            failed: number;
+            skipped: number;
+            dataset_id: number;
+            dataset_version_id: number;
+            settings: components["schemas"]["RunSettings"];
+            budget_micros: number | null;
+            alert_threshold: number;
+            spent_micros: number;
+            reserved_micros: number;
+            tokens_in: number;
+            tokens_out: number;
+            /** @description Why the run stopped, when it did */
+            error: string | null;
+            targets: components["schemas"]["RunTarget"][];
+            /** @description The scorer versions the run pinned, in order */
+            scorers: components["schemas"]["RunScorer"][];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
         };
         RunPage: {
             items: components["schemas"]["Run"][];

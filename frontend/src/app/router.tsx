@@ -55,6 +55,10 @@ export const routes: RouteObject[] = [
             path: '/projects/:projectId/runs/compare',
             lazy: page(() => import('@/features/compare/pages/CompareRunsPage'), (m) => m.CompareRunsPage),
           },
+          {
+            path: '/projects/:projectId/runs/:runId/cases/:caseId',
+            lazy: page(() => import('@/features/cases/pages/CaseViewPage'), (m) => m.CaseViewPage),
+          },
           { path: '/projects/:projectId/runs/:runId', lazy: page(() => import('@/features/runs/pages/RunPage'), (m) => m.RunPage) },
           { path: '/settings/tokens', lazy: page(() => import('@/features/tokens/pages/TokensPage'), (m) => m.TokensPage) },
         ],
