@@ -40,7 +40,7 @@ from assay.extensions import db
 from assay.jobs.runs import _Shard
 from assay.runtime import current
 from assay.settings import Settings
-from tests.bench import api_reads, reports, scale
+from tests.bench import api_reads, fcp, reports, scale
 
 LATENCY_S = 0.1
 PLAN_BAR_S = 3.0
@@ -367,6 +367,9 @@ def main() -> None:
                 out = subprocess.run([sys.executable, "-m", "tests.bench.reports", url],
                                      capture_output=True, text=True, check=True)
                 print("\n".join(reports.report(json.loads(out.stdout.strip().splitlines()[-1]))))
+        out = subprocess.run([sys.executable, "-m", "tests.bench.fcp"], capture_output=True,
+                             text=True, check=True)
+        print("\n".join(fcp.report(json.loads(out.stdout.strip().splitlines()[-1]))))
 
 
 @contextmanager

@@ -2,7 +2,7 @@ import type { InputHTMLAttributes, Ref, TextareaHTMLAttributes } from 'react';
 import { cn, focusRing } from '@/lib/cn';
 
 const base =
-  'w-full rounded-xl border bg-white px-3 text-sm text-zinc-900 placeholder:text-zinc-400 disabled:cursor-not-allowed disabled:bg-zinc-50';
+  'w-full rounded-xl border bg-white px-3 text-sm text-zinc-900 placeholder:text-zinc-500 disabled:cursor-not-allowed disabled:bg-zinc-50';
 
 export interface InputProps extends InputHTMLAttributes<HTMLInputElement> {
   invalid?: boolean;

@@ -85,7 +85,7 @@ export function OutputsTable({
                       {o.text}
                     </p>
                   ) : (
-                    <span className="text-zinc-400">—</span>
+                    <span className="text-zinc-500">—</span>
                   )}
                 </TD>
                 <TD className="text-right tabular-nums">{o.latency_ms != null ? `${o.latency_ms} ms` : '—'}</TD>
