@@ -224,6 +224,7 @@ ROUTES: dict[tuple[str, str], Rule] = {
     ("PATCH", PROJECT + "/runs/{run_id}"): Rule(Role.editor, 200, lambda w: {
         "budget_micros": 1_000_000_000}),
     ("GET", PROJECT + "/runs/{run_id}/outputs"): Rule(Role.viewer),
+    ("GET", PROJECT + "/runs/{run_id}/grid"): Rule(Role.viewer),
     ("GET", PROJECT + "/runs/{run_id}/outputs/{output_id}"): Rule(Role.viewer),
     ("GET", PROJECT + "/runs/{run_id}/progress"): Rule(Role.viewer),
     ("GET", PROJECT + "/runs/{run_id}/summary"): Rule(Role.viewer),

@@ -3098,6 +3098,79 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/runs/{run_id}/grid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Rows are cases (dataset order unless sorted), columns the targets; each cell holds
+         *     the outputs (a text preview, tokens, cost, latency, error class) and their scores. A row
+         *     matches the cell filters when one of its visible cells matches them all. 422 for a
+         *     target or scorer not of this run or project, a reversed score range, an offset past the
+         *     last row.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Rows to skip; 422 past the last row */
+                    offset?: number;
+                    limit?: number;
+                    /** @description position (dataset order), score (mean), latency (mean), cost, tokens, errors (failed cells); over the visible targets or sort_target_id */
+                    sort?: "position" | "score" | "latency" | "cost" | "tokens" | "errors";
+                    order?: "asc" | "desc";
+                    /** @description The targets shown as columns (targets of this run, else 422); default: all */
+                    target_ids?: string | null;
+                    /** @description Sort by this target's cells only (a target of this run) */
+                    sort_target_id?: number | null;
+                    /** @description The scorer (any version) whose scores the score filters and sort use; default: every score */
+                    scorer_id?: number | null;
+                    /** @description Rows with a cell scored at least this (0..1) */
+                    score_min?: number | null;
+                    /** @description Rows with a cell scored at most this (0..1), not below score_min */
+                    score_max?: number | null;
+                    /** @description Rows with a cell that passed, failed, or has no score */
+                    verdict?: "passed" | "failed" | "unscored" | null;
+                    status?: "pending" | "running" | "succeeded" | "failed" | "skipped" | null;
+                    error_class?: string | null;
+                    /** @description Cases carrying this tag */
+                    tag?: string | null;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ResultsGrid"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/runs": {
         parameters: {
             query?: never;
@@ -5954,6 +6027,71 @@ export interface components {
             started_at: string | null;
             /** Format: date-time */
             finished_at: string | null;
+        };
+        ResultsGridTarget: {
+            target_id: number;
+            label: string;
+            model_id: number | null;
+        };
+        ResultsGridScore: {
+            id: number;
+            scorer_version_id: number;
+            scorer_id: number;
+            scorer_name: string;
+            version: number;
+            kind: string;
+            source: string;
+            value: number | null;
+            passed: boolean | null;
+            /** @description First 2,000 characters */
+            rationale: string;
+            comment: string | null;
+            error: string | null;
+            author_id: number | null;
+            /** @description A manual score's 1-5 rating as entered */
+            rating: number | null;
+        };
+        ResultsGridOutput: {
+            id: number;
+            repeat: number;
+            turn: number;
+            /** @enum {string} */
+            status: "pending" | "running" | "succeeded" | "failed" | "skipped";
+            /** @description The first 400 characters; the output detail has it all */
+            text: string | null;
+            text_length: number;
+            error_class: string | null;
+            error: string | null;
+            tokens_in: number | null;
+            tokens_out: number | null;
+            cost_micros: number | null;
+            latency_ms: number | null;
+            cached: boolean;
+            scores: components["schemas"]["ResultsGridScore"][];
+        };
+        ResultsGridCell: {
+            target_id: number;
+            /** @description By repeat and turn (usually one) */
+            outputs: components["schemas"]["ResultsGridOutput"][];
+        };
+        ResultsGridRow: {
+            case_id: number;
+            /** @description In the dataset version */
+            position: number;
+            /** @description A one-line preview */
+            input: string;
+            tags: string[];
+            /** @description One per visible target, in the targets' order */
+            cells: components["schemas"]["ResultsGridCell"][];
+        };
+        ResultsGrid: {
+            /** @description Rows matching */
+            total: number;
+            offset: number;
+            limit: number;
+            /** @description The visible columns, in order */
+            targets: components["schemas"]["ResultsGridTarget"][];
+            rows: components["schemas"]["ResultsGridRow"][];
         };
         RunPage: {
             items: components["schemas"]["Run"][];

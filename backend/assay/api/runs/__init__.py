@@ -4,6 +4,7 @@ from assay.api.runs import (  # noqa: F401  (register their routes)
     case_view,
     comparisons,
     control,
+    grid,
     results,
     routes,
     scores,
