@@ -60,6 +60,14 @@ export const routes: RouteObject[] = [
             lazy: page(() => import('@/features/cases/pages/CaseViewPage'), (m) => m.CaseViewPage),
           },
           { path: '/projects/:projectId/runs/:runId', lazy: page(() => import('@/features/runs/pages/RunPage'), (m) => m.RunPage) },
+          {
+            path: '/projects/:projectId/runs/:runId/results',
+            lazy: page(() => import('@/features/results/pages/ResultsPage'), (m) => m.ResultsPage),
+          },
+          {
+            path: '/projects/:projectId/runs/:runId/review',
+            lazy: page(() => import('@/features/results/pages/ReviewPage'), (m) => m.ReviewPage),
+          },
           { path: '/settings/tokens', lazy: page(() => import('@/features/tokens/pages/TokensPage'), (m) => m.TokensPage) },
         ],
       },

@@ -20,6 +20,7 @@ import { RunStatusBadge } from '../components/RunStatusBadge';
 import { SummaryTable } from '../components/SummaryTable';
 import { useProgress, useRun } from '../hooks/useRuns';
 import { progressFromRun } from '../live';
+import { ResultsLinks } from '@/features/results/components/ResultsLinks';
 
 export const FALLBACK_POLL_MS = 3000;
 export const SAFETY_POLL_MS = 10_000;
@@ -101,6 +102,7 @@ export function RunPage() {
           <RunExports projectId={projectId} runId={runId} />
         </div>
       </header>
+      <ResultsLinks projectId={projectId} runId={runId} />
 
       {alerted &&
         (p.status === 'budget_exceeded' ? (
