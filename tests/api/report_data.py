@@ -13,6 +13,7 @@ from assay.core.base import utcnow
 from assay.core.datasets.service import create_dataset, latest_version, version_cases
 from assay.core.llm.service import ensure_demo_models
 from assay.core.projects.models import Project
+from assay.core.reports import rollups
 from assay.core.runs.models import Output, Run, RunStatus, RunTarget
 from assay.core.scoring.models import Comparison, RunScorer, Score, ScorerConfig, ScorerVersion
 from assay.extensions import db
@@ -89,6 +90,8 @@ def output(rows: RunRows, case_id: int, target: int = 0, repeat: int = 0, turn: 
                      finished_at=finished_at or utcnow() if status != "pending" else None,
                      **{**defaults, **values})
         session.add(row)
+        session.flush()
+        rollups.rebuild(session)  # written around the engine: recount the report rollups
         session.commit()
         rows.outputs.append(row.id)
         return row.id
@@ -125,6 +128,8 @@ def score(output_id: int, version_id: int, value: float | None, passed: bool | N
                           scorer_version_id=version_id, kind=kind, source=source,
                           value=value, passed=passed, criteria=criteria or {},
                           rationale=rationale, error=error))
+        session.flush()
+        rollups.rebuild(session)
         session.commit()
 
 

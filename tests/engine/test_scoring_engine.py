@@ -23,6 +23,7 @@ from assay.jobs.scoring import score_run
 from assay.providers.fake import FakeProviderThread
 from assay.settings import Settings
 from tests.engine.test_providers_engine import configure, fake, setup  # noqa: F401
+from tests.engine.test_rollups import assert_rollups_exact
 from tests.factories import Factory
 
 RUBRIC = {"criteria": [
@@ -147,6 +148,7 @@ def test_a_trace_run_is_scored_by_the_scoring_job(
     assert score_run(run_id) == 0  # nothing scored twice
     verdicts = sorted(next(iter(s.values())).passed for s in _scores(run_id).values())
     assert verdicts == [False, True]
+    assert len(assert_rollups_exact()["cases"]) == 2 * 2  # the job's scores, per version and pooled
 
 
 RAG = {"groundedness": 5, "relevance": 4, "coherence": 5, "fluency": 3}

@@ -13,15 +13,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from assay.core.llm.models import ModelConfig
 from assay.core.projects.models import Project
-from assay.core.reports.leaderboard import FINISHED
-from assay.core.reports.scope import ReportFilter, Scope, output_conditions, resolve
-from assay.core.reports.sql import as_int, day_of, day_text, for_aggregates, utc_day
-from assay.core.runs.models import Output, Run, RunTarget
+from assay.core.reports import rollups
+from assay.core.reports.scope import ReportFilter, Scope, resolve
+from assay.core.reports.sql import as_int, day_text, for_aggregates
+from assay.core.runs.models import Run, RunTarget
 
 
 @dataclass
@@ -53,34 +53,10 @@ def _sums(n: Any, spent: Any, tokens_in: Any, tokens_out: Any) -> _Sums:
 
 
 def _cells(session: Session, scope: Scope) -> list[tuple[int, str, _Sums]]:
-    """(target id, UTC day, sums) of the finished outputs in scope. A target's outputs
-    mostly finish within one day, which their first and last times tell, so the day of
-    each output (a time zone conversion per row, four times the cost of the sums) is
-    worked out only for the targets that ran past midnight."""
-    finished = [*output_conditions(scope), Output.status.in_(FINISHED),
-                Output.finished_at.is_not(None)]
-    sums = [func.count(), func.sum(Output.cost_micros), func.sum(Output.tokens_in),
-            func.sum(Output.tokens_out)]
-    out: list[tuple[int, str, _Sums]] = []
-    spanning = []
-    for row in session.execute(select(Output.target_id, func.min(Output.finished_at),
-                                      func.max(Output.finished_at), *sums)
-                               .where(*finished).group_by(Output.target_id)):
-        values: tuple[Any, ...] = tuple(row)
-        target, first, last, n, spent, tokens_in, tokens_out = values
-        day = utc_day(first)
-        if day is not None and day == utc_day(last):
-            out.append((target, day, _sums(n, spent, tokens_in, tokens_out)))
-        else:
-            spanning.append(target)
-    if spanning:
-        by_day = day_of(session, Output.finished_at)
-        out += [(target, day_text(found_day), _sums(n, spent, tokens_in, tokens_out))
-                for target, found_day, n, spent, tokens_in, tokens_out in session.execute(
-                    select(Output.target_id, by_day, *sums)
-                    .where(*finished, Output.target_id.in_(spanning))
-                    .group_by(Output.target_id, by_day))]
-    return out
+    """(target id, UTC day, sums) of the finished outputs in scope, from the rollup."""
+    return [(target, day_text(day), _sums(n, spent, tokens_in, tokens_out))
+            for target, day, n, _, spent, tokens_in, tokens_out
+            in rollups.target_days(session, scope)]
 
 
 def _targets(session: Session, ids: set[int]) -> dict[int, _Target]:

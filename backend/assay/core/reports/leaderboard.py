@@ -34,7 +34,7 @@ from sqlalchemy.orm import Session
 
 from assay.core.llm.models import ModelConfig
 from assay.core.projects.models import Project
-from assay.core.reports import uncertainty
+from assay.core.reports import rollups, uncertainty
 from assay.core.reports.scope import (
     ReportFilter,
     Scope,
@@ -48,7 +48,6 @@ from assay.core.reports.sql import (
     for_aggregates,
     nearest_rank_of_counts,
     ratio,
-    value_counts,
 )
 from assay.core.runs.models import CellStatus, Output, Run, RunTarget
 from assay.core.scoring.models import Score
@@ -64,10 +63,7 @@ class _Model:
     spent: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
-    scores: int = 0
-    passed: int = 0
-    judged: int = 0
-    case_means: dict[int, float] = field(default_factory=dict)
+    scores: rollups.ModelScores = field(default_factory=rollups.ModelScores)
 
 
 def finished_conditions(scope: Scope) -> list[ColumnElement[bool]]:
@@ -77,18 +73,14 @@ def finished_conditions(scope: Scope) -> list[ColumnElement[bool]]:
 def _output_sums(session: Session, scope: Scope
                  ) -> tuple[list[Sequence[Any]], dict[int | None, list[tuple[int, int]]]]:
     """Per target (target id, outputs, succeeded, spent, tokens in, tokens out), and per
-    model the (latency, how many) of its succeeded uncached outputs. (One pass with
-    GROUPING SETS was no faster on PostgreSQL: it runs without parallel workers.)"""
-    succeeded = Output.status == CellStatus.succeeded
-    targets = session.execute(
-        select(Output.target_id, func.count(), func.sum(case((succeeded, 1), else_=0)),
-               func.sum(Output.cost_micros), func.sum(Output.tokens_in),
-               func.sum(Output.tokens_out))
-        .where(*finished_conditions(scope)).group_by(Output.target_id)).all()
-    latencies = value_counts(session, RunTarget.model_id, Output.latency_ms, [
-        *finished_conditions(scope), Output.target_id == RunTarget.id, succeeded,
-        Output.cached.is_(False)])
-    return list(targets), latencies
+    model the (latency, how many) of its succeeded uncached outputs, from the rollups."""
+    sums: dict[int, list[int]] = {}
+    for target, _, *values in rollups.target_days(session, scope):
+        found = sums.setdefault(target, [0] * 5)
+        for i, value in enumerate(values):
+            found[i] += value
+    return [(target, *values) for target, values in sums.items()], \
+        rollups.latency_counts(session, scope)
 
 
 def _by_target(session: Session, rows: list[Sequence[Any]]) -> dict[int | None, _Model]:
@@ -120,24 +112,38 @@ def _score_conditions(scope: Scope, scorer: ScorerChoice) -> list[ColumnElement[
     return found
 
 
-def _add_scores(session: Session, scope: Scope, scorer: ScorerChoice,
-                models: dict[int | None, _Model]) -> None:
-    """Each model's per-case score sums and verdicts, from one GROUP BY (model, case) over
-    the scores and their run targets (the leaderboard index covers the scores' part)."""
+def _live_scores(session: Session, scope: Scope, scorer: ScorerChoice
+                 ) -> dict[int | None, rollups.ModelScores]:
+    """What rollups.model_scores gives, for a date range: from one GROUP BY (model, case)
+    over the scores and their run targets (the leaderboard index covers the scores' part)."""
     verdict = case((Score.passed.is_(True), 1), (Score.passed.is_(False), 0))
     rows = session.execute(
         select(RunTarget.model_id, Score.case_id, func.sum(Score.value),
                func.count(Score.value), func.sum(verdict), func.count(verdict))
         .join(RunTarget, RunTarget.id == Score.target_id)
         .where(*_score_conditions(scope, scorer))
-        .group_by(RunTarget.model_id, Score.case_id))
-    for model_id, case_id, total, n, passed, judged in rows:
-        model = models.setdefault(model_id, _Model())
+        .group_by(RunTarget.model_id, Score.case_id)
+        .order_by(RunTarget.model_id, Score.case_id))
+    found: dict[int | None, rollups.ModelScores] = {}
+    for model_id, _, total, n, passed, judged in rows:
+        model = found.setdefault(model_id, rollups.ModelScores(case_means=[]))
+        assert model.case_means is not None
         if n:
-            model.case_means[case_id] = float(total) / int(n)
-        model.scores += as_int(n)
+            model.case_means.append(float(total) / int(n))
+        model.values += as_int(n)
         model.passed += as_int(passed)
         model.judged += as_int(judged)
+    return found
+
+
+def _add_scores(session: Session, scope: Scope, scorer: ScorerChoice,
+                models: dict[int | None, _Model]) -> None:
+    """Each model's scores: from the rollup, or for a date range from the scores."""
+    found = (rollups.model_scores(session, scope, scorer.id, scorer.version_ids)
+             if scope.start is None and scope.end is None
+             else _live_scores(session, scope, scorer))
+    for model_id, scores in found.items():
+        models.setdefault(model_id, _Model()).scores = scores
 
 
 def _names(session: Session, models: set[int | None]) -> dict[int, str]:
@@ -153,9 +159,11 @@ def _row(model_id: int | None, name: str | None, sums: _Model, latency: dict[int
         "outputs": sums.outputs, "succeeded": sums.succeeded,
         "failed": sums.outputs - sums.succeeded,
         "success_rate": uncertainty.rate_ci(sums.succeeded, sums.outputs),
-        "scores": sums.scores,
-        "score": uncertainty.mean_ci(sums.case_means, sums.scores) if scored else None,
-        "pass_rate": uncertainty.rate_ci(sums.passed, sums.judged) if scored else None,
+        "scores": sums.scores.values,
+        "score": uncertainty.mean_ci_of(sums.scores.case_means or [], sums.scores.values)
+        if scored else None,
+        "pass_rate": uncertainty.rate_ci(sums.scores.passed, sums.scores.judged)
+        if scored else None,
         "spent_micros": sums.spent,
         "cost_per_output_micros": ratio(sums.spent, sums.outputs),
         "tokens_in": sums.tokens_in, "tokens_out": sums.tokens_out,

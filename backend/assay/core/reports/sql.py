@@ -15,7 +15,6 @@ SQLite and PostgreSQL, and cheaper than sorting every value (percentile_disc) pe
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, Subquery, case, func, select, text
@@ -61,11 +60,6 @@ def day_of(session: Session, column: Any) -> ColumnElement[Any]:
 
 def day_text(value: Any) -> str:
     return str(value)[:10]
-
-
-def utc_day(value: datetime | None) -> str | None:
-    """The UTC day of a timestamp read back: "YYYY-MM-DD"."""
-    return None if value is None else value.astimezone(UTC).date().isoformat()
 
 
 def nearest_rank_of_counts(counts: Iterable[tuple[int, int]],

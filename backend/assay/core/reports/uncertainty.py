@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -50,8 +50,12 @@ def mean_ci(case_means: Mapping[int, float], n_values: int | None = None
     """{mean, low, high, n_cases, n_values}: the mean of case means with its interval
     (None without cases; no interval from a single case). `n_values` counts the values
     behind the case means (the cases when not given)."""
-    values = np.fromiter((case_means[case] for case in sorted(case_means)),
-                         dtype=np.float64, count=len(case_means))
+    return mean_ci_of([case_means[case] for case in sorted(case_means)], n_values)
+
+
+def mean_ci_of(case_means: Sequence[float], n_values: int | None = None) -> dict[str, Any]:
+    """mean_ci of case means already in case order."""
+    values = np.asarray(case_means, dtype=np.float64)
     # Sums of floats come back from a parallel aggregate in any order, so their last bits
     # vary from one query to the next: rounded off, the same scores are the same input.
     return mean_view(_bootstrap(values.round(DIGITS)), n_values)

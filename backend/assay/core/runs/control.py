@@ -20,6 +20,7 @@ from assay.core.auth.models import User
 from assay.core.base import utcnow
 from assay.core.errors import Conflict, Invalid, NotFound
 from assay.core.projects.models import Project
+from assay.core.reports import rollups
 from assay.core.runs import progress
 from assay.core.runs.locks import lock_run
 from assay.core.runs.models import CellStatus, Output, Run, RunStatus, RunTarget
@@ -141,6 +142,9 @@ def reopen_cells(session: Session, run_id: int, statuses: Iterable[CellStatus],
     for status in statuses:
         if status not in (CellStatus.failed, CellStatus.skipped):
             raise ValueError(f"only failed or skipped cells reopen, not {status}")
+        if status == CellStatus.failed:  # no longer finished: out of the report rollups
+            rollups.remove_reopened(session, [Output.run_id == run_id] + (
+                [] if error_class is None else [Output.error_class == error_class]))
         stmt = (update(Output).where(Output.run_id == run_id, Output.status == status.value)
                 .values(status=CellStatus.pending, error_class=None, error_message=None,
                         text=None, finished_at=None, lease_owner=None, lease_until=None)

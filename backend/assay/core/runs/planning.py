@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -35,6 +36,7 @@ from assay.core.llm.params import KNOWN, check_params, clean_params
 from assay.core.projects.models import Project
 from assay.core.prompts.models import Prompt, PromptVersion
 from assay.core.prompts.service import version_in_project
+from assay.core.reports import rollups
 from assay.core.runs.models import CellStatus, Output, Run, RunStatus, RunTarget
 from assay.core.runs.rendering import PromptParts, parts_of, user_turns
 from assay.core.scoring import service as scoring
@@ -389,6 +391,8 @@ def _plan_traces(session: Session, run: Run, target: RunTarget, resolved: Resolv
             for case_id, _, trace in resolved.cases]
     if rows:
         session.execute(insert(_OUTPUTS), rows)
+        rollups.add_finished(session, now.date(), {target.id: rollups.Tally(
+            succeeded=len(rows))}, Counter({(target.id, 0): len(rows)}))
     target.total = target.succeeded = run.total = run.succeeded = len(rows)
     run.status = RunStatus.completed
     run.started_at = run.finished_at = now

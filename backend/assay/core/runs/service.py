@@ -18,6 +18,7 @@ from assay.core.llm.secrets import resolve_api_key
 from assay.core.pagination import Page, paginate
 from assay.core.projects.models import Project
 from assay.core.prompts.models import PromptVersion
+from assay.core.reports import rollups
 from assay.core.runs import budget, rendering
 from assay.core.runs.control import transition
 from assay.core.runs.locks import for_update, lock_run
@@ -310,25 +311,6 @@ def _cache_writes(session: Session, results: list[CellResult]) -> None:
         for r in results if r.ok and not r.cached and r.cache_key])
 
 
-@dataclass
-class _Tally:
-    succeeded: int = 0
-    failed: int = 0
-    spent: int = 0
-    released: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-
-    def add(self, ok: bool, cost: int | None, reserved: int, tokens_in: int | None,
-            tokens_out: int | None) -> None:
-        self.succeeded += ok
-        self.failed += not ok
-        self.spent += cost or 0
-        self.released += reserved
-        self.tokens_in += tokens_in or 0
-        self.tokens_out += tokens_out or 0
-
-
 @dataclass(frozen=True)
 class Recorded:
     """What a batch moved, for the events the shard publishes."""
@@ -385,12 +367,16 @@ def record_results(session: Session, run_id: int, owner: str,
         connection.execute(update(outputs).where(outputs.c.id.in_([row.id for row in written]))
                            .values(lease_owner=None, reserved_micros=0))
     by_id = {r.output_id: r for r in results}
-    tallies: dict[int, _Tally] = {}
+    tallies: dict[int, rollups.Tally] = {}
+    latencies: Counter[tuple[int, int]] = Counter()
     for oid, target_id, reserved, _ in written:
         r = by_id[oid]
-        tallies.setdefault(target_id, _Tally()).add(r.ok, r.cost_micros, reserved,
+        tallies.setdefault(target_id, rollups.Tally()).add(r.ok, r.cost_micros, reserved,
                                                       r.tokens_in, r.tokens_out)
+        if r.ok and not r.cached and r.latency_ms is not None:
+            latencies[(target_id, r.latency_ms)] += 1
     alert = _settle(session, run_id, tallies) if tallies else False
+    rollups.add_finished(session, now.date(), tallies, latencies)
     _cache_writes(session, [by_id[row.id] for row in written])
     insert_scores(session, [score_row(run_id, row.id, row.target_id, row.case_id, score,
                                       now=now) for row in written
@@ -399,11 +385,11 @@ def record_results(session: Session, run_id: int, owner: str,
     return Recorded(len(written), alert)
 
 
-def _settle(session: Session, run_id: int, tallies: dict[int, _Tally]) -> bool:
+def _settle(session: Session, run_id: int, tallies: dict[int, rollups.Tally]) -> bool:
     """Move the counters (targets, run, project: always in this order) by what was written.
     True when the run's or the project's spend crossed its alert threshold just now (the
     run's `alerted_at` makes that happen once per run)."""
-    total = _Tally()  # the run row is locked already (lock_run)
+    total = rollups.Tally()  # the run row is locked already (lock_run)
     for target_id, t in sorted(tallies.items()):
         session.execute(update(RunTarget).where(RunTarget.id == target_id).values(
             succeeded=RunTarget.succeeded + t.succeeded, failed=RunTarget.failed + t.failed,

@@ -14,6 +14,7 @@ from sqlalchemy import Table, insert, select
 from sqlalchemy.orm import Session
 
 from assay.core.base import utcnow
+from assay.core.reports import rollups
 from assay.core.scoring.models import RunScorer, Score, ScorerConfig, ScorerVersion
 from assay.scorers import registry
 from assay.scorers.base import Context, ParamsError, Scorer, ScoreResult, Subject
@@ -120,6 +121,8 @@ _SCORES = cast(Table, Score.__table__)
 
 
 def insert_scores(session: Session, rows: list[dict[str, Any]]) -> None:
-    """One executemany; the caller commits (with the outputs the scores belong to)."""
+    """One executemany, and the report rollups moved by the same rows; the caller commits
+    (with the outputs the scores belong to)."""
     if rows:
         session.connection().execute(insert(_SCORES), rows)  # Core executemany: no ORM
+        rollups.add_scores(session, rows)

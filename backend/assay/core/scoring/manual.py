@@ -21,6 +21,7 @@ from assay.core.auth.models import User
 from assay.core.base import utcnow
 from assay.core.errors import Invalid, NotFound
 from assay.core.projects.models import Project
+from assay.core.reports import rollups
 from assay.core.runs.models import CellStatus, Output, Run
 from assay.core.scoring.apply import HUMAN_KINDS, CellScore, score_row
 from assay.core.scoring.models import Score, ScorerConfig, ScorerVersion
@@ -123,6 +124,7 @@ def set_score(session: Session, actor: User, project: Project, run: Run, output_
     audit.record(session, actor, "score.manual_set", "score", score.id, project.id, {
         "run_id": run.id, "output_id": output.id, "scorer_version_id": version.id,
         "before": before, "after": snapshot(score)})
+    rollups.recount_case(session, version.id, output.target_id, output.case_id)
     return score, config, version
 
 
@@ -139,3 +141,4 @@ def delete_score(session: Session, actor: User, project: Project, run: Run, outp
         "run_id": run.id, "output_id": output.id, "scorer_version_id": version.id,
         "before": snapshot(score), "after": None})
     session.delete(score)
+    rollups.recount_case(session, version.id, output.target_id, output.case_id)
