@@ -6,8 +6,11 @@ and taken back."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
+from flask import Flask
+from flask_migrate import downgrade, upgrade
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -26,6 +29,8 @@ from assay.providers.fake import FakeProviderThread
 from assay.settings import Settings
 from tests.engine.test_providers_engine import configure, fake, setup  # noqa: F401
 from tests.factories import Factory
+
+BEFORE_ROLLUPS = "4fd50fd5cfd4"
 
 
 def _tables(session: Session) -> dict[str, set[tuple[Any, ...]]]:
@@ -66,7 +71,9 @@ def _run(project_id: int, dataset_id: int, model_id: int, scorer_ids: tuple[int,
 
 
 def test_rollups_equal_a_recount_through_faults_retries_reruns_and_reviews(
-        factory: Factory, settings: Settings, fake: FakeProviderThread) -> None:  # noqa: F811
+        factory: Factory, settings: Settings, fake: FakeProviderThread,  # noqa: F811
+        app: Flask,
+        test_env: dict[str, str]) -> None:
     configure(fake, latency_ms=0, jitter_ms=30, fault_rate=0.3, faults=["malformed"], seed=7)
     owner = factory.user()
     s = setup(factory, settings, fake, cases=30, owner=owner)
@@ -125,3 +132,17 @@ def test_rollups_equal_a_recount_through_faults_retries_reruns_and_reviews(
     found = assert_rollups_exact()
     by_hand_rows = sorted(r for r in found["cases"] if r[1] == hand_version)
     assert [(r[4], r[5]) for r in by_hand_rows] == [(1.0, 1), (0.5, 1)]  # 5 and 3 on 1-5
+
+    # an instance upgraded with this history gets the same rollups from the migration
+    db.scoped.remove()
+    db.engine.dispose()
+    previous = dict(os.environ)
+    os.environ.update(test_env)
+    try:
+        with app.app_context():
+            downgrade(revision=BEFORE_ROLLUPS)
+            upgrade()
+    finally:
+        os.environ.clear()
+        os.environ.update(previous)
+    assert assert_rollups_exact() == found
