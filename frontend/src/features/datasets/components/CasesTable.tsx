@@ -71,73 +71,75 @@ export function CasesTable({
   }
 
   return (
-    <div role="table" aria-label="Cases" aria-rowcount={total + 1} className="rounded-xl border border-zinc-200 bg-white text-sm">
-      <div role="rowgroup">
-        <div role="row" aria-rowindex={1} className={cn(GRID, 'h-10 rounded-t-xl border-b border-zinc-200 bg-zinc-50 font-medium text-zinc-600')}>
-          <span role="columnheader">#</span>
-          <span role="columnheader">Input</span>
-          <span role="columnheader">Expected</span>
-          <span role="columnheader">Tags</span>
-          <span role="columnheader">Difficulty</span>
-          <span role="columnheader">
-            <span className="sr-only">Actions</span>
-          </span>
+    <div className="rounded-xl border border-zinc-200 bg-white text-sm">
+      <div role="table" aria-label="Cases" aria-rowcount={total + 1}>
+        <div role="rowgroup">
+          <div role="row" aria-rowindex={1} className={cn(GRID, 'h-10 rounded-t-xl border-b border-zinc-200 bg-zinc-50 font-medium text-zinc-600')}>
+            <span role="columnheader">#</span>
+            <span role="columnheader">Input</span>
+            <span role="columnheader">Expected</span>
+            <span role="columnheader">Tags</span>
+            <span role="columnheader">Difficulty</span>
+            <span role="columnheader">
+              <span className="sr-only">Actions</span>
+            </span>
+          </div>
         </div>
-      </div>
-      <div ref={scrollRef} role="rowgroup" data-testid="cases-scroll" aria-label="Cases, scroll to see more" className={cn("relative h-[33rem] overflow-auto", focusRing)} tabIndex={0}>
-        <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-          {items.map((v) => {
-            const c = rowAt(v.index);
-            return (
-              <div
-                key={v.key}
-                role="row"
-                aria-rowindex={v.index + 2}
-                className={cn(GRID, 'absolute left-0 w-full border-b border-zinc-100')}
-                style={{ height: ROW_HEIGHT, transform: `translateY(${v.start}px)` }}
-              >
-                {c ? (
-                  <>
-                    <span role="cell" className="tabular-nums text-zinc-500">
-                      {v.index + 1}
+        <div ref={scrollRef} role="rowgroup" data-testid="cases-scroll" aria-label="Cases, scroll to see more" className={cn("relative h-[33rem] overflow-auto", focusRing)} tabIndex={0}>
+          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+            {items.map((v) => {
+              const c = rowAt(v.index);
+              return (
+                <div
+                  key={v.key}
+                  role="row"
+                  aria-rowindex={v.index + 2}
+                  className={cn(GRID, 'absolute left-0 w-full border-b border-zinc-100')}
+                  style={{ height: ROW_HEIGHT, transform: `translateY(${v.start}px)` }}
+                >
+                  {c ? (
+                    <>
+                      <span role="cell" className="tabular-nums text-zinc-500">
+                        {v.index + 1}
+                      </span>
+                      <span role="cell" className="truncate" title={caseSummary(c)}>
+                        {caseSummary(c)}
+                      </span>
+                      <span role="cell" className="truncate text-zinc-600" title={expectedSummary(c.expected)}>
+                        {expectedSummary(c.expected)}
+                      </span>
+                      <span role="cell" className="flex gap-1 overflow-hidden">
+                        {c.tags.slice(0, 3).map((t) => (
+                          <Badge key={t} tone="neutral" className="truncate">
+                            {t}
+                          </Badge>
+                        ))}
+                        {c.tags.length > 3 && <span className="text-zinc-500">+{c.tags.length - 3}</span>}
+                      </span>
+                      <span role="cell">{c.difficulty ?? '—'}</span>
+                      <span role="cell" className="flex justify-end gap-1">
+                        {canEdit && (
+                          <>
+                            <Button variant="ghost" size="sm" aria-label={`Edit case ${v.index + 1}`} onClick={() => onEdit(c)}>
+                              Edit
+                            </Button>
+                            <Button variant="ghost" size="sm" className="text-red-700" aria-label={`Delete case ${v.index + 1}`} onClick={() => onDelete(c)}>
+                              Delete
+                            </Button>
+                          </>
+                        )}
+                      </span>
+                    </>
+                  ) : (
+                    <span role="cell" className="col-span-6">
+                      <Skeleton className="h-5 w-full" />
+                      <span className="sr-only">Loading case {v.index + 1}</span>
                     </span>
-                    <span role="cell" className="truncate" title={caseSummary(c)}>
-                      {caseSummary(c)}
-                    </span>
-                    <span role="cell" className="truncate text-zinc-600" title={expectedSummary(c.expected)}>
-                      {expectedSummary(c.expected)}
-                    </span>
-                    <span role="cell" className="flex gap-1 overflow-hidden">
-                      {c.tags.slice(0, 3).map((t) => (
-                        <Badge key={t} tone="neutral" className="truncate">
-                          {t}
-                        </Badge>
-                      ))}
-                      {c.tags.length > 3 && <span className="text-zinc-500">+{c.tags.length - 3}</span>}
-                    </span>
-                    <span role="cell">{c.difficulty ?? '—'}</span>
-                    <span role="cell" className="flex justify-end gap-1">
-                      {canEdit && (
-                        <>
-                          <Button variant="ghost" size="sm" aria-label={`Edit case ${v.index + 1}`} onClick={() => onEdit(c)}>
-                            Edit
-                          </Button>
-                          <Button variant="ghost" size="sm" className="text-red-700" aria-label={`Delete case ${v.index + 1}`} onClick={() => onDelete(c)}>
-                            Delete
-                          </Button>
-                        </>
-                      )}
-                    </span>
-                  </>
-                ) : (
-                  <span role="cell" className="col-span-6">
-                    <Skeleton className="h-5 w-full" />
-                    <span className="sr-only">Loading case {v.index + 1}</span>
-                  </span>
-                )}
-              </div>
-            );
-          })}
+                  )}
+                </div>
+              );
+            })}
+          </div>
         </div>
       </div>
       <p className="rounded-b-xl border-t border-zinc-200 px-3 py-2 text-zinc-600" aria-live="polite">

@@ -112,16 +112,16 @@ export function LiveRunPanel({ progress, receivedAt }: { progress: Progress; rec
               )}
             </dd>
             {p.budget_micros !== null && (
-              <Bar value={percentOf(p.spent_micros, p.budget_micros)} label="Budget used" className="mt-2 h-2" tone={p.spent_micros >= p.budget_micros ? 'danger' : 'indigo'} />
+              <dd><Bar value={percentOf(p.spent_micros, p.budget_micros)} label="Budget used" className="mt-2 h-2" tone={p.spent_micros >= p.budget_micros ? 'danger' : 'indigo'} /></dd>
             )}
             {p.reserved_micros > 0 && !terminal && (
-              <p className="mt-1 text-sm text-zinc-500">{formatMicros(p.reserved_micros)} reserved for calls in flight</p>
+              <dd className="mt-1 text-sm text-zinc-600">{formatMicros(p.reserved_micros)} reserved for calls in flight</dd>
             )}
             {p.project_budget_micros !== null && p.project_budget_micros !== undefined && (
-              <p className="mt-1 text-sm text-zinc-600" data-testid="project-budget">
+              <dd className="mt-1 text-sm text-zinc-600" data-testid="project-budget">
                 Project: {formatMicros(p.project_spent_micros ?? 0)} / {formatMicros(p.project_budget_micros)} (
                 {percentOf(p.project_spent_micros ?? 0, p.project_budget_micros)}%)
-              </p>
+              </dd>
             )}
           </div>
           <div className="rounded-xl border border-zinc-200 p-3">
@@ -129,9 +129,9 @@ export function LiveRunPanel({ progress, receivedAt }: { progress: Progress; rec
             <dd className="text-base font-semibold tabular-nums" data-testid="run-tokens">
               {tokens.toLocaleString('en-US')}
             </dd>
-            <p className="text-sm text-zinc-500">
+            <dd className="text-sm text-zinc-600">
               {p.tokens_in.toLocaleString('en-US')} in · {p.tokens_out.toLocaleString('en-US')} out
-            </p>
+            </dd>
           </div>
           <div className="rounded-xl border border-zinc-200 p-3">
             <dt className="text-sm text-zinc-600">Elapsed time</dt>
