@@ -77,6 +77,31 @@ test('the main pages have no WCAG A/AA violations that axe-core finds, and the k
   await page.waitForLoadState('networkidle');
   await expectNoViolations(page, 'dataset page');
 
+  // Pages of a run: a second demo run on the same dataset to compare with; results, review, a case.
+  await page.goto(projectUrl);
+  await page.getByRole('button', { name: 'Start demo run' }).click();
+  await expect(page).toHaveURL(/\/projects\/\d+\/runs\/\d+$/);
+  await expect(page.getByTestId('run-status')).toHaveText('Completed', { timeout: 90_000 });
+  const runUrl = page.url();
+  await page.goto(`${projectUrl}/runs/compare`);
+  await expect(page.getByTestId('count-fixed')).toBeVisible();
+  await expectNoViolations(page, 'compare runs');
+  const caseHref = await page.getByRole('list', { name: 'Misses list' }).getByRole('link').first().getAttribute('href');
+  for (const [url, name] of [
+    [`${runUrl}/results`, 'results grid'],
+    [`${runUrl}/review`, 'review'],
+    [caseHref!, 'case view'],
+    [`${projectUrl}/reports`, 'leaderboard'],
+    [`${projectUrl}/reports/costs`, 'costs'],
+    [`${projectUrl}/reports/trend`, 'trend'],
+    [`${projectUrl}/reports/runs`, 'run report'],
+  ] as const) {
+    await page.goto(url);
+    await expect(page.getByRole('heading', { level: 1 }).first()).toBeVisible();
+    await page.waitForLoadState('networkidle');
+    await expectNoViolations(page, name);
+  }
+
   await page.goto('/settings/tokens');
   await page.waitForLoadState('networkidle');
   await expectNoViolations(page, 'API tokens');
