@@ -13,6 +13,30 @@ async function expectNoViolations(page: Page, name: string) {
   expect(found, `accessibility violations on ${name}`).toEqual([]);
 }
 
+/** Tabs through the page; every element the keyboard reaches must show a focus indicator. */
+async function expectVisibleFocus(page: Page, name: string, stops = 40) {
+  await page.locator('body').click({ position: { x: 1, y: 1 } });
+  const unmarked: string[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < stops; i++) {
+    await page.keyboard.press('Tab');
+    const info = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null;
+      if (!el || el === document.body) return null;
+      const style = getComputedStyle(el);
+      const marked = (style.outlineStyle !== 'none' && style.outlineWidth !== '0px') || (style.boxShadow !== 'none' && style.boxShadow !== '');
+      const label = `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}"`;
+      return { marked, label };
+    });
+    if (!info) continue;
+    if (seen.has(info.label)) continue;
+    seen.add(info.label);
+    if (!info.marked) unmarked.push(info.label);
+  }
+  expect(seen.size, `keyboard stops on ${name}`).toBeGreaterThan(3);
+  expect(unmarked, `elements without a visible focus indicator on ${name}`).toEqual([]);
+}
+
 test('the main pages have no WCAG A/AA violations that axe-core finds, and the keyboard reaches the first action', async ({ page }) => {
   test.setTimeout(240_000);
   await page.goto('/login');
@@ -40,6 +64,7 @@ test('the main pages have no WCAG A/AA violations that axe-core finds, and the k
   const skip = page.getByRole('link', { name: 'Skip to content' });
   await expect(skip).toBeFocused();
   await expect(skip).toBeVisible();
+  expect(await skip.evaluate((el) => getComputedStyle(el).boxShadow)).not.toBe('none');
 
   await page.getByRole('button', { name: 'Create your first project' }).click();
   const dialog = page.getByRole('dialog', { name: 'New project' });
@@ -54,10 +79,12 @@ test('the main pages have no WCAG A/AA violations that axe-core finds, and the k
   await expect(page.getByTestId('run-status')).toHaveText('Completed', { timeout: 90_000 });
   await expect(page.getByRole('table', { name: 'Outputs' }).or(page.getByRole('heading', { name: 'Outputs' })).first()).toBeVisible();
   await expectNoViolations(page, 'run page');
+  await expectVisibleFocus(page, 'run page');
 
   await page.goto(projectUrl);
   await expect(page.getByRole('table', { name: 'Runs' })).toBeVisible();
   await expectNoViolations(page, 'project runs');
+  await expectVisibleFocus(page, 'project runs');
 
   for (const [path, ready] of [
     ['/datasets', 'Demo questions'],
@@ -86,6 +113,7 @@ test('the main pages have no WCAG A/AA violations that axe-core finds, and the k
   await page.goto(`${projectUrl}/runs/compare`);
   await expect(page.getByTestId('count-fixed')).toBeVisible();
   await expectNoViolations(page, 'compare runs');
+  await expectVisibleFocus(page, 'compare runs');
   const caseHref = await page.getByRole('list', { name: 'Misses list' }).getByRole('link').first().getAttribute('href');
   for (const [url, name] of [
     [`${runUrl}/results`, 'results grid'],

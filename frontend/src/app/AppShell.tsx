@@ -15,7 +15,7 @@ export function AppShell() {
     <div className="min-h-screen">
       <a
         href="#main"
-        className="sr-only rounded-xl bg-white px-3 py-2 text-sm focus:not-sr-only focus:absolute focus:left-4 focus:top-4 focus:z-50"
+        className={`sr-only rounded-xl bg-white px-3 py-2 text-sm font-medium text-indigo-700 focus:not-sr-only focus:absolute focus:left-4 focus:top-4 focus:z-50 ${focusRing}`}
       >
         Skip to content
       </a>
