@@ -44,7 +44,7 @@ function ScoreRow({ score }: { score: Score }) {
 }
 
 /** One output of a target: status, error class, tokens, cost, latency, the text and its scores. */
-export function OutputCard({ output, label }: { output: CaseOutput; label: string }) {
+export function OutputCard({ output, label, detail }: { output: CaseOutput; label: string; detail?: string }) {
   const [full, setFull] = useState(false);
   const text = output.text ?? '';
   const long = text.length > PREVIEW_CHARS;
@@ -53,7 +53,7 @@ export function OutputCard({ output, label }: { output: CaseOutput; label: strin
       <h4 className="sr-only">{label}</h4>
       <div className="flex flex-wrap items-center gap-2 text-sm text-zinc-700">
         <Badge tone={outputTone[output.status] ?? 'neutral'}>{output.status}</Badge>
-        {label.includes(' · ') && <span className="font-medium text-zinc-900">{label.split(' · ').slice(1).join(' · ')}</span>}
+        {detail && <span className="font-medium text-zinc-900">{detail}</span>}
         {output.tokens_in != null && (
           <span>
             {output.tokens_in} in / {output.tokens_out ?? 0} out tokens

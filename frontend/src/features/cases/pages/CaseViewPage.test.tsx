@@ -2,7 +2,7 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { json, mockFetch, renderWithProviders } from '@/test/utils';
-import { caseView } from '../testFixtures';
+import { caseOutput, caseView } from '../testFixtures';
 import { CaseViewPage } from './CaseViewPage';
 
 const PATH = '/projects/:projectId/runs/:runId/cases/:caseId';
@@ -70,5 +70,30 @@ describe('CaseViewPage', () => {
     expect(await screen.findByText('Case not found in this run')).toBeInTheDocument();
     expect(screen.getByText(/Case 99 is not in run 7/)).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Back to the run' })).toHaveAttribute('href', '/projects/3/runs/7');
+  });
+
+  it('shows every repeat of a target, each one selectable in the diff', async () => {
+    mockFetch(async () =>
+      json(
+        caseView({
+          targets: [
+            {
+              target_id: 1,
+              label: 'Fast · temperature 1',
+              model_id: 1,
+              outputs: [caseOutput({ text: 'First try.' }), caseOutput({ repeat: 1, text: 'Second try.' })],
+            },
+          ],
+        }),
+      ),
+    );
+    renderWithProviders(<CaseViewPage />, { route: '/projects/3/runs/7/cases/11', path: PATH });
+    const column = await screen.findByRole('region', { name: 'Fast · temperature 1' });
+    expect(within(column).getByRole('article', { name: 'Fast · temperature 1 · repeat 2' })).toHaveTextContent('Second try.');
+    expect(within(screen.getByLabelText('From')).getAllByRole('option').map((o) => o.textContent)).toEqual([
+      'Fast · temperature 1 · repeat 1',
+      'Fast · temperature 1 · repeat 2',
+    ]);
+    expect(screen.getByTestId('diff-text').querySelector('del')).toHaveTextContent('removed: −First');
   });
 });

@@ -208,13 +208,10 @@ export function CaseViewPage() {
                   {t.outputs.length === 0 ? (
                     <p className="text-sm text-zinc-600">No output for this case.</p>
                   ) : (
-                    t.outputs.map((o) => (
-                      <OutputCard
-                        key={o.id}
-                        output={o}
-                        label={[t.label || 'Target', shape.turns ? `turn ${o.turn + 1}` : '', shape.repeats ? `repeat ${o.repeat + 1}` : ''].filter(Boolean).join(' · ')}
-                      />
-                    ))
+                    t.outputs.map((o) => {
+                      const detail = [shape.turns ? `turn ${o.turn + 1}` : '', shape.repeats ? `repeat ${o.repeat + 1}` : ''].filter(Boolean).join(' · ');
+                      return <OutputCard key={o.id} output={o} label={[t.label || 'Target', detail].filter(Boolean).join(' · ')} detail={detail} />;
+                    })
                   )}
                 </section>
               );

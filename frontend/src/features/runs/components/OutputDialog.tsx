@@ -1,4 +1,5 @@
-import { Badge, Dialog, ErrorState, LoadingRows } from '@/components/ui';
+import { Link } from 'react-router-dom';
+import { Badge, buttonClasses, Dialog, ErrorState, LoadingRows } from '@/components/ui';
 import { formatMicros } from '@/lib/money';
 import { useOutputDetail } from '../hooks/useRuns';
 import { outputTone } from './outputTone';
@@ -37,6 +38,9 @@ export function OutputDialog({ projectId, runId, outputId, onClose }: { projectI
               {o.cost_micros != null && <span>{formatMicros(o.cost_micros)}</span>}
               {o.cached && <span>cached</span>}
             </p>
+            <Link to={`/projects/${projectId}/runs/${runId}/cases/${o.case_id}`} className={buttonClasses('secondary', 'sm')}>
+              Compare every target on this case
+            </Link>
             {(o.error_class || o.error) && (
               <p className="text-sm text-red-800">
                 <span className="font-medium">{o.error_class ?? 'error'}</span>
