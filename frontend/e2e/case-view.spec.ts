@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 
 // The side-by-side case viewer against the real stack: a demo run on the two fake models
@@ -25,6 +26,12 @@ async function createProject(page: Page, name: string): Promise<number> {
   await dialog.getByRole('button', { name: 'Create project' }).click();
   await expect(page).toHaveURL(/\/projects\/\d+$/);
   return Number(/\/projects\/(\d+)$/.exec(page.url())![1]);
+}
+
+async function expectNoViolations(page: Page, name: string) {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  const found = results.violations.map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  expect(found, `accessibility violations on ${name}`).toEqual([]);
 }
 
 /** A JSON call from the signed-in page, with the session cookie and the CSRF header. */
@@ -74,11 +81,12 @@ test('open a case of a multi-model run side by side, diff two outputs, move to t
   await expect(fast.getByText(/\d+ in \/ \d+ out tokens/)).toBeVisible();
   const question = (await fast.getByTestId('output-text').textContent())!.replace('fake-fast says: ', '');
 
-  // The diff of the two outputs: only the model names differ
+  // The diff of the two outputs: only the model names differ (jsdiff splits words at the hyphen)
   const diff = page.getByTestId('diff-text');
-  await expect(diff.locator('del')).toHaveText(['[removed: −fake-fast]']);
-  await expect(diff.locator('ins')).toHaveText(['[added: +fake-smart]']);
+  await expect(diff.locator('del')).toHaveText(['[removed: −fast]']);
+  await expect(diff.locator('ins')).toHaveText(['[added: +smart]']);
   await expect(page.getByText(/1 word removed, 1 word added from “Fake Fast.*” to “Fake Smart.*”/)).toBeVisible();
+  await expectNoViolations(page, 'the side-by-side case page');
   // the other way round, by lines
   await page.getByLabel('From').selectOption({ index: 1 });
   await page.getByLabel('To').selectOption({ index: 0 });
@@ -159,6 +167,7 @@ test('a trace scored by a rules scorer shows its messages with the evidence high
   await expect(flagged).toContainText('Warning (low): no_promises');
   await expect(flagged.locator('mark')).toHaveText(['promise', 'refunded']);
   await expect(trace.locator('[data-evidence]')).toHaveCount(1);
+  await expectNoViolations(page, 'a trace case with evidence');
 
   // The score itself, with its verdict, next to the output
   await expect(page.getByTestId('side-by-side').getByText('Support policy')).toBeVisible();
