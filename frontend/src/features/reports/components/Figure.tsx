@@ -27,7 +27,7 @@ export function DataTable<R>({ caption, columns, rows, rowKey }: { caption: stri
           <TR key={rowKey(r, i)}>
             {columns.map((c, j) =>
               j === 0 ? (
-                <th key={c.key} scope="row" className="px-3 py-2 text-left font-medium text-zinc-900">
+                <th key={c.key} scope="row" className="whitespace-nowrap px-3 py-2 text-left font-medium text-zinc-900">
                   {c.cell(r)}
                 </th>
               ) : (
@@ -45,7 +45,7 @@ export function DataTable<R>({ caption, columns, rows, rowKey }: { caption: stri
 
 /** The width of a box, followed as it resizes (a fixed fallback where nothing measures). */
 function useWidth(fallback = 640) {
-  const ref = useRef<HTMLDivElement>(null);
+  const ref = useRef<HTMLElement>(null);
   const [width, setWidth] = useState(fallback);
   useEffect(() => {
     const el = ref.current;
@@ -107,9 +107,9 @@ export function Figure<R>({
           {asTable ? (
             <DataTable caption={title} {...table} />
           ) : (
-            <div ref={ref} role="img" aria-labelledby={titleId} aria-describedby={descId} className="w-full">
+            <figure ref={ref} aria-labelledby={titleId} aria-describedby={descId} className="w-full">
               {chart(width, height)}
-            </div>
+            </figure>
           )}
         </CardContent>
       </section>

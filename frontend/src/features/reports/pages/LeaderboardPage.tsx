@@ -69,13 +69,13 @@ function LeaderboardTable({ rows }: { rows: LeaderboardRow[] }) {
       <TBody>
         {sorted.map((r) => (
           <TR key={r.model_id ?? 'traces'}>
-            <th scope="row" className="px-3 py-2 text-left font-medium text-zinc-900">
+            <th scope="row" className="whitespace-nowrap px-3 py-2 text-left font-medium text-zinc-900">
               {modelName(r.model_name)}
             </th>
             <TD className="text-right tabular-nums">
               {r.score ? (
                 <>
-                  {num(r.score.mean)} <span className="text-zinc-600">{interval(r.score.low, r.score.high)}</span>
+                  {num(r.score.mean)} <span className="whitespace-nowrap text-zinc-600">{interval(r.score.low, r.score.high)}</span>
                 </>
               ) : (
                 '—'
@@ -84,7 +84,7 @@ function LeaderboardTable({ rows }: { rows: LeaderboardRow[] }) {
             <TD className="text-right tabular-nums">
               {r.pass_rate && r.pass_rate.n > 0 ? (
                 <>
-                  {pct(r.pass_rate.rate)} <span className="text-zinc-600">{interval(r.pass_rate.low, r.pass_rate.high, (v) => pct(v))}</span>
+                  {pct(r.pass_rate.rate)} <span className="whitespace-nowrap text-zinc-600">{interval(r.pass_rate.low, r.pass_rate.high, (v) => pct(v))}</span>
                 </>
               ) : (
                 '—'
