@@ -31,20 +31,28 @@ export interface Interval {
 }
 
 export type Versions = 'all' | 'latest';
+/** What a project report covers: a dataset, and the first and last UTC day (YYYY-MM-DD). */
+export interface Scope {
+  dataset_id?: number;
+  date_from?: string;
+  date_to?: string;
+}
+export type DatasetPage = Get<'/api/projects/{project_id}/datasets'>;
 export type FacetKind = 'by_tag' | 'by_length' | 'by_difficulty';
 
 const reports = (projectId: number) => `/api/projects/${projectId}/reports`;
 const run = (projectId: number, runId: number) => `/api/projects/${projectId}/runs/${runId}`;
 
 export const reportsApi = {
-  leaderboard: (projectId: number, scorerId: number | null, versions: Versions) =>
+  leaderboard: (projectId: number, scorerId: number | null, versions: Versions, scope: Scope = {}) =>
     request<Leaderboard>('GET', `${reports(projectId)}/leaderboard`, {
-      query: { scorer_id: scorerId ?? undefined, versions },
+      query: { scorer_id: scorerId ?? undefined, versions, ...scope },
     }),
-  costs: (projectId: number) => request<CostReport>('GET', `${reports(projectId)}/costs`),
-  tokens: (projectId: number) => request<TokenUsage>('GET', `${reports(projectId)}/tokens`),
-  trend: (projectId: number, scorerId: number | null) =>
-    request<ScoreTrend>('GET', `${reports(projectId)}/trend`, { query: { scorer_id: scorerId ?? undefined } }),
+  costs: (projectId: number, scope: Scope = {}) => request<CostReport>('GET', `${reports(projectId)}/costs`, { query: { ...scope } }),
+  tokens: (projectId: number, scope: Scope = {}) => request<TokenUsage>('GET', `${reports(projectId)}/tokens`, { query: { ...scope } }),
+  trend: (projectId: number, scorerId: number | null, scope: Scope = {}) =>
+    request<ScoreTrend>('GET', `${reports(projectId)}/trend`, { query: { scorer_id: scorerId ?? undefined, ...scope } }),
+  datasets: (projectId: number) => request<DatasetPage>('GET', `/api/projects/${projectId}/datasets`, { query: { page_size: 100 } }),
   questionQuality: (projectId: number) => request<QuestionQuality>('GET', `${reports(projectId)}/question-quality`),
   statistics: (projectId: number, runId: number) => request<RunStatistics>('GET', `${run(projectId, runId)}/statistics`),
   facets: (projectId: number, runId: number, versionId: number) =>

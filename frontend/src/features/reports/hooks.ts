@@ -1,14 +1,21 @@
 import { useQuery } from '@tanstack/react-query';
-import { reportsApi, type Versions } from './api';
+import { reportsApi, type Scope, type Versions } from './api';
 
 const key = (projectId: number, ...rest: unknown[]) => ['project', projectId, 'reports', ...rest] as const;
 
-export const useLeaderboard = (projectId: number, scorerId: number | null, versions: Versions, enabled = true) =>
-  useQuery({ queryKey: key(projectId, 'leaderboard', scorerId, versions), queryFn: () => reportsApi.leaderboard(projectId, scorerId, versions), enabled });
-export const useCosts = (projectId: number) => useQuery({ queryKey: key(projectId, 'costs'), queryFn: () => reportsApi.costs(projectId) });
-export const useTokens = (projectId: number) => useQuery({ queryKey: key(projectId, 'tokens'), queryFn: () => reportsApi.tokens(projectId) });
-export const useTrend = (projectId: number, scorerId: number | null, enabled = true) =>
-  useQuery({ queryKey: key(projectId, 'trend', scorerId), queryFn: () => reportsApi.trend(projectId, scorerId), enabled });
+export const useLeaderboard = (projectId: number, scorerId: number | null, versions: Versions, scope: Scope, enabled = true) =>
+  useQuery({
+    queryKey: key(projectId, 'leaderboard', scorerId, versions, scope),
+    queryFn: () => reportsApi.leaderboard(projectId, scorerId, versions, scope),
+    enabled,
+  });
+export const useCosts = (projectId: number, scope: Scope, enabled = true) =>
+  useQuery({ queryKey: key(projectId, 'costs', scope), queryFn: () => reportsApi.costs(projectId, scope), enabled });
+export const useTokens = (projectId: number, scope: Scope, enabled = true) =>
+  useQuery({ queryKey: key(projectId, 'tokens', scope), queryFn: () => reportsApi.tokens(projectId, scope), enabled });
+export const useTrend = (projectId: number, scorerId: number | null, scope: Scope, enabled = true) =>
+  useQuery({ queryKey: key(projectId, 'trend', scorerId, scope), queryFn: () => reportsApi.trend(projectId, scorerId, scope), enabled });
+export const useReportDatasets = (projectId: number) => useQuery({ queryKey: key(projectId, 'datasets'), queryFn: () => reportsApi.datasets(projectId) });
 export const useQuestionQuality = (projectId: number) =>
   useQuery({ queryKey: key(projectId, 'question-quality'), queryFn: () => reportsApi.questionQuality(projectId) });
 export const useScorers = (projectId: number) => useQuery({ queryKey: key(projectId, 'scorers'), queryFn: () => reportsApi.scorers(projectId) });

@@ -1,5 +1,5 @@
 import { Link } from 'react-router-dom';
-import { Card, CardContent } from '@/components/ui';
+import { Card, CardContent, EmptyState } from '@/components/ui';
 import { cn, focusRing } from '@/lib/cn';
 import { absoluteTime } from '@/lib/format';
 import { useProjectOutlet } from '@/features/projects/pages/ProjectLayout';
@@ -7,6 +7,7 @@ import type { CostReport, TokenUsage } from '../api';
 import { Figure } from '../components/Figure';
 import { SeriesBars } from '../components/charts';
 import { Loading, LoadError, NoRunsYet, ReportsShell } from '../components/ReportsShell';
+import { ScopeFilters, useScope } from '../components/ScopeFilters';
 import { int, modelName, money } from '../format';
 import { useCosts, useTokens } from '../hooks';
 
@@ -53,13 +54,18 @@ function tokensByDay(usage: TokenUsage) {
 
 export function CostsPage() {
   const { project } = useProjectOutlet();
-  const costs = useCosts(project.id);
-  const tokens = useTokens(project.id);
+  const scope = useScope();
+  const costs = useCosts(project.id, scope.scope, scope.valid);
+  const tokens = useTokens(project.id, scope.scope, scope.valid);
+  const filtered = scope.scope.dataset_id !== undefined || scope.scope.date_from !== undefined || scope.scope.date_to !== undefined;
 
   let body;
-  if (costs.isPending || tokens.isPending) body = <Loading label="Loading the cost report" />;
+  if (!scope.valid) body = null;
+  else if (costs.isPending || tokens.isPending) body = <Loading label="Loading the cost report" />;
   else if (costs.isError) body = <LoadError what="the cost report" error={costs.error} retry={() => costs.refetch()} retrying={costs.isFetching} />;
   else if (tokens.isError) body = <LoadError what="token usage" error={tokens.error} retry={() => tokens.refetch()} retrying={tokens.isFetching} />;
+  else if (costs.data.total.outputs === 0 && filtered)
+    body = <EmptyState title="Nothing in this scope" description="No finished output matches the dataset and dates chosen. Widen the range or choose All datasets." />;
   else if (costs.data.total.outputs === 0)
     body = (
       <NoRunsYet
@@ -184,6 +190,7 @@ export function CostsPage() {
   }
   return (
     <ReportsShell projectId={project.id} title="Costs and tokens" intro="What the project's runs cost and how many tokens they used: in total, by model, by run and by day.">
+      <ScopeFilters projectId={project.id} state={scope} />
       {body}
     </ReportsShell>
   );

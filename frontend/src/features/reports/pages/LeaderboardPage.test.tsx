@@ -13,8 +13,10 @@ const names = (table: HTMLElement) =>
     .slice(1)
     .map((r) => within(r).getByRole('rowheader').textContent);
 
+const datasets = { items: [{ id: 11, name: 'Demo questions' }, { id: 12, name: 'Other' }], total: 2, page: 1, page_size: 100 };
+
 function serve(board = leaderboard(), q = quality()) {
-  return serveReports({ [`${R}/leaderboard`]: board, [`${R}/question-quality`]: q, '/api/projects/3/scorers': scorers() });
+  return serveReports({ [`${R}/leaderboard`]: board, [`${R}/question-quality`]: q, '/api/projects/3/scorers': scorers(), '/api/projects/3/datasets': datasets });
 }
 
 describe('LeaderboardPage', () => {
@@ -92,6 +94,35 @@ describe('LeaderboardPage', () => {
       .filter((r) => r.url.includes('/leaderboard'))
       .map((r) => new URL(r.url).searchParams.toString());
     expect(asked).toContain('scorer_id=6&versions=latest');
+  });
+
+  it('narrows to a dataset and a date range, and waits while the range is reversed', async () => {
+    const fetch = serve();
+    renderProject('/projects/3/reports');
+    await screen.findByRole('table', { name: 'Leaderboard' });
+    await userEvent.selectOptions(await screen.findByLabelText('Dataset'), 'Demo questions');
+    await userEvent.type(screen.getByLabelText('From (UTC)'), '2026-11-01');
+    await userEvent.type(screen.getByLabelText('To (UTC)'), '2026-11-20');
+    await screen.findByRole('table', { name: 'Leaderboard' });
+    const asked = () =>
+      requestsOf(fetch)
+        .filter((r) => r.url.includes('/leaderboard'))
+        .map((r) => Object.fromEntries(new URL(r.url).searchParams));
+    expect(asked()).toContainEqual({ scorer_id: '5', versions: 'all', dataset_id: '11', date_from: '2026-11-01', date_to: '2026-11-20' });
+    const before = asked().length;
+    await userEvent.clear(screen.getByLabelText('To (UTC)'));
+    await userEvent.type(screen.getByLabelText('To (UTC)'), '2026-10-01');
+    expect(await screen.findByText(/The end date is before the start date/)).toBeInTheDocument();
+    expect(screen.getByLabelText('To (UTC)')).toHaveAttribute('aria-invalid', 'true');
+    expect(screen.queryByRole('table', { name: 'Leaderboard' })).not.toBeInTheDocument();
+    expect(asked().length).toBe(before);
+  });
+
+  it('tells a filtered-out scope apart from a project without runs', async () => {
+    serve({ ...leaderboard(), items: [] });
+    renderProject('/projects/3/reports?dataset=12');
+    expect(await screen.findByText('Nothing in this scope')).toBeInTheDocument();
+    expect(screen.queryByText('No results to rank yet')).not.toBeInTheDocument();
   });
 
   it('says what to do when there is nothing to rank, no scores, or no judge-mode runs', async () => {

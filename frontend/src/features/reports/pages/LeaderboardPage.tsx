@@ -8,6 +8,7 @@ import { Figure } from '../components/Figure';
 import { IntervalBars } from '../components/charts';
 import { Loading, LoadError, NoRunsYet, ReportsShell } from '../components/ReportsShell';
 import { ScorerPicker, useScorerChoice } from '../components/ScorerPicker';
+import { ScopeFilters, useScope } from '../components/ScopeFilters';
 import { errorBar, int, interval, modelName, money, ms, num, pct } from '../format';
 import { useLeaderboard, useQuestionQuality } from '../hooks';
 
@@ -151,7 +152,8 @@ export function LeaderboardPage() {
   const choice = useScorerChoice(project.id);
   const [params, setParams] = useSearchParams();
   const versions: Versions = params.get('versions') === 'latest' ? 'latest' : 'all';
-  const board = useLeaderboard(project.id, choice.scorerId, versions, choice.ready);
+  const scope = useScope();
+  const board = useLeaderboard(project.id, choice.scorerId, versions, scope.scope, choice.ready && scope.valid);
   const quality = useQuestionQuality(project.id);
   const rows = board.data?.items ?? [];
   const scored = rows.filter((r) => r.score && r.score.mean !== null);
@@ -180,9 +182,13 @@ export function LeaderboardPage() {
     </>
   );
 
+  const filtered = scope.scope.dataset_id !== undefined || scope.scope.date_from !== undefined || scope.scope.date_to !== undefined;
   let body;
-  if (board.isPending || !choice.ready) body = <Loading label="Loading the leaderboard" />;
+  if (!scope.valid) body = null;
+  else if (board.isPending || !choice.ready) body = <Loading label="Loading the leaderboard" />;
   else if (board.isError) body = <LoadError what="the leaderboard" error={board.error} retry={() => board.refetch()} retrying={board.isFetching} />;
+  else if (rows.length === 0 && filtered)
+    body = <EmptyState title="Nothing in this scope" description="No finished output matches the dataset and dates chosen. Widen the range or choose All datasets." />;
   else if (rows.length === 0)
     body = (
       <NoRunsYet
@@ -273,6 +279,7 @@ export function LeaderboardPage() {
       intro="Every model across the project's runs: score, pass rate, cost, latency and tokens, each rate and mean with its 95% interval."
       controls={controls}
     >
+      <ScopeFilters projectId={project.id} state={scope} />
       {body}
       <section aria-labelledby="quality-heading" className="space-y-3 pt-4">
         <h2 id="quality-heading" className="text-lg font-semibold text-zinc-900">

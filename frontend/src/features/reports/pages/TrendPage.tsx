@@ -6,6 +6,7 @@ import { Figure, type Column } from '../components/Figure';
 import { IntervalLines } from '../components/charts';
 import { Loading, LoadError, NoRunsYet, ReportsShell } from '../components/ReportsShell';
 import { ScorerPicker, useScorerChoice } from '../components/ScorerPicker';
+import { ScopeFilters, useScope } from '../components/ScopeFilters';
 import { errorBar, interval, modelName, num } from '../format';
 import { useTrend } from '../hooks';
 
@@ -16,10 +17,12 @@ const withCi = (s: Interval | undefined) => (s && s.mean !== null ? `${num(s.mea
 export function TrendPage() {
   const { project } = useProjectOutlet();
   const choice = useScorerChoice(project.id);
-  const trend = useTrend(project.id, choice.scorerId, choice.ready && choice.scorerId !== null);
+  const scope = useScope();
+  const trend = useTrend(project.id, choice.scorerId, scope.scope, choice.ready && choice.scorerId !== null && scope.valid);
 
   let body;
-  if (!choice.ready || (choice.scorerId !== null && trend.isPending)) body = <Loading label="Loading the score trend" />;
+  if (!scope.valid) body = null;
+  else if (!choice.ready || (choice.scorerId !== null && trend.isPending)) body = <Loading label="Loading the score trend" />;
   else if (choice.scorerId === null)
     body = (
       <EmptyState
@@ -75,6 +78,7 @@ export function TrendPage() {
       intro="How one scorer's mean score moved across the project's runs."
       controls={<ScorerPicker choice={choice} allowNone={false} />}
     >
+      <ScopeFilters projectId={project.id} state={scope} />
       {body}
     </ReportsShell>
   );
