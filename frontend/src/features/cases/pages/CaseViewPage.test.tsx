@@ -96,4 +96,20 @@ describe('CaseViewPage', () => {
     ]);
     expect(screen.getByTestId('diff-text').querySelector('del')).toHaveTextContent('removed: −First');
   });
+
+  it('hides and shows targets in the side-by-side columns', async () => {
+    const user = userEvent.setup();
+    serve();
+    renderWithProviders(<CaseViewPage />, { route: '/projects/3/runs/7/cases/11', path: PATH });
+    const columns = within(await screen.findByTestId('side-by-side'));
+    expect(columns.getAllByRole('region').map((r) => r.getAttribute('aria-label'))).toEqual(['Fast', 'Slow', 'Broken']);
+    const shown = screen.getByRole('group', { name: 'Targets shown' });
+    await user.click(within(shown).getByLabelText('Broken'));
+    expect(columns.getAllByRole('region').map((r) => r.getAttribute('aria-label'))).toEqual(['Fast', 'Slow']);
+    await user.click(within(shown).getByLabelText('Fast'));
+    await user.click(within(shown).getByLabelText('Slow'));
+    expect(screen.getByText('Every target is hidden')).toBeInTheDocument();
+    await user.click(within(shown).getByLabelText('Slow'));
+    expect(within(screen.getByTestId('side-by-side')).getAllByRole('region').map((r) => r.getAttribute('aria-label'))).toEqual(['Slow']);
+  });
 });

@@ -1,6 +1,6 @@
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
-import { Badge, buttonClasses, Card, CardContent, CardHeader, CardTitle, EmptyState, ErrorState, Skeleton } from '@/components/ui';
+import { Badge, buttonClasses, Card, Checkbox, CardContent, CardHeader, CardTitle, EmptyState, ErrorState, Skeleton } from '@/components/ui';
 import { isApiError } from '@/api/errors';
 import { cn } from '@/lib/cn';
 import { casePath, labelledOutputs, useCaseView, type CaseView } from '../api';
@@ -125,6 +125,8 @@ export function CaseViewPage() {
   const next = view?.next_case_id != null ? casePath(projectId, runId, view.next_case_id) : null;
   useCaseKeys(prev, next);
   const outputs = useMemo(() => (view ? labelledOutputs(view) : []), [view]);
+  // Targets hidden from the side-by-side columns (kept across cases of the run).
+  const [hidden, setHidden] = useState<ReadonlySet<number>>(new Set());
   const runLink = `/projects/${projectId}/runs/${runId}`;
 
   if (query.isPending) {
@@ -153,6 +155,7 @@ export function CaseViewPage() {
   }
   const v = query.data;
   const stale = v.case.id !== caseId; // the previous case, shown while the next one loads
+  const shown = v.targets.filter((t) => !hidden.has(t.target_id));
   return (
     <div className="space-y-4" aria-busy={stale || undefined}>
       <nav aria-label="Breadcrumb" className="text-sm">
@@ -195,12 +198,36 @@ export function CaseViewPage() {
         <h2 id="outputs-heading" className="text-base font-semibold text-zinc-900">
           Outputs side by side
         </h2>
+        {v.targets.length > 2 && (
+          <fieldset className="flex flex-wrap items-center gap-x-4 gap-y-1 text-sm text-zinc-800">
+            <legend className="sr-only">Targets shown</legend>
+            <span aria-hidden="true" className="font-medium text-zinc-900">
+              Show:
+            </span>
+            {v.targets.map((t) => (
+              <label key={t.target_id} className="inline-flex items-center gap-1.5">
+                <Checkbox
+                  checked={!hidden.has(t.target_id)}
+                  onChange={(e) => {
+                    const next = new Set(hidden);
+                    if (e.target.checked) next.delete(t.target_id);
+                    else next.add(t.target_id);
+                    setHidden(next);
+                  }}
+                />
+                {t.label || 'Target'}
+              </label>
+            ))}
+          </fieldset>
+        )}
         {v.targets.length === 0 ? (
           <EmptyState title="This run has no targets" />
+        ) : shown.length === 0 ? (
+          <EmptyState title="Every target is hidden" description="Tick a target above to show its outputs." />
         ) : (
           <div className="overflow-x-auto pb-2">
-          <div className="grid gap-4" style={{ gridTemplateColumns: `repeat(${Math.min(v.targets.length, 4)}, minmax(16rem, 1fr))` }} data-testid="side-by-side">
-            {v.targets.map((t) => {
+          <div className="grid gap-4" style={{ gridTemplateColumns: `repeat(${Math.min(shown.length, 4)}, minmax(16rem, 1fr))` }} data-testid="side-by-side">
+            {shown.map((t) => {
               const shape = { turns: t.outputs.some((o) => o.turn > 0), repeats: t.outputs.some((o) => o.repeat > 0) };
               return (
                 <section key={t.target_id} aria-label={t.label} className="min-w-0 space-y-2 rounded-xl border border-zinc-200 bg-white p-3">
