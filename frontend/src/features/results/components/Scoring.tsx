@@ -73,7 +73,7 @@ export function ScoringBar({
           </label>
         )}
         {canScore && chosen?.scale === 'criteria' && (
-          <p className="text-amber-800">This scorer rates each criterion separately: its keys do not apply; score it from the output's page.</p>
+          <p className="text-amber-800">This scorer rates each criterion separately, which the keys here do not do yet: they score pass/fail and 1–5 scorers only.</p>
         )}
         <Button type="button" variant="secondary" size="sm" onClick={onUndo} disabled={!canUndo} aria-keyshortcuts="Control+Z Meta+Z">
           Undo

@@ -213,7 +213,13 @@ export function useManualScoring(projectId: number, runId: number) {
     return last;
   }, [stack, run, projectId, runId]);
 
-  return { score, undo, canUndo: stack.length > 0 && !busy, busy, error, saved, lastAction: stack[stack.length - 1] ?? null };
+  /** Says why a key did not score (e.g. the output has no reply). */
+  const refuse = useCallback((message: string) => {
+    setSaved(null);
+    setError(message);
+  }, []);
+
+  return { score, undo, refuse, canUndo: stack.length > 0 && !busy, busy, error, saved, lastAction: stack[stack.length - 1] ?? null };
 }
 
 function restoreBody(before: Entered): ManualScoreBody {

@@ -134,5 +134,11 @@ describe('ResultsPage', { timeout: 30_000 }, () => {
     expect(new URL(deletes[0].url).pathname).toBe(`/api/projects/3/runs/7/outputs/${outputId(0, 1)}/scores/${MANUAL.versionId}`);
     await user.keyboard('{Control>}z{/Control}');
     await waitFor(() => expect(s.manual.has(outputId(0, 0))).toBe(false));
+
+    // case 2's fourth target timed out: no reply, nothing sent, and the reason is said
+    act(() => cell(1, 4)!.focus());
+    await user.keyboard('3');
+    expect(await screen.findByText(/Not scored: this output is failed/)).toBeInTheDocument();
+    expect(requestsOf(fetch).filter((r) => r.method === 'PUT' && r.url.includes(`/outputs/${outputId(1, 3)}/`))).toHaveLength(0);
   });
 });

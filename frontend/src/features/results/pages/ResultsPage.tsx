@@ -76,7 +76,10 @@ export function ResultsPage() {
     const mine = output ? myScore(output, choice.versionId, userId) : null;
     const entry = entryForKey(key, choice.scale, mine ? { rating: mine.rating, passed: mine.passed } : null);
     if (!entry || !output) return false;
-    if (output.status !== 'succeeded') return true; // nothing to score: no reply
+    if (output.status !== 'succeeded') {
+      manual.refuse(`Not scored: this output is ${output.status}; only outputs with a reply take a score`);
+      return true;
+    }
     const label = targets.find((t) => t.id === cell.target_id)?.label ?? '';
     void manual.score({
       outputId: output.id,
