@@ -150,6 +150,11 @@ def test_filters(world: Grid) -> None:
     assert _cases(world.ok(score_min=0.5, scorer_id=world.scorer_id), world) == [0, 2]
     assert _cases(world.ok(tag="hard"), world) == [2]
     assert world.ok(tag="har")["total"] == 0
+    # any text is a tag to look for, never broken JSON or SQL
+    for odd in ('a"b', "back\\slash", "new\nline", "tab\t", "%", "ünï"):
+        reply = world.viewer.get(f"/api/projects/{world.project.id}/runs/{world.run_id}/grid",
+                                 query_string={"tag": odd})
+        assert reply.status_code == 200 and reply.json["total"] == 0, (odd, reply.json)
     # cell filters match one cell together: target 1 never timed out on a passed cell
     assert world.ok(error_class="timeout", verdict="passed")["total"] == 0
     empty = world.ok(error_class="rate_limited")

@@ -12,6 +12,7 @@ tokens, failed cells; rows without a value come last, ties in dataset order.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -123,13 +124,9 @@ def _tag_condition(session: Session, tag: str) -> ColumnElement[bool]:
     """The case (joined as Case) carries the tag: JSON containment on PostgreSQL, json_each
     on SQLite."""
     if session.get_bind().dialect.name == "postgresql":
-        return cast(Case.tags, JSONB).contains(cast(literal(f'["{_json_escape(tag)}"]'), JSONB))
+        return cast(Case.tags, JSONB).contains(cast(literal(json.dumps([tag])), JSONB))
     each = func.json_each(Case.tags).table_valued("value")
     return exists().select_from(each).where(each.c.value == tag)
-
-
-def _json_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _measure(query: GridQuery) -> ColumnElement[Any] | None:
