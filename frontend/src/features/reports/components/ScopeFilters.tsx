@@ -42,14 +42,30 @@ export function ScopeFilters({ projectId, state }: { projectId: number; state: R
             </option>
           ))}
         </Select>
-        <label htmlFor={`${id}-from`} className="text-sm text-zinc-700">
-          From (UTC)
-        </label>
-        <Input id={`${id}-from`} type="date" className="h-8 w-40" value={scope.date_from ?? ''} onChange={(e) => set('from', e.target.value)} />
-        <label htmlFor={`${id}-to`} className="text-sm text-zinc-700">
-          To (UTC)
-        </label>
-        <Input id={`${id}-to`} type="date" className="h-8 w-40" value={scope.date_to ?? ''} invalid={!valid} aria-describedby={valid ? undefined : `${id}-err`} onChange={(e) => set('to', e.target.value)} />
+        <span className="flex items-center gap-2">
+          <label htmlFor={`${id}-from`} className="text-sm text-zinc-700">
+            From (UTC)
+          </label>
+          <span className="block w-44">
+            <Input id={`${id}-from`} type="date" className="h-8" value={scope.date_from ?? ''} onChange={(e) => set('from', e.target.value)} />
+          </span>
+        </span>
+        <span className="flex items-center gap-2">
+          <label htmlFor={`${id}-to`} className="text-sm text-zinc-700">
+            To (UTC)
+          </label>
+          <span className="block w-44">
+            <Input
+              id={`${id}-to`}
+              type="date"
+              className="h-8"
+              value={scope.date_to ?? ''}
+              invalid={!valid}
+              aria-describedby={valid ? undefined : `${id}-err`}
+              onChange={(e) => set('to', e.target.value)}
+            />
+          </span>
+        </span>
       </div>
       {!valid && (
         <div id={`${id}-err`}>
