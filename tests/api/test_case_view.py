@@ -179,6 +179,7 @@ def test_a_trace_case_carries_its_trace_and_the_rules_evidence(
     [target] = view["targets"]
     assert target["model_id"] is None
     [output] = target["outputs"]
+    assert output["conversation"] is None  # the trace is the case's
     [score] = output["scores"]
     assert (score["kind"], score["passed"], score["severity"]) == ("rules", False, "high")
     assert [(e["message_index"], e["label"], e["text"]) for e in score["evidence"]] == [
@@ -186,3 +187,26 @@ def test_a_trace_case_carries_its_trace_and_the_rules_evidence(
     rules = {r["id"]: r for r in score["details"]["rules"]}
     assert rules["must_look_up"]["severity"] == "high"
     assert "lookup was never called" in rules["must_look_up"]["message"]
+
+
+def test_evidence_on_a_model_output_comes_with_the_conversation_it_indexes(
+        factory: Factory, project: Project, owner: Any, browser: Session) -> None:
+    planned = factory.planned_run(owner, project, cases=1, targets=2)
+    sent = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Question 0?"}]
+    ok(planned, 0, 0, text="I promise it is 4.", raw_request={"model": "fake-fast",
+                                                             "messages": sent})
+    ok(planned, 0, 1, text="4.")
+    [case_id] = planned.case_ids
+    flagged = _output_id(planned.run_id, case_id, planned.target_ids[0])
+    _, version_id = factory.scorer(project, name="Policy")
+    with db.factory() as session:
+        session.add(Score(run_id=planned.run_id, output_id=flagged,
+                          target_id=planned.target_ids[0], case_id=case_id,
+                          scorer_version_id=version_id, kind="rules", value=0.0, passed=False,
+                          severity="low", evidence=[{"message_index": 2, "start": 2, "end": 9,
+                                                     "text": "promise", "label": "no_promises"}]))
+        session.commit()
+    view = get_json(browser, f"{base(project, planned.run_id)}/cases/{case_id}")
+    one, two = (t["outputs"][0] for t in view["targets"])
+    assert one["conversation"] == [*sent, {"role": "assistant", "content": "I promise it is 4."}]
+    assert two["conversation"] is None  # no score points at a message

@@ -5822,6 +5822,10 @@ export interface components {
             cached: boolean;
             attempts: number;
             scores: components["schemas"]["Score"][];
+            /** @description When a score points at messages (evidence message_index): the messages it indexes, as sent followed by the reply; null otherwise and for trace cases (whose trace is the case's) */
+            conversation: {
+                [key: string]: unknown;
+            }[] | null;
         };
         CaseTarget: {
             target_id: number;

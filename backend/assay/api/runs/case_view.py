@@ -32,6 +32,10 @@ class CaseOfRunSchema(Schema):
 
 class CaseOutputSchema(OutputSchema):
     scores = fields.List(fields.Nested(ScoreSchema), required=True)
+    conversation = fields.List(fields.Dict(), required=True, allow_none=True, metadata={
+        "description": "When a score points at messages (evidence message_index): the "
+                       "messages it indexes, as sent followed by the reply; null otherwise "
+                       "and for trace cases (whose trace is the case's)"})
 
 
 class CaseTargetSchema(Schema):

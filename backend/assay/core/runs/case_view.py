@@ -21,6 +21,7 @@ from assay.core.datasets.models import Case, Dataset, DatasetVersion, VersionCas
 from assay.core.errors import NotFound
 from assay.core.runs.models import Output, Run, RunTarget
 from assay.core.runs.results import targets_of
+from assay.core.scoring.backfill import _messages as checked_messages
 from assay.core.scoring.models import Score, ScorerConfig, ScorerVersion
 
 ScoreRow = tuple[Score, ScorerConfig, ScorerVersion, User | None]
@@ -107,6 +108,16 @@ def case_view(session: Session, run: Run, case_id: int) -> CaseView:
                     next_case_id=following, targets=list(by_target.values()))
 
 
+def conversation(view: CaseView, out: Output, rows: list[ScoreRow]) -> list[Any] | None:
+    """The messages a scorer's evidence indexes (as the scoring job builds them: the recorded
+    trace, else the messages sent followed by the reply), for outputs whose scores point at
+    a message; None otherwise (the trace itself is in the case)."""
+    if view.case.trace is not None or not any(
+            e.get("message_index") is not None for s in rows for e in (s[0].evidence or [])):
+        return None
+    return checked_messages(None, out.raw_request, out.text)
+
+
 def as_dict(view: CaseView, output: Any, score: Any) -> dict[str, Any]:
     """The JSON shape, with the API's own output and score views passed in."""
     case = view.case
@@ -119,7 +130,8 @@ def as_dict(view: CaseView, output: Any, score: Any) -> dict[str, Any]:
                  "metadata": case.meta or {}},
         "targets": [{"target_id": t.target.id, "label": t.target.label,
                      "model_id": t.target.model_id,
-                     "outputs": [{**output(o, t.target), "scores": [score(*s) for s in rows]}
+                     "outputs": [{**output(o, t.target), "scores": [score(*s) for s in rows],
+                                  "conversation": conversation(view, o, rows)}
                                  for o, rows in t.outputs]}
                     for t in view.targets],
     }

@@ -74,9 +74,9 @@ function asMessages(value: unknown): TraceMessage[] | null {
 }
 
 /**
- * The messages a scorer's evidence indexes, as the rules scorer builds them: a trace
- * case's recorded trace; otherwise the case's input messages (or its question as a user
- * message) followed by the output as the assistant's reply.
+ * The messages a scorer's evidence indexes: a trace case's recorded trace; otherwise (when
+ * the API gave no `conversation` for the output) the case's input messages, or its question
+ * as a user message, followed by the output as the assistant's reply.
  */
 export function conversationOf(view: CaseView, outputText: string | null | undefined): TraceMessage[] | null {
   const trace = asMessages((view.case.trace as { messages?: unknown } | null)?.messages);

@@ -50,6 +50,7 @@ export function caseOutput(over: Partial<CaseOutput> = {}): CaseOutput {
     cached: false,
     attempts: 1,
     scores: [],
+    conversation: null,
     ...over,
   };
 }

@@ -2,7 +2,7 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { json, mockFetch, renderWithProviders } from '@/test/utils';
-import { caseOutput, caseView } from '../testFixtures';
+import { caseOutput, caseView, score } from '../testFixtures';
 import { CaseViewPage } from './CaseViewPage';
 
 const PATH = '/projects/:projectId/runs/:runId/cases/:caseId';
@@ -111,5 +111,31 @@ describe('CaseViewPage', () => {
     expect(screen.getByText('Every target is hidden')).toBeInTheDocument();
     await user.click(within(shown).getByLabelText('Slow'));
     expect(within(screen.getByTestId('side-by-side')).getAllByRole('region').map((r) => r.getAttribute('aria-label'))).toEqual(['Slow']);
+  });
+
+  it('shows the conversation a scorer checked, as sent, with its evidence', async () => {
+    const flagged = score({
+      scorer_name: 'Policy',
+      kind: 'rules',
+      passed: false,
+      severity: 'low',
+      evidence: [{ message_index: 2, start: 2, end: 9, text: 'promise', label: 'no_promises' }],
+      details: { rules: [{ id: 'no_promises', severity: 'low', message: 'assistant message 2 matches "promise"' }] },
+    });
+    const conversation = [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Capital of France?' },
+      { role: 'assistant', content: 'I promise: Paris.' },
+    ];
+    mockFetch(async () =>
+      json(caseView({ targets: [{ target_id: 1, label: 'Fast', model_id: 1, outputs: [caseOutput({ text: 'I promise: Paris.', scores: [flagged], conversation })] }] })),
+    );
+    renderWithProviders(<CaseViewPage />, { route: '/projects/3/runs/7/cases/11', path: PATH });
+    expect(await screen.findByRole('heading', { name: 'Conversation with Fast' })).toBeInTheDocument();
+    const messages = screen.getByRole('list', { name: 'Messages' });
+    expect(within(messages).getAllByTestId('role-badge').map((b) => b.textContent)).toEqual(['system', 'user', 'assistant']);
+    const item = within(messages).getByRole('listitem', { name: 'Message 2, assistant, warning' });
+    expect(item).toHaveTextContent('Warning (low): no_promises — Policy: assistant message 2 matches "promise"');
+    expect(item.querySelector('mark')).toHaveTextContent('promise');
   });
 });

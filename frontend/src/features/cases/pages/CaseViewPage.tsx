@@ -88,7 +88,7 @@ function Evidence({ view }: { view: CaseView }) {
     }
     return labelledOutputs(view).flatMap(({ key, label, output }) => {
       const findings = findingsOf(output.scores);
-      const messages = findings.length ? conversationOf(view, output.text) : null;
+      const messages = findings.length ? ((output.conversation as TraceMessage[] | null) ?? conversationOf(view, output.text)) : null;
       return messages ? [{ key, title: `Conversation with ${label}`, messages, findings }] : [];
     });
   }, [view]);
