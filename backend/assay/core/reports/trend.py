@@ -23,7 +23,13 @@ from assay.core.datasets.models import DatasetVersion
 from assay.core.llm.models import ModelConfig
 from assay.core.projects.models import Project
 from assay.core.reports import uncertainty
-from assay.core.reports.scope import ReportFilter, output_conditions, query_error, resolve
+from assay.core.reports.scope import (
+    ReportFilter,
+    output_conditions,
+    query_error,
+    resolve,
+    run_conditions,
+)
 from assay.core.reports.sql import output_scores
 from assay.core.runs.models import Output, Run, RunTarget
 from assay.core.scoring.apply import PAIR_KINDS
@@ -64,12 +70,13 @@ def score_trend(session: Session, project: Project, filters: ReportFilter,
                 "runs": []}
     scored_runs = select(Score.run_id).where(
         Score.scorer_version_id.in_(scorer.version_ids), Score.value.is_not(None))
+    conditions = [*run_conditions(scope), Run.id.in_(scored_runs)]
+    if scope.start is not None or scope.end is not None:  # runs with outputs in the range
+        conditions.append(Run.id.in_(select(Output.run_id).where(*output_conditions(scope))))
     recent = list(session.execute(
         select(Run.id, Run.name, Run.created_at, DatasetVersion.dataset_id)
         .join(DatasetVersion, DatasetVersion.id == Run.dataset_version_id)
-        .where(Run.project_id == project.id, Run.id.in_(scored_runs),
-               Run.id.in_(select(Output.run_id).where(*output_conditions(scope))))
-        .order_by(Run.id.desc()).limit(limit)))
+        .where(*conditions).order_by(Run.id.desc()).limit(limit)))
     ids = [r.id for r in recent]
     scores = output_scores(scorer.version_ids, ids)
     overall: dict[int, Sums] = {}
