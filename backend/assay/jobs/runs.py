@@ -23,6 +23,8 @@ from assay.core.runs.engine import Scoring, execute_cell
 from assay.core.runs.service import Cell, CellResult, Claim, Recorded
 from assay.core.scoring import context as scoring_context
 from assay.events.publish import BUDGET_ALERT, FINISHED, PROGRESS, STARTED, STATUS
+from assay.jobs.collections_policy import fewer_collections
+from assay.jobs.store_process import StoreProcess
 from assay.providers.client import LLMClient
 from assay.providers.ratelimit import from_settings as rate_limiter
 from assay.runtime import Runtime, current
@@ -82,19 +84,27 @@ class _Shard:
             service.renew_leases(session, self.owner, output_ids, self.lease)
 
     async def run(self) -> None:
+        with fewer_collections():
+            await self._run()
+
+    async def _run(self) -> None:
         rt, run_id = self.rt, self.run_id
         with rt.db.factory() as session:
             started = service.start_run(session, run_id)
             window = service.run_concurrency(session, run_id, rt.settings.run_concurrency)
             timeout_s = service.call_timeout(session, run_id, CALL_TIMEOUT_S)
+        # forked before the loop's first thread or connection: see store_process
+        store = StoreProcess(rt.db, {"claim": self._claim, "flush": self._flush,
+                                          "renew": self._renew})
         if started:
             publish(rt, run_id, STARTED)
         client = LLMClient(timeout_s=timeout_s, max_connections=window,
                            allow_private=not rt.settings.block_private_urls,
                            limiter=rate_limiter(rt.settings))
         try:
-            await self._loop(client, window, self._scoring(client))
+            await self._loop(client, window, self._scoring(client), store)
         finally:
+            await asyncio.to_thread(store.close)
             await client.aclose()
         with rt.db.factory() as session:
             closed = service.finish_if_done(session, run_id)
@@ -112,13 +122,27 @@ class _Shard:
                                                    self.rt.settings.secret_key)
         return Scoring(applied, ctx)
 
-    async def _loop(self, client: LLMClient, window: int, scoring: Scoring) -> None:
+    async def _loop(self, client: LLMClient, window: int, scoring: Scoring,
+                    store: StoreProcess) -> None:
         ready: deque[Cell] = deque()  # claimed, waiting for a free slot
         in_flight: dict[asyncio.Task[CellResult], int] = {}
         finished: list[CellResult] = []
         claiming: asyncio.Task[Claim] | None = None
         flushing: asyncio.Task[None] | None = None
         renewing: asyncio.Task[None] | None = None
+        # tasks report here when done: waking up costs the same with 1 or 500 in flight
+        # (asyncio.wait would hook and unhook every pending task on each wake-up)
+        completed: deque[asyncio.Task[Any]] = deque()
+        wake = asyncio.Event()
+
+        def report(task: asyncio.Task[Any]) -> None:
+            completed.append(task)
+            wake.set()
+
+        def started(task: asyncio.Task[Any]) -> asyncio.Task[Any]:
+            task.add_done_callback(report)
+            return task
+
         exhausted = False
         flushed_at = renewed_at = time.monotonic()
         claim_after = 0.0  # monotonic time before which no claim is made (budget is full)
@@ -126,37 +150,41 @@ class _Shard:
             while True:
                 while ready and len(in_flight) < window:
                     cell = ready.popleft()
-                    in_flight[asyncio.create_task(
-                        execute_cell(client, cell, scoring))] = cell.output_id
+                    in_flight[started(asyncio.create_task(
+                        execute_cell(client, cell, scoring)))] = cell.output_id
                 now = time.monotonic()
                 if (claiming is None and not exhausted and len(ready) <= window // 2
                         and now >= claim_after):
                     # claim ahead, in chunks: a slot that frees up never waits for the database
-                    claiming = asyncio.create_task(
-                        asyncio.to_thread(self._claim, window - len(ready)))
+                    claiming = started(asyncio.create_task(
+                        asyncio.to_thread(store.call, "claim", window - len(ready))))
                 if renewing is None and now - renewed_at >= self.lease.total_seconds() / 3:
                     held = [*in_flight.values(), *(c.output_id for c in ready)]
                     renewed_at = now
                     if held:
-                        renewing = asyncio.create_task(asyncio.to_thread(self._renew, held))
+                        renewing = started(asyncio.create_task(
+                            asyncio.to_thread(store.call, "renew", held)))
                 idle = not in_flight and not ready and claiming is None and (
                     exhausted or now < claim_after)
                 due = now - flushed_at >= FLUSH_S or len(finished) >= window // 2
                 if flushing is None and finished and (due or idle):
                     batch, finished, flushed_at = finished, [], now
-                    flushing = asyncio.create_task(asyncio.to_thread(self._flush, batch))
+                    flushing = started(asyncio.create_task(
+                        asyncio.to_thread(store.call, "flush", batch)))
                 if idle and exhausted and flushing is None and not finished:
                     break
-                waiting: set[asyncio.Future[Any]] = {*in_flight, *(
-                    t for t in (claiming, flushing, renewing) if t is not None)}
-                timeout = FLUSH_S if waiting else max(claim_after - now, 0.01)
-                done: set[Any] = set()
-                if waiting:
-                    done, _ = await asyncio.wait(waiting, timeout=timeout,
-                                                 return_when=asyncio.FIRST_COMPLETED)
-                else:
-                    await asyncio.sleep(timeout)
-                for task in done:
+                busy = bool(in_flight) or any(t is not None for t in (claiming, flushing,
+                                                                      renewing))
+                if not completed:
+                    wake.clear()
+                    try:
+                        async with asyncio.timeout(
+                                FLUSH_S if busy else max(claim_after - now, 0.01)):
+                            await wake.wait()
+                    except TimeoutError:
+                        pass
+                while completed:
+                    task = completed.popleft()
                     result = task.result()  # a failed claim, write or renewal stops the
                     # shard: its leases expire and the reaper hands its cells to another
                     if task is claiming:

@@ -157,6 +157,8 @@ class _Fake:
         self, request: web.Request, flavor: str, deployment: str | None
     ) -> web.StreamResponse:
         config, rng = self.config, self.rng
+        # the latency counts from here: reading the request is part of it, as at a provider
+        arrived = asyncio.get_running_loop().time()
         latency_ms = config.latency_ms
         fault: str | None = None
         try:
@@ -185,6 +187,7 @@ class _Fake:
             if config.jitter_ms > 0:
                 latency_ms = max(0.0, latency_ms + rng.uniform(-config.jitter_ms, config.jitter_ms))
             delay = latency_ms / 1000.0
+        delay -= asyncio.get_running_loop().time() - arrived
         if delay > 0:
             await asyncio.sleep(delay)
 
