@@ -16,7 +16,7 @@ import pytest
 
 from assay.db import Database
 from assay.jobs.collections_policy import SHARD_THRESHOLDS, fewer_collections
-from assay.jobs.store_process import StoreProcess
+from assay.jobs.store_process import InProcessStore, StoreProcess, open_store
 from assay.settings import Settings
 
 
@@ -108,6 +108,32 @@ def test_the_database_process_ends_with_its_shard(tmp_path: Path) -> None:
     os.kill(shard.pid or 0, signal.SIGKILL)  # the shard alone, not its group
     shard.join()
     assert _gone(store_pid)
+
+
+def _which_store(tmp_path: str, answers: Any) -> None:
+    store = open_store(_database(Path(tmp_path)), {"pid": os.getpid})
+    answers.put((type(store).__name__, store.call("pid") != os.getpid()))
+    store.close()
+
+
+def test_a_single_threaded_shard_forks_one_with_threads_stays_in_process(
+        tmp_path: Path) -> None:
+    forks = multiprocessing.get_context("fork")
+    answers = forks.Queue()
+    alone = forks.Process(target=_which_store, args=(str(tmp_path), answers))
+    alone.start()
+    assert answers.get(timeout=30) == ("StoreProcess", True)  # a work horse's case
+    alone.join()
+    stop = threading.Event()
+    helper = threading.Thread(target=stop.wait)
+    helper.start()
+    try:
+        store = open_store(_database(tmp_path), {"pid": os.getpid})
+        assert isinstance(store, InProcessStore)
+        assert store.call("pid") == os.getpid()
+    finally:
+        stop.set()
+        helper.join()
 
 
 def test_shards_collect_rarely_and_give_the_thresholds_back() -> None:

@@ -24,7 +24,7 @@ from assay.core.runs.service import Cell, CellResult, Claim, Recorded
 from assay.core.scoring import context as scoring_context
 from assay.events.publish import BUDGET_ALERT, FINISHED, PROGRESS, STARTED, STATUS
 from assay.jobs.collections_policy import fewer_collections
-from assay.jobs.store_process import StoreProcess
+from assay.jobs.store_process import Store, open_store
 from assay.providers.client import LLMClient
 from assay.providers.ratelimit import from_settings as rate_limiter
 from assay.runtime import Runtime, current
@@ -94,7 +94,7 @@ class _Shard:
             window = service.run_concurrency(session, run_id, rt.settings.run_concurrency)
             timeout_s = service.call_timeout(session, run_id, CALL_TIMEOUT_S)
         # forked before the loop's first thread or connection: see store_process
-        store = StoreProcess(rt.db, {"claim": self._claim, "flush": self._flush,
+        store = open_store(rt.db, {"claim": self._claim, "flush": self._flush,
                                           "renew": self._renew})
         if started:
             publish(rt, run_id, STARTED)
@@ -123,7 +123,7 @@ class _Shard:
         return Scoring(applied, ctx)
 
     async def _loop(self, client: LLMClient, window: int, scoring: Scoring,
-                    store: StoreProcess) -> None:
+                    store: Store) -> None:
         ready: deque[Cell] = deque()  # claimed, waiting for a free slot
         in_flight: dict[asyncio.Task[CellResult], int] = {}
         finished: list[CellResult] = []

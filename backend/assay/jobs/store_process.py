@@ -5,6 +5,11 @@ the shard's process they would share one core (the GIL) with the event loop. For
 the shard, this process runs them on the other core: the shard sends a request down a pipe
 and awaits the answer in a thread, so the loop keeps sending calls meanwhile.
 
+Forking is only safe while the process has one thread (a lock another thread holds at the
+fork, SQLite's for one, is held for ever in the child): a shard in a worker's work horse
+has, one started in a thread (tests run several shards as threads of one process) keeps
+its database work in threads of its own process instead (`InProcessStore`).
+
 Requests are served one at a time, in the order sent. If this process dies, the call that
 was waiting raises, which stops the shard like a failed write would: its leases expire and
 the reaper hands its cells to another shard. If the shard dies, the pipe closes and this
@@ -19,12 +24,38 @@ import pickle
 import threading
 from collections.abc import Callable
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, Protocol
 
 from assay.db import Database
 
 log = logging.getLogger(__name__)
 STOP_WAIT_S = 30.0
+
+
+class Store(Protocol):
+    def call(self, name: str, *args: Any) -> Any: ...
+
+    def close(self) -> None: ...
+
+
+def open_store(db: Database, handlers: dict[str, Callable[..., Any]]) -> Store:
+    """A database process when this process may fork, else the shard's own threads."""
+    if threading.active_count() == 1:
+        return StoreProcess(db, handlers)
+    return InProcessStore(handlers)
+
+
+class InProcessStore:
+    """The handlers run in the calling thread (as before the shard had a process)."""
+
+    def __init__(self, handlers: dict[str, Callable[..., Any]]) -> None:
+        self._handlers = handlers
+
+    def call(self, name: str, *args: Any) -> Any:
+        return self._handlers[name](*args)
+
+    def close(self) -> None:
+        pass
 
 
 class StoreProcess:
