@@ -3,8 +3,9 @@
 It claims cells ahead of need (up to one window waiting beside the window in flight), and
 writes finished results in small batches (by count or every FLUSH_S), so progress moves
 while the run is going and the window never waits for its slowest call. Claims, flushes and
-lease renewals run in threads, in the background: a slot that frees up is refilled at once,
-not after the database has answered. Several shards (on several workers) share a run; a
+lease renewals run in the background (in the shard's database process, store_process.py,
+awaited from threads): a slot that frees up is refilled at once, not after the database has
+answered. Several shards (on several workers) share a run; a
 shard that dies leaves leases that expire, and the reaper enqueues a shard to take them over.
 """
 
@@ -95,7 +96,7 @@ class _Shard:
             timeout_s = service.call_timeout(session, run_id, CALL_TIMEOUT_S)
         # forked before the loop's first thread or connection: see store_process
         store = open_store(rt.db, {"claim": self._claim, "flush": self._flush,
-                                          "renew": self._renew})
+                                   "renew": self._renew})
         if started:
             publish(rt, run_id, STARTED)
         client = LLMClient(timeout_s=timeout_s, max_connections=window,
