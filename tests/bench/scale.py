@@ -95,21 +95,18 @@ def _prepare(env: dict[str, str], cells: int, concurrency: int) -> tuple[Setting
 
 def worker_rss(env: dict[str, str], cells: int = CELLS, concurrency: int = 200) -> dict[str, Any]:
     """Run `cells` cells through one `assay worker --burst` process (one shard) and sample
-    the RSS of the worker, of its forked work horse and of the horse's database process
-    every 100 ms."""
+    the RSS of the worker and of its forked work horse every 100 ms."""
     env = {**os.environ, **env, "ASSAY_RUN_SHARDS": "1"}
     settings, run_id = _prepare(env, cells, concurrency)
     rt = configure(settings)
     enqueue_run(rt, run_id)
     started = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "assay", "worker", "--burst"], env=env)
-    peak_worker = peak_horse = peak_store = 0
+    peak_worker = peak_horse = 0
     while proc.poll() is None:
         peak_worker = max(peak_worker, _rss_kb(proc.pid))
         for child in _children(proc.pid):
             peak_horse = max(peak_horse, _rss_kb(child))
-            for store in _children(child):
-                peak_store = max(peak_store, _rss_kb(store))
         time.sleep(0.1)
     elapsed = time.perf_counter() - started
     with db.factory() as session:
@@ -119,5 +116,4 @@ def worker_rss(env: dict[str, str], cells: int = CELLS, concurrency: int = 200) 
         assert run is not None
         done, status = run.succeeded + run.failed, run.status
     return {"cells": cells, "done": done, "status": status, "seconds": round(elapsed, 1),
-            "worker_mb": round(peak_worker / 1024), "horse_mb": round(peak_horse / 1024),
-            "store_mb": round(peak_store / 1024)}
+            "worker_mb": round(peak_worker / 1024), "horse_mb": round(peak_horse / 1024)}

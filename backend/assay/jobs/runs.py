@@ -3,9 +3,8 @@
 It claims cells ahead of need (up to one window waiting beside the window in flight), and
 writes finished results in small batches (by count or every FLUSH_S), so progress moves
 while the run is going and the window never waits for its slowest call. Claims, flushes and
-lease renewals run in the background (in the shard's database process, store_process.py,
-awaited from threads): a slot that frees up is refilled at once, not after the database has
-answered. Several shards (on several workers) share a run; a
+lease renewals run in threads, in the background: a slot that frees up is refilled at once,
+not after the database has answered. Several shards (on several workers) share a run; a
 shard that dies leaves leases that expire, and the reaper enqueues a shard to take them over.
 """
 
@@ -25,7 +24,6 @@ from assay.core.runs.service import Cell, CellResult, Claim, Recorded
 from assay.core.scoring import context as scoring_context
 from assay.events.publish import BUDGET_ALERT, FINISHED, PROGRESS, STARTED, STATUS
 from assay.jobs.collections_policy import fewer_collections
-from assay.jobs.store_process import Store, open_store
 from assay.providers.client import LLMClient
 from assay.providers.ratelimit import from_settings as rate_limiter
 from assay.runtime import Runtime, current
@@ -94,18 +92,14 @@ class _Shard:
             started = service.start_run(session, run_id)
             window = service.run_concurrency(session, run_id, rt.settings.run_concurrency)
             timeout_s = service.call_timeout(session, run_id, CALL_TIMEOUT_S)
-        # forked before the loop's first thread or connection: see store_process
-        store = open_store(rt.db, {"claim": self._claim, "flush": self._flush,
-                                   "renew": self._renew})
         if started:
             publish(rt, run_id, STARTED)
         client = LLMClient(timeout_s=timeout_s, max_connections=window,
                            allow_private=not rt.settings.block_private_urls,
                            limiter=rate_limiter(rt.settings))
         try:
-            await self._loop(client, window, self._scoring(client), store)
+            await self._loop(client, window, self._scoring(client))
         finally:
-            await asyncio.to_thread(store.close)
             await client.aclose()
         with rt.db.factory() as session:
             closed = service.finish_if_done(session, run_id)
@@ -123,8 +117,7 @@ class _Shard:
                                                    self.rt.settings.secret_key)
         return Scoring(applied, ctx)
 
-    async def _loop(self, client: LLMClient, window: int, scoring: Scoring,
-                    store: Store) -> None:
+    async def _loop(self, client: LLMClient, window: int, scoring: Scoring) -> None:
         ready: deque[Cell] = deque()  # claimed, waiting for a free slot
         in_flight: dict[asyncio.Task[CellResult], int] = {}
         finished: list[CellResult] = []
@@ -158,20 +151,20 @@ class _Shard:
                         and now >= claim_after):
                     # claim ahead, in chunks: a slot that frees up never waits for the database
                     claiming = started(asyncio.create_task(
-                        asyncio.to_thread(store.call, "claim", window - len(ready))))
+                        asyncio.to_thread(self._claim, window - len(ready))))
                 if renewing is None and now - renewed_at >= self.lease.total_seconds() / 3:
                     held = [*in_flight.values(), *(c.output_id for c in ready)]
                     renewed_at = now
                     if held:
                         renewing = started(asyncio.create_task(
-                            asyncio.to_thread(store.call, "renew", held)))
+                            asyncio.to_thread(self._renew, held)))
                 idle = not in_flight and not ready and claiming is None and (
                     exhausted or now < claim_after)
                 due = now - flushed_at >= FLUSH_S or len(finished) >= window // 2
                 if flushing is None and finished and (due or idle):
                     batch, finished, flushed_at = finished, [], now
                     flushing = started(asyncio.create_task(
-                        asyncio.to_thread(store.call, "flush", batch)))
+                        asyncio.to_thread(self._flush, batch)))
                 if idle and exhausted and flushing is None and not finished:
                     break
                 busy = bool(in_flight) or any(t is not None for t in (claiming, flushing,
