@@ -1,11 +1,12 @@
 """RQ entry point: a shard runner that keeps a window of a run's cells in flight.
 
 It claims cells ahead of need (up to one window waiting beside the window in flight), and
-writes finished results in small batches (by count or every FLUSH_S), so progress moves
-while the run is going and the window never waits for its slowest call. Claims, flushes and
-lease renewals run in threads, in the background: a slot that frees up is refilled at once,
-not after the database has answered. Several shards (on several workers) share a run; a
-shard that dies leaves leases that expire, and the reaper enqueues a shard to take them over.
+writes finished results as soon as the previous write is done (progress events at most
+every FLUSH_S), so progress moves while the run is going and the window never waits for
+its slowest call. Claims, flushes and lease renewals run in threads, in the background: a
+slot that frees up is refilled at once, not after the database has answered. Several
+shards (on several workers) share a run; a shard that dies leaves leases that expire, and
+the reaper enqueues a shard to take them over.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ class _Shard:
     def __init__(self, rt: Runtime, run_id: int) -> None:
         self.rt, self.run_id, self.owner = rt, run_id, uuid.uuid4().hex
         self.batches = 0
+        self.published_at = 0.0
         self.lease = LEASE
 
     def _claim(self, limit: int) -> Claim:
@@ -75,7 +77,10 @@ class _Shard:
                                                         results, self.batches)
         if recorded.alert:
             publish(self.rt, self.run_id, BUDGET_ALERT)
-        if recorded.cells:
+        now = time.monotonic()
+        # writes come as often as results do; progress events at most every FLUSH_S
+        if recorded.cells and now - self.published_at >= FLUSH_S:
+            self.published_at = now
             publish(self.rt, self.run_id, PROGRESS)
 
     def _renew(self, output_ids: list[int]) -> None:
@@ -138,11 +143,15 @@ class _Shard:
             return task
 
         exhausted = False
-        flushed_at = renewed_at = time.monotonic()
+        writing = 0  # results in the write under way
+        renewed_at = time.monotonic()
         claim_after = 0.0  # monotonic time before which no claim is made (budget is full)
         try:
             while True:
-                while ready and len(in_flight) < window:
+                # a worker that dies repeats its calls in flight and loses the results not
+                # yet written: together never more than two windows
+                while (ready and len(in_flight) < window
+                       and len(in_flight) + len(finished) + writing < 2 * window):
                     cell = ready.popleft()
                     in_flight[started(asyncio.create_task(
                         execute_cell(client, cell, scoring)))] = cell.output_id
@@ -160,9 +169,11 @@ class _Shard:
                             asyncio.to_thread(self._renew, held)))
                 idle = not in_flight and not ready and claiming is None and (
                     exhausted or now < claim_after)
-                due = now - flushed_at >= FLUSH_S or len(finished) >= window // 2
-                if flushing is None and finished and (due or idle):
-                    batch, finished, flushed_at = finished, [], now
+                # results are written as soon as the previous write is done (a batch is what
+                # finished meanwhile): what a worker that dies loses, and has to call again,
+                # is little more than its calls in flight
+                if flushing is None and finished:
+                    batch, finished, writing = finished, [], len(finished)
                     flushing = started(asyncio.create_task(
                         asyncio.to_thread(self._flush, batch)))
                 if idle and exhausted and flushing is None and not finished:
@@ -189,7 +200,7 @@ class _Shard:
                             exhausted = not claim.cells
                             ready.extend(claim.cells)
                     elif task is flushing:
-                        flushing = None
+                        flushing, writing = None, 0
                     elif task is renewing:
                         renewing = None
                     else:
