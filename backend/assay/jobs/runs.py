@@ -113,6 +113,8 @@ class _Shard:
             stopped = closed is None and service.is_over(session, run_id)
         if closed is not None or stopped:
             publish(rt, run_id, FINISHED)
+        else:  # paused, or other shards go on: the last counts, whatever the throttle held
+            publish(rt, run_id, PROGRESS)
         if closed is not None:
             log.info("run %s %s", run_id, closed.status)
 
