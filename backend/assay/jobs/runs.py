@@ -172,8 +172,7 @@ class _Shard:
                 idle = not in_flight and not ready and claiming is None and (
                     exhausted or now < claim_after)
                 # results are written as soon as the previous write is done (a batch is what
-                # finished meanwhile): what a worker that dies loses, and has to call again,
-                # is little more than its calls in flight
+                # finished meanwhile), so few wait unwritten when a worker dies
                 if flushing is None and finished:
                     batch, finished, writing = finished, [], len(finished)
                     flushing = started(asyncio.create_task(
