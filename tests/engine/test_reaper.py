@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from datetime import timedelta
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import pytest
@@ -26,9 +26,11 @@ from sqlalchemy.exc import OperationalError
 from assay.core.base import utcnow
 from assay.core.projects.models import Project
 from assay.core.runs.models import CellStatus, Output, Run, RunStatus, RunTarget
+from assay.core.runs.service import Cell, CellResult
 from assay.events.publish import stream_key
 from assay.extensions import db
 from assay.jobs import reaper
+from assay.jobs.journal import Journal
 from assay.providers.fake import FakeProviderThread
 from assay.runtime import current
 from assay.settings import Settings
@@ -251,6 +253,43 @@ def test_cells_of_a_dead_shard_are_done_once_after_their_lease_expires(
         assert o.attempts == (2 if o.id in dead else 1), (o.id, o.attempts)
     assert fake_total(fake_provider) - calls_before == CELLS, "a cell was called twice"
     assert reaping_worker.poll() is None
+
+
+def journal_as_dead_owner(settings: Settings, run_id: int, entries: dict[int, tuple[str, int]],
+                         redis_conn: redis.Redis) -> None:
+    """What a dead shard journaled before it died: output id -> (shard, attempt)."""
+    journal = Journal(redis_conn, settings.redis_prefix, run_id, "")
+    for oid, (owner, attempt) in entries.items():
+        journal.owner = owner
+        cell = cast(Cell, SimpleNamespace(output_id=oid, attempt=attempt))
+        assert journal.keep([(cell, CellResult(
+            oid, ok=True, text=f"journaled by {owner}", tokens_in=3, tokens_out=4,
+            cost_micros=7, latency_ms=5, calls=1, provider="fake", model="fake-fast"))])
+
+
+def test_a_dead_shards_journaled_results_are_recorded_not_called_again(
+        factory: Factory, reaping_worker: subprocess.Popen[bytes],
+        fake_provider: FakeProviderThread, settings: Settings,
+        redis_conn: redis.Redis) -> None:
+    run_id = make_run(factory)
+    dead = claim_as_dead_owner(run_id, 6, expires_in_s=1)
+    journal_as_dead_owner(settings, run_id, {
+        **{oid: ("dead-shard", 1) for oid in dead[:3]},  # its results: recorded as they are
+        dead[3]: ("dead-shard", 0),  # an earlier attempt's leftover: never taken up
+        dead[4]: ("another-shard", 1),  # not the lease taken over
+    }, redis_conn)
+    calls_before = fake_total(fake_provider)
+    run = wait_status(run_id)
+    assert (run.status, run.succeeded, run.failed) == ("completed", CELLS, 0)
+    assert fake_total(fake_provider) - calls_before == CELLS - 3
+    rows = {o.id: o for o in outputs(run_id)}
+    for oid in dead[:3]:
+        assert (rows[oid].text, rows[oid].cost_micros, rows[oid].attempts) == (
+            "journaled by dead-shard", 7, 2)
+    assert all(not rows[oid].text.startswith("journaled") for oid in dead[3:])
+    assert run.spent_micros == sum(o.cost_micros or 0 for o in rows.values())
+    key = f"{settings.redis_prefix}:run:{run_id}:journal"
+    assert not redis_conn.exists(key), "a finished run drops its journal"
 
 
 def test_a_run_whose_jobs_were_lost_is_picked_up(

@@ -103,11 +103,10 @@ def test_sigkill_of_every_worker_twice_loses_and_repeats_nothing(
     b = books(run_id)
     assert_balanced(b)
     assert run.status == RunStatus.completed and b["counts"] == (2000, 0, 0)
-    # a shard that dies repeats its calls in flight (at most `concurrency`) and those whose
-    # results were not yet written: together at most twice `concurrency` (runs.py). Repeating
-    # only the calls in flight needs the results kept outside the worker until written.
+    # a shard that dies repeats only its calls in flight, at most `concurrency`: the results
+    # it had not yet written are in the journal, and the shard taking over records them
     shards = max(count, 2)
-    assert stack.fake_requests() <= 2000 + kills * shards * 2 * concurrency
+    assert stack.fake_requests() <= 2000 + kills * shards * concurrency
 
 
 def test_a_redis_restart_mid_run_loses_nothing(factory: Factory, stack: Stack,

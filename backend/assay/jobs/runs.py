@@ -1,12 +1,14 @@
 """RQ entry point: a shard runner that keeps a window of a run's cells in flight.
 
-It claims cells ahead of need (up to one window waiting beside the window in flight), and
-writes finished results as soon as the previous write is done (progress events at most
-every FLUSH_S), so progress moves while the run is going and the window never waits for
-its slowest call. Claims, flushes and lease renewals run in threads, in the background: a
-slot that frees up is refilled at once, not after the database has answered. Several
-shards (on several workers) share a run; a shard that dies leaves leases that expire, and
-the reaper enqueues a shard to take them over.
+It claims cells ahead of need (up to one window waiting beside the window in flight),
+journals each result in Redis as soon as its call returns, and writes journaled results as
+soon as the previous write is done (progress events at most every FLUSH_S), so progress
+moves while the run is going and the window never waits for its slowest call. Claims,
+journal entries, flushes and lease renewals run in threads, in the background: a slot that
+frees up is refilled at once, not after the database has answered. Several shards (on
+several workers) share a run; a shard that dies leaves leases that expire, and the reaper
+enqueues a shard to take them over, which records the journaled results of those cells
+instead of calling again.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from assay.core.runs.service import Cell, CellResult, Claim, Recorded
 from assay.core.scoring import context as scoring_context
 from assay.events.publish import BUDGET_ALERT, FINISHED, PROGRESS, STARTED, STATUS
 from assay.jobs.collections_policy import fewer_collections
+from assay.jobs.journal import Journal
 from assay.providers.client import LLMClient
 from assay.providers.ratelimit import from_settings as rate_limiter
 from assay.runtime import Runtime, current
@@ -60,21 +63,24 @@ class _Shard:
         self.batches = 0
         self.published_at = 0.0
         self.lease = LEASE
+        self.journal = Journal(rt.redis, rt.settings.redis_prefix, run_id, self.owner)
 
-    def _claim(self, limit: int) -> Claim:
+    def _claim(self, limit: int) -> tuple[Claim, dict[int, CellResult]]:
+        """Claimed cells, and the journaled results of those taken over from a dead shard."""
         with self.rt.db.factory() as session:
             claim = service.claim_cells(session, self.run_id, self.owner, limit, self.lease,
                                         self.rt.settings.secret_key)
             if claim.budget_exceeded and service.stop_for_budget(
                     session, self.run_id, claim.budget_exceeded):
                 publish(self.rt, self.run_id, STATUS)  # run.finished once in flight is in
-            return claim
+        return claim, self.journal.recall(claim.cells)
 
     def _flush(self, results: list[CellResult]) -> None:
         self.batches += 1
         with self.rt.db.factory() as session:
             recorded: Recorded = service.record_results(session, self.run_id, self.owner,
                                                         results, self.batches)
+        self.journal.forget([r.output_id for r in results])
         if recorded.alert:
             publish(self.rt, self.run_id, BUDGET_ALERT)
         now = time.monotonic()
@@ -111,6 +117,8 @@ class _Shard:
             # stopped early (cancel, budget): the end comes once the last cell in flight
             # is recorded, by whichever shard records it
             stopped = closed is None and service.is_over(session, run_id)
+        if closed is not None:
+            self.journal.drop()
         if closed is not None or stopped:
             publish(rt, run_id, FINISHED)
         else:  # paused, or other shards go on: the last counts, whatever the throttle held
@@ -126,9 +134,11 @@ class _Shard:
 
     async def _loop(self, client: LLMClient, window: int, scoring: Scoring) -> None:
         ready: deque[Cell] = deque()  # claimed, waiting for a free slot
-        in_flight: dict[asyncio.Task[CellResult], int] = {}
-        finished: list[CellResult] = []
-        claiming: asyncio.Task[Claim] | None = None
+        in_flight: dict[asyncio.Task[CellResult], Cell] = {}
+        returned: list[tuple[Cell, CellResult]] = []  # calls done, results not yet journaled
+        finished: list[CellResult] = []  # journaled (or Redis refused them), not yet written
+        claiming: asyncio.Task[tuple[Claim, dict[int, CellResult]]] | None = None
+        journaling: asyncio.Task[bool] | None = None
         flushing: asyncio.Task[None] | None = None
         renewing: asyncio.Task[None] | None = None
         # tasks report here when done: waking up costs the same with 1 or 500 in flight
@@ -145,18 +155,21 @@ class _Shard:
             return task
 
         exhausted = False
-        writing = 0  # results in the write under way
+        entering: list[tuple[Cell, CellResult]] = []  # in the journal write under way
+        writing = 0  # results in the database write under way
         renewed_at = time.monotonic()
         claim_after = 0.0  # monotonic time before which no claim is made (budget is full)
         try:
             while True:
-                # a worker that dies repeats its calls in flight and loses the results not
-                # yet written: together never more than two windows
-                while (ready and len(in_flight) < window
+                # A slot frees up once its result is in the journal: a worker that dies
+                # repeats its calls in flight and no more (journaled results are recorded by
+                # whoever takes its leases over). Unwritten results stay under one more window,
+                # so a slow database holds the calls back rather than piling results up.
+                while (ready and len(in_flight) + len(returned) + len(entering) < window
                        and len(in_flight) + len(finished) + writing < 2 * window):
                     cell = ready.popleft()
                     in_flight[started(asyncio.create_task(
-                        execute_cell(client, cell, scoring)))] = cell.output_id
+                        execute_cell(client, cell, scoring)))] = cell
                 now = time.monotonic()
                 if (claiming is None and not exhausted and len(ready) <= window // 2
                         and now >= claim_after):
@@ -164,23 +177,29 @@ class _Shard:
                     claiming = started(asyncio.create_task(
                         asyncio.to_thread(self._claim, window - len(ready))))
                 if renewing is None and now - renewed_at >= self.lease.total_seconds() / 3:
-                    held = [*in_flight.values(), *(c.output_id for c in ready)]
+                    held = [*(c.output_id for c in in_flight.values()),
+                            *(c.output_id for c in ready)]
                     renewed_at = now
                     if held:
                         renewing = started(asyncio.create_task(
                             asyncio.to_thread(self._renew, held)))
+                if journaling is None and returned:
+                    entering, returned = returned, []
+                    journaling = started(asyncio.create_task(
+                        asyncio.to_thread(self.journal.keep, entering)))
                 idle = not in_flight and not ready and claiming is None and (
                     exhausted or now < claim_after)
                 # results are written as soon as the previous write is done (a batch is what
-                # finished meanwhile), so few wait unwritten when a worker dies
+                # was journaled meanwhile)
                 if flushing is None and finished:
                     batch, finished, writing = finished, [], len(finished)
                     flushing = started(asyncio.create_task(
                         asyncio.to_thread(self._flush, batch)))
-                if idle and exhausted and flushing is None and not finished:
+                if (idle and exhausted and journaling is None and not returned
+                        and flushing is None and not finished):
                     break
-                busy = bool(in_flight) or any(t is not None for t in (claiming, flushing,
-                                                                      renewing))
+                busy = bool(in_flight) or any(t is not None for t in (
+                    claiming, journaling, flushing, renewing))
                 if not completed:
                     wake.clear()
                     try:
@@ -194,20 +213,25 @@ class _Shard:
                     result = task.result()  # a failed claim, write or renewal stops the
                     # shard: its leases expire and the reaper hands its cells to another
                     if task is claiming:
-                        claiming, claim = None, result
+                        claiming, (claim, recalled) = None, result
                         if claim.waiting:  # reservations in flight hold the budget: wait
                             claim_after = time.monotonic() + BUDGET_WAIT_S
                         else:
                             exhausted = not claim.cells
-                            ready.extend(claim.cells)
+                            # a dead shard's journaled results are recorded, not called again
+                            finished.extend(recalled.values())
+                            ready.extend(c for c in claim.cells if c.output_id not in recalled)
+                    elif task is journaling:  # in Redis, or Redis refused: either way, on
+                        journaling = None
+                        finished.extend(r for _, r in entering)
+                        entering = []
                     elif task is flushing:
                         flushing, writing = None, 0
                     elif task is renewing:
                         renewing = None
                     else:
-                        in_flight.pop(task)
-                        finished.append(result)
+                        returned.append((in_flight.pop(task), result))
         finally:
-            for pending in (*in_flight, claiming, flushing, renewing):
+            for pending in (*in_flight, claiming, journaling, flushing, renewing):
                 if pending is not None:
                     pending.cancel()

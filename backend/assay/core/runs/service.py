@@ -90,6 +90,8 @@ class Cell:
     case_input: dict[str, Any] = field(default_factory=dict)  # for the scorers
     expected: dict[str, Any] | None = None
     turn: int = 0
+    attempt: int = 0  # the claim's count of attempts on this cell
+    taken_from: str | None = None  # the shard whose expired lease this claim took over
 
 
 def resolve_keys(credentials: list[Credential],
@@ -120,10 +122,11 @@ class Claim:
 NO_SYNC = {"synchronize_session": False}
 
 
-def _cells_of(session: Session, run_id: int, owner: str, ids: list[int],
+def _cells_of(session: Session, run_id: int, leases: dict[int, tuple[int, str | None]],
               secret_key: str) -> list[Cell]:
     """Claimed rows as self-contained cells: messages rendered, params merged, keys resolved,
-    cached replies looked up."""
+    cached replies looked up. `leases`: output id -> (attempt, the shard taken over from)."""
+    ids = sorted(leases)
     rows = session.execute(
         select(Output.id, Output.repeat, Output.turn, Case.input, RunTarget.model_id,
                RunTarget.params, RunTarget.prompt_version_id, Case.expected, RunTarget.id)
@@ -161,7 +164,8 @@ def _cells_of(session: Session, run_id: int, owner: str, ids: list[int],
             price_in=model.input_price_per_mtok_micros,
             price_out=model.output_price_per_mtok_micros, api_key=key, key_error=key_error,
             stream=stream, cache_key=cache_key, case_input=case_input or {},
-            expected=expected, turn=turn))
+            expected=expected, turn=turn, attempt=leases[oid][0],
+            taken_from=leases[oid][1]))
     hits = response_cache.lookup(session, [c.cache_key for c in cells if c.cache_key])
     return [replace(c, cache_hit=hits[c.cache_key]) if c.cache_key in hits else c
             for c in cells]
@@ -239,11 +243,14 @@ def claim_cells(session: Session, run_id: int, owner: str, limit: int, lease: ti
         return Claim([])
     claimable = or_(Output.status == CellStatus.pending,
                     (Output.status == CellStatus.running) & (Output.lease_until < now))
-    candidates = (select(Output.id).where(Output.run_id == run_id, claimable)
-                  .order_by(Output.id).limit(limit))
+    # a running row here has an expired lease: its owner is who the claim takes over from
+    candidates = (select(Output.id, Output.status, Output.lease_owner)
+                  .where(Output.run_id == run_id, claimable).order_by(Output.id).limit(limit))
     if session.get_bind().dialect.name == "postgresql":
         candidates = candidates.with_for_update(skip_locked=True)
-    ids = list(session.scalars(candidates))
+    previous = {oid: owner if state == CellStatus.running else None
+                for oid, state, owner in session.execute(candidates)}
+    ids = list(previous)
     if not ids:
         session.commit()
         return Claim([])
@@ -255,12 +262,13 @@ def claim_cells(session: Session, run_id: int, owner: str, limit: int, lease: ti
         .where(Output.id.in_(ids), claimable, Output.run_id.in_(still_running))
         .values(status=CellStatus.running, lease_owner=owner, lease_until=now + lease,
                 attempts=Output.attempts + 1)
-        .returning(Output.id, Output.reserved_micros)).all()
+        .returning(Output.id, Output.reserved_micros, Output.attempts)).all()
     if not claimed:
         session.commit()
         return Claim([])
-    held = {oid: reserved for oid, reserved in claimed if reserved}
-    cells = _cells_of(session, run_id, owner, sorted(oid for oid, _ in claimed), secret_key)
+    held = {oid: reserved for oid, reserved, _ in claimed if reserved}
+    cells = _cells_of(session, run_id, {oid: (attempts, previous[oid])
+                                        for oid, _, attempts in claimed}, secret_key)
     kept, stop = _reserve(session, run_id, cells, held)
     session.commit()
     return stop or Claim(kept)
