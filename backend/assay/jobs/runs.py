@@ -1,14 +1,14 @@
 """RQ entry point: a shard runner that keeps a window of a run's cells in flight.
 
 It claims cells ahead of need (up to one window waiting beside the window in flight),
-journals each result in Redis as soon as its call returns, and writes journaled results as
-soon as the previous write is done (progress events at most every FLUSH_S), so progress
-moves while the run is going and the window never waits for its slowest call. Claims,
-journal entries, flushes and lease renewals run in threads, in the background: a slot that
-frees up is refilled at once, not after the database has answered. Several shards (on
-several workers) share a run; a shard that dies leaves leases that expire, and the reaper
-enqueues a shard to take them over, which records the journaled results of those cells
-instead of calling again.
+journals each result in Redis as soon as its call returns (a slot is free again once its
+result is journaled), and writes journaled results in batches, so progress moves while the
+run is going and the window never waits for its slowest call. Claims, journal entries,
+writes and lease renewals run in threads, in the background: a slot that frees up is
+refilled at once, not after the database has answered. Several shards (on several workers)
+share a run; a shard that dies leaves leases that expire, and the reaper enqueues a shard to
+take them over, which records the journaled results of those cells instead of calling
+again: a crash repeats at most the calls that were in flight.
 """
 
 from __future__ import annotations
@@ -157,6 +157,7 @@ class _Shard:
         exhausted = False
         entering: list[tuple[Cell, CellResult]] = []  # in the journal write under way
         writing = 0  # results in the database write under way
+        finished_at = 0.0  # when the oldest result in `finished` got there
         renewed_at = time.monotonic()
         claim_after = 0.0  # monotonic time before which no claim is made (budget is full)
         try:
@@ -189,9 +190,11 @@ class _Shard:
                         asyncio.to_thread(self.journal.keep, entering)))
                 idle = not in_flight and not ready and claiming is None and (
                     exhausted or now < claim_after)
-                # results are written as soon as the previous write is done (a batch is what
-                # was journaled meanwhile)
-                if flushing is None and finished:
+                # journaled results are safe: they are written in batches (half a window, or
+                # what waited FLUSH_S), which costs the database far less than one by one
+                if flushing is None and finished and (
+                        len(finished) >= window // 2 or now - finished_at >= FLUSH_S
+                        or not in_flight):
                     batch, finished, writing = finished, [], len(finished)
                     flushing = started(asyncio.create_task(
                         asyncio.to_thread(self._flush, batch)))
@@ -219,10 +222,14 @@ class _Shard:
                         else:
                             exhausted = not claim.cells
                             # a dead shard's journaled results are recorded, not called again
+                            if recalled and not finished:
+                                finished_at = time.monotonic()
                             finished.extend(recalled.values())
                             ready.extend(c for c in claim.cells if c.output_id not in recalled)
                     elif task is journaling:  # in Redis, or Redis refused: either way, on
                         journaling = None
+                        if not finished:
+                            finished_at = time.monotonic()
                         finished.extend(r for _, r in entering)
                         entering = []
                     elif task is flushing:
