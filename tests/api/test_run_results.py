@@ -115,7 +115,8 @@ def _mixed(factory: Factory, owner: Any, project: Project) -> PlannedRun:
             budget_micros=10_000, spent_micros=535))
         session.commit()
     set_run(planned.run_id, status=RunStatus.running, started_at=utcnow() - timedelta(seconds=60),
-            succeeded=5, failed=3, skipped=2, spent_micros=35, reserved_micros=12,
+            succeeded=5, failed=3, skipped=2, spent_micros=35, judge_spent_micros=7,
+            reserved_micros=12,
             tokens_in=50, tokens_out=25, budget_micros=1000)
     return planned
 
@@ -133,7 +134,8 @@ def test_snapshot_reports_counters_errors_budget_elapsed_and_eta(
     first, second = planned.target_ids
     assert data == {
         "run_id": planned.run_id, "status": "running", "total": 12, "done": 10,
-        "succeeded": 5, "failed": 3, "skipped": 2, "spent_micros": 35, "reserved_micros": 12,
+        "succeeded": 5, "failed": 3, "skipped": 2, "spent_micros": 35, "judge_spent_micros": 7,
+        "reserved_micros": 12,
         "budget_micros": 1000, "project_budget_micros": 10_000, "project_spent_micros": 535,
         "tokens_in": 50, "tokens_out": 25, "finished_at": None, "error": None,
         "errors": {"timeout": 2, "rate_limited": 1, "cancelled": 2},

@@ -416,3 +416,49 @@ def test_planning_100k_cells_is_quick(world: World) -> None:
         assert run.total == 100_000
     assert elapsed < 10, f"planning 100,000 cells took {elapsed:.1f} s"
     print(f"planned 100,000 cells in {elapsed:.2f} s")
+
+
+def _judge_scorer(world: World, priced: bool) -> tuple[int, int]:
+    """(scorer id, judge model id): an LLM judge scorer judging with a model of its own."""
+    with db.factory() as session:
+        judge = _model(session, world.project.id, world.credential_id, "Judge", priced=priced,
+                       params={"max_tokens": 300})
+        session.commit()
+    reply = world.browser.post(f"/api/projects/{world.project.id}/scorers", json={
+        "name": "Judged", "kind": "llm_judge", "params": {"judges": ["Judge"], "rubric": {
+            "criteria": [{"name": name, "description": f"{name} is fine.", "weight": 0.5,
+                          "scale": "1-5"} for name in ("Accuracy", "Clarity")]}}})
+    assert reply.status_code == 201, reply.json
+    return reply.json["id"], judge
+
+
+def test_the_estimate_includes_the_judges(world: World) -> None:
+    scorer_id, _ = _judge_scorer(world, priced=True)
+    body = {"dataset_id": world.questions, "repeats": 2,
+            "targets": [{"model_id": world.model_id}]}
+    bare = world.browser.post(world.url + "/estimate", json=body).json
+    judged = world.browser.post(world.url + "/estimate",
+                                json={**body, "scorer_ids": [scorer_id]}).json
+    assert bare["judge_calls"] == bare["judge_high_micros"] == 0
+    assert judged["judge_calls"] == 6  # one judge per reply: 3 cases x 2 repeats
+    # each verdict may be 300 tokens at 0.6 $/Mtok: 180 micro-dollars, on a prompt of its own
+    assert 6 * 180 < judged["judge_high_micros"] < 6 * 600
+    assert 0 < judged["judge_low_micros"] < judged["judge_high_micros"]
+    assert judged["high_micros"] == bare["high_micros"] + judged["judge_high_micros"]
+    assert judged["low_micros"] == bare["low_micros"] + judged["judge_low_micros"]
+    assert judged["per_target"] == bare["per_target"] and judged["complete"] is True
+
+
+def test_an_unpriced_judge_refuses_a_budget(world: World) -> None:
+    scorer_id, judge = _judge_scorer(world, priced=False)
+    body = {"dataset_id": world.questions, "targets": [{"model_id": world.model_id}],
+            "scorer_ids": [scorer_id]}
+    estimate = world.browser.post(world.url + "/estimate", json=body).json
+    assert estimate["complete"] is False and estimate["unpriced_models"] == [judge]
+    assert estimate["problems"] == []  # no budget: nothing to keep
+    refused = world.browser.post(world.url, json={**body, "budget_micros": 10_000})
+    assert refused.status_code == 422, refused.json
+    reasons = refused.json["errors"]["reasons"]
+    assert [(r["code"], r["model_id"]) for r in reasons] == [("unpriced_with_budget", judge)]
+    assert "Judge model Judge has no price" in reasons[0]["message"]
+    assert _rows() == (0, 0, 0)

@@ -10,15 +10,19 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select, update
 
+from assay.core.datasets.service import create_dataset
 from assay.core.projects.models import Project
 from assay.core.runs.models import CellStatus, Output, Run, RunStatus, RunTarget
 from assay.core.runs.planning import RunSpec, TargetSpec, plan_run
+from assay.core.scoring.models import Score
 from assay.extensions import db
 from assay.jobs.runs import execute_run
+from assay.jobs.scoring import score_run
 from assay.providers.fake import FakeProviderThread
 from assay.runtime import current
 from assay.settings import Settings
 from tests.engine.test_providers_engine import Setup, configure, fake, setup  # noqa: F401
+from tests.engine.test_scoring_engine import _judge_model, _scorers, _verdict
 from tests.factories import Factory
 
 
@@ -57,6 +61,8 @@ def _books(run_id: int) -> dict[str, int]:
         assert project is not None
         outputs = session.scalar(select(func.coalesce(func.sum(Output.cost_micros), 0))
                                  .where(Output.run_id == run_id))
+        judged = session.scalar(select(func.coalesce(func.sum(Output.judge_cost_micros), 0))
+                                .where(Output.run_id == run_id))
         held = session.scalar(select(func.coalesce(func.sum(Output.reserved_micros), 0))
                               .where(Output.run_id == run_id))
         targets = session.scalar(select(func.sum(RunTarget.spent_micros))
@@ -65,7 +71,9 @@ def _books(run_id: int) -> dict[str, int]:
                                       .where(Output.run_id == run_id)
                                       .group_by(Output.status)).all())
         return {"spent": found.spent_micros, "reserved": found.reserved_micros,
-                "outputs": int(outputs or 0), "held": int(held or 0), "targets": int(targets),
+                "outputs": int(outputs or 0), "judged": int(judged or 0),
+                "judge_spent": found.judge_spent_micros, "held": int(held or 0),
+                "targets": int(targets),
                 "project_spent": project.spent_micros,
                 "project_reserved": project.reserved_micros,
                 "succeeded": found.succeeded, "failed": found.failed, "skipped": found.skipped,
@@ -76,7 +84,9 @@ def _books(run_id: int) -> dict[str, int]:
 
 def _balanced(books: dict[str, int]) -> None:
     assert books["reserved"] == books["held"] == books["project_reserved"] == 0
-    assert books["spent"] == books["outputs"] == books["targets"]
+    # a target's spend is its model's; the run's adds its judges'
+    assert books["spent"] == books["outputs"] + books["judged"]
+    assert books["outputs"] == books["targets"] and books["judge_spent"] == books["judged"]
     assert (books["succeeded"], books["failed"], books["skipped"]) == (
         books["rows_succeeded"], books["rows_failed"], books["rows_skipped"])
 
@@ -168,3 +178,88 @@ def test_cached_cells_reserve_nothing_and_cost_nothing(
     books = _books(second)
     _balanced(books)
     assert books["status"] == RunStatus.completed and books["spent"] == 0 and spent > 0
+
+
+def _judged_setup(factory: Factory, settings: Settings,
+                  fake: FakeProviderThread, cases: int) -> tuple[Setup, int]:  # noqa: F811
+    """The providers setup with an LLM judge scorer whose judge is a priced model."""
+    configure(fake, latency_ms=20, scripts=[
+        {"model": "fake-judge", "pattern": "", "reply": _verdict(4, 5)}])
+    s = setup(factory, settings, fake, cases=cases)
+    (scorer_id,) = _scorers(s.project.id, _judge_model(s.project.id, fake.url))[2:]
+    return s, scorer_id
+
+
+def test_judges_are_paid_by_the_run_and_project_not_the_target(
+        factory: Factory, settings: Settings, fake: FakeProviderThread) -> None:  # noqa: F811
+    s, scorer_id = _judged_setup(factory, settings, fake, cases=12)
+    run_id = run(s, cache=False, scorer_ids=(scorer_id,))
+    books = _books(run_id)
+    _balanced(books)
+    assert books["status"] == RunStatus.completed and books["succeeded"] == 12
+    assert books["judged"] > 0 and books["outputs"] > 0
+    assert books["project_spent"] == books["spent"] == books["outputs"] + books["judged"]
+    with db.factory() as session:
+        rows = session.execute(select(Output.judge_cost_micros, Score.details).join(
+            Score, Score.output_id == Output.id).where(Output.run_id == run_id)).all()
+    assert len(rows) == 12
+    for judged, details in rows:  # each output carries what its judge call cost
+        assert judged == details["usage"]["cost_micros"] > 0
+
+
+@pytest.mark.parametrize("shards", [1, 3])
+def test_judges_are_reserved_with_their_calls_so_a_cap_holds(
+        factory: Factory, settings: Settings, fake: FakeProviderThread,  # noqa: F811
+        shards: int) -> None:
+    s, scorer_id = _judged_setup(factory, settings, fake, cases=40)
+    run_id = run(s, execute=False, cache=False, concurrency=8, scorer_ids=(scorer_id,))
+    # a cell reserves about 41 (call) + 240 (judge: max_tokens 2000) micro-dollars and
+    # spends about 60 in all: a handful fit at a time, a dozen or so in all
+    cap = 1000
+    _cap(run_id, cap)
+    shard_threads = [threading.Thread(target=execute_run, args=(run_id,))
+                     for _ in range(shards)]
+    for thread in shard_threads:
+        thread.start()
+    for thread in shard_threads:
+        thread.join(timeout=120)
+    books = _books(run_id)
+    _balanced(books)
+    assert books["status"] == RunStatus.budget_exceeded
+    assert books["judged"] > 0 and books["spent"] <= cap
+    assert books["skipped"] > 0 and books["succeeded"] > 0
+
+
+def test_the_scoring_job_reserves_its_judges_and_stops_at_the_cap(
+        factory: Factory, settings: Settings, fake: FakeProviderThread) -> None:  # noqa: F811
+    s, scorer_id = _judged_setup(factory, settings, fake, cases=1)
+    with db.factory() as session:
+        project = session.get(Project, s.project.id)
+        assert project is not None
+        dataset = create_dataset(session, None, project, "traces", "traces", [
+            {"trace": {"messages": [{"role": "user", "content": f"Question {i}?"},
+                                    {"role": "assistant", "content": f"Answer {i}."}]}}
+            for i in range(10)])
+        # a verdict may take 2,000 tokens (200 micro-dollars) and takes about 80: each
+        # output reserves about 230 and spends about 40
+        planned = plan_run(session, None, project, RunSpec(
+            dataset_id=dataset.id, scorer_ids=(scorer_id,), budget_micros=700))
+        session.commit()
+        run_id = planned.id
+    first = score_run(run_id)
+    assert 0 < first < 10, "the cap held the job back"
+    books = _books(run_id)
+    assert books["reserved"] == books["held"] == books["project_reserved"] == 0
+    assert 0 < books["spent"] == books["judged"] == books["judge_spent"] <= 700
+    assert books["project_spent"] == books["spent"] and books["outputs"] == 0
+    events = current().redis.xrange(current().events_key(run_id))
+    last = json.loads(events[-1][1][b"data"])
+    assert last["type"] == "run.scored" and last["stopped"] == "budget_exceeded"
+    again = score_run(run_id)  # the room the settled verdicts left: a few more
+    assert again > 0 and _books(run_id)["spent"] <= 700
+    with db.factory() as session:
+        session.execute(update(Run).where(Run.id == run_id).values(budget_micros=None))
+        session.commit()
+    assert score_run(run_id) == 10 - first - again  # no cap: the rest
+    books = _books(run_id)
+    assert books["spent"] == books["judged"] and books["reserved"] == 0

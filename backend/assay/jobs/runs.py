@@ -22,7 +22,7 @@ from datetime import timedelta
 from typing import Any
 
 from assay.core.runs import progress, service
-from assay.core.runs.engine import Scoring, execute_cell
+from assay.core.runs.engine import Scoring, execute_cell, judge_bound
 from assay.core.runs.service import Cell, CellResult, Claim, Recorded
 from assay.core.scoring import context as scoring_context
 from assay.events.publish import BUDGET_ALERT, FINISHED, PROGRESS, STARTED, STATUS
@@ -64,12 +64,13 @@ class _Shard:
         self.published_at = 0.0
         self.lease = LEASE
         self.journal = Journal(rt.redis, rt.settings.redis_prefix, run_id, self.owner)
+        self.judging: service.JudgeBound | None = None  # set with the run's scorers
 
     def _claim(self, limit: int) -> tuple[Claim, dict[int, CellResult]]:
         """Claimed cells, and the journaled results of those taken over from a dead shard."""
         with self.rt.db.factory() as session:
             claim = service.claim_cells(session, self.run_id, self.owner, limit, self.lease,
-                                        self.rt.settings.secret_key)
+                                        self.rt.settings.secret_key, self.judging)
             if claim.budget_exceeded and service.stop_for_budget(
                     session, self.run_id, claim.budget_exceeded):
                 publish(self.rt, self.run_id, STATUS)  # run.finished once in flight is in
@@ -130,7 +131,9 @@ class _Shard:
         with self.rt.db.factory() as session:
             applied, ctx = scoring_context.for_run(session, self.run_id, client,
                                                    self.rt.settings.secret_key)
-        return Scoring(applied, ctx)
+        scoring = Scoring(applied, ctx)
+        self.judging = judge_bound(scoring)  # judges are reserved with the calls they judge
+        return scoring
 
     async def _loop(self, client: LLMClient, window: int, scoring: Scoring) -> None:
         ready: deque[Cell] = deque()  # claimed, waiting for a free slot

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
+from assay.core.runs import judge_budget, judge_spend
 from assay.core.scoring import apply, backfill
 from assay.core.scoring import context as scoring_context
 from assay.providers.client import LLMClient
@@ -33,18 +35,39 @@ async def _score_run(rt: Runtime, run_id: int) -> int:
             if next_after is None:
                 break
             after = next_after
-            scored = await asyncio.gather(*(apply.score_subject(
-                [a for a in applied if a.version_id in p.missing], p.subject, ctx)
-                for p in pending))
-            rows = [apply.score_row(run_id, p.output_id, p.target_id, p.case_id, s)
-                    for p, scores in zip(pending, scored, strict=True) for s in scores]
-            with rt.db.factory() as session:
-                apply.insert_scores(session, rows)
-                session.commit()
+            with rt.db.factory() as session:  # the judges of the page, reserved first
+                fit, reserved = judge_spend.reserve(
+                    session, run_id, judge_budget.recorded_bounds(applied, ctx, pending))
+            stopped = fit < len(pending)
+            pending = pending[:fit]
+            try:
+                scored = await asyncio.gather(*(apply.score_subject(
+                    [a for a in applied if a.version_id in p.missing], p.subject, ctx)
+                    for p in pending))
+                rows = [apply.score_row(run_id, p.output_id, p.target_id, p.case_id, s)
+                        for p, scores in zip(pending, scored, strict=True) for s in scores]
+                costs = {p.output_id: cost for p, scores in zip(pending, scored, strict=True)
+                         if (cost := judge_spend.judge_cost(scores))}
+                with rt.db.factory() as session:
+                    apply.insert_scores(session, rows)
+                    judge_spend.settle(session, run_id, reserved, costs)
+                    session.commit()
+            except BaseException:
+                with rt.db.factory() as session:
+                    judge_spend.release(session, run_id, reserved)
+                raise
             written += len(rows)
+            progress: dict[str, Any] = {"run_id": run_id, "scores": written}
+            if stopped:
+                progress["stopped"] = "budget_exceeded"
             try:  # progress is best effort; the scores are in the database
-                rt.publish(run_id, SCORED, {"run_id": run_id, "scores": written})
+                rt.publish(run_id, SCORED, progress)
             except Exception as exc:
                 log.warning("run %s: scoring progress not published: %s", run_id, exc)
+            if stopped:
+                log.warning("run %s: scoring stopped: the budget has no room for the judges "
+                            "of the next outputs", run_id)
+                break
     log.info("run %s: %s scores written", run_id, written)
     return written
+

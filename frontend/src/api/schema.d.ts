@@ -5652,8 +5652,11 @@ export interface components {
             succeeded: number;
             failed: number;
             skipped: number;
+            /** @description Model calls and their judges */
             spent_micros: number;
-            /** @description Held by cells in flight */
+            /** @description The LLM judges' share of spent_micros */
+            judge_spent_micros: number;
+            /** @description Held by cells in flight: their calls and judges at most */
             reserved_micros: number;
             /** @description The run's cap; null: none */
             budget_micros: number | null;
@@ -6016,7 +6019,10 @@ export interface components {
             settings: components["schemas"]["RunSettings"];
             budget_micros: number | null;
             alert_threshold: number;
+            /** @description Model calls and their judges */
             spent_micros: number;
+            /** @description The LLM judges' share of spent_micros */
+            judge_spent_micros: number;
             reserved_micros: number;
             tokens_in: number;
             tokens_out: number;
@@ -6223,7 +6229,14 @@ export interface components {
             calls: number;
             /** @description Micro-dollars, priced models only (see complete) */
             low_micros: number;
+            /** @description Model calls and LLM judges together */
             high_micros: number;
+            /** @description LLM judge calls: one per judge of each judge scorer per reply */
+            judge_calls: number;
+            /** @description The judges' share of low_micros */
+            judge_low_micros: number;
+            /** @description The judges' share of high_micros */
+            judge_high_micros: number;
             /** @description false: some models are unpriced and not in the totals */
             complete: boolean;
             per_target: components["schemas"]["TargetEstimate"][];

@@ -12,7 +12,7 @@ const target = { id: 11, model_id: 1, model_name: 'Fake', label: 'Fake', params:
 const run: Run = {
   id: 7, name: 'demo', status: 'pending', total: 4, succeeded: 0, failed: 0, skipped: 0, dataset_id: 1, dataset_version_id: 1,
   settings: { repeats: 1, concurrency: null, cache: true, stream: false, timeout_s: null, max_history_pairs: 10, shards: null },
-  budget_micros: null, alert_threshold: 0.8, spent_micros: 0, reserved_micros: 0, tokens_in: 0, tokens_out: 0, error: null,
+  budget_micros: null, alert_threshold: 0.8, spent_micros: 0, judge_spent_micros: 0, reserved_micros: 0, tokens_in: 0, tokens_out: 0, error: null,
   targets: [target], scorers: [], created_at: '2024-01-01T00:00:00Z', started_at: null, finished_at: null,
 };
 
@@ -27,7 +27,7 @@ function setup(options: { enabled?: boolean } = {}) {
 
 const ev = (type: string, status: string, succeeded: number, failed: number): Progress & { type: string } => ({
   type, run_id: 7, status: status as Progress['status'], total: 4, done: succeeded + failed, succeeded, failed, skipped: 0,
-  spent_micros: 100 * succeeded, reserved_micros: 0, budget_micros: null, project_budget_micros: null, project_spent_micros: 0,
+  spent_micros: 100 * succeeded, judge_spent_micros: 0, reserved_micros: 0, budget_micros: null, project_budget_micros: null, project_spent_micros: 0,
   tokens_in: 10 * succeeded, tokens_out: 5 * succeeded, elapsed_s: 5, eta_s: 5, started_at: '2024-01-01T00:00:05Z',
   finished_at: status === 'completed' ? '2024-01-01T00:00:09Z' : null, error: null, errors: failed ? { timeout: failed } : {},
   targets: [{ target_id: 11, label: 'Fake', total: 4, succeeded, failed, skipped: 0, spent_micros: 100 * succeeded, tokens_in: 0, tokens_out: 0, errors: {} }],

@@ -48,9 +48,12 @@ class ProgressSchema(Schema):
     succeeded = fields.Integer(required=True)
     failed = fields.Integer(required=True)
     skipped = fields.Integer(required=True)
-    spent_micros = fields.Integer(required=True)
+    spent_micros = fields.Integer(required=True, metadata={
+        "description": "Model calls and their judges"})
+    judge_spent_micros = fields.Integer(required=True, metadata={
+        "description": "The LLM judges' share of spent_micros"})
     reserved_micros = fields.Integer(required=True, metadata={
-        "description": "Held by cells in flight"})
+        "description": "Held by cells in flight: their calls and judges at most"})
     budget_micros = fields.Integer(required=True, allow_none=True, metadata={
         "description": "The run's cap; null: none"})
     project_budget_micros = fields.Integer(required=True, allow_none=True)

@@ -127,7 +127,10 @@ class RunSchema(Schema):
     settings = fields.Nested(RunSettingsSchema, required=True)
     budget_micros = fields.Integer(required=True, allow_none=True)
     alert_threshold = fields.Float(required=True)
-    spent_micros = fields.Integer(required=True)
+    spent_micros = fields.Integer(required=True, metadata={
+        "description": "Model calls and their judges"})
+    judge_spent_micros = fields.Integer(required=True, metadata={
+        "description": "The LLM judges' share of spent_micros"})
     reserved_micros = fields.Integer(required=True)
     tokens_in = fields.Integer(required=True)
     tokens_out = fields.Integer(required=True)
@@ -186,7 +189,14 @@ class RunEstimateResultSchema(Schema):
     calls = fields.Integer(required=True)
     low_micros = fields.Integer(required=True, metadata={
         "description": "Micro-dollars, priced models only (see complete)"})
-    high_micros = fields.Integer(required=True)
+    high_micros = fields.Integer(required=True, metadata={
+        "description": "Model calls and LLM judges together"})
+    judge_calls = fields.Integer(required=True, metadata={
+        "description": "LLM judge calls: one per judge of each judge scorer per reply"})
+    judge_low_micros = fields.Integer(required=True, metadata={
+        "description": "The judges' share of low_micros"})
+    judge_high_micros = fields.Integer(required=True, metadata={
+        "description": "The judges' share of high_micros"})
     complete = fields.Boolean(required=True, metadata={
         "description": "false: some models are unpriced and not in the totals"})
     per_target = fields.List(fields.Nested(TargetEstimateSchema), required=True)

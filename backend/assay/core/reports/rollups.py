@@ -57,16 +57,18 @@ class Tally:
 
     succeeded: int = 0
     failed: int = 0
-    spent: int = 0
+    spent: int = 0  # the model calls' (the rollups' cost)
+    judged: int = 0  # the judges' (the run's and project's counters only)
     released: int = 0  # reservations given back (the counters, not the rollups)
     tokens_in: int = 0
     tokens_out: int = 0
 
     def add(self, ok: bool, cost: int | None, reserved: int, tokens_in: int | None,
-            tokens_out: int | None) -> None:
+            tokens_out: int | None, judged: int | None = None) -> None:
         self.succeeded += ok
         self.failed += not ok
         self.spent += cost or 0
+        self.judged += judged or 0
         self.released += reserved
         self.tokens_in += tokens_in or 0
         self.tokens_out += tokens_out or 0

@@ -4,12 +4,15 @@ results. Every cell ends as a result: a reply, or a failure with its error class
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from assay.core.runs import judge_budget
 from assay.core.runs.service import Cell, CellResult
 from assay.core.scoring.apply import Applied, grounding_of, reference_of, score_subject
+from assay.core.scoring.judge_calls import ModelJudge
+from assay.providers import tokens
 from assay.providers.base import INTERNAL, ChatRequest, Endpoint
 from assay.providers.client import LLMClient
 from assay.providers.pricing import cost_micros
@@ -42,6 +45,21 @@ async def execute_cell(client: LLMClient, cell: Cell, scoring: Scoring | None = 
         log.exception("cell %s failed inside Assay", cell.output_id)
         return CellResult(output_id=cell.output_id, ok=False, error_class=INTERNAL,
                           error_message=f"internal error: {type(exc).__name__}: {exc}")
+
+
+def judge_bound(scoring: Scoring) -> Callable[[Cell], int] | None:
+    """The most judging a cell's reply can cost under the run's scorers (None: no judges)."""
+    judged = judge_budget.judged_by(scoring.applied)
+    judge = scoring.ctx.judge
+    if not judged or not isinstance(judge, ModelJudge):
+        return None
+    models = judge.models
+
+    def bound(cell: Cell) -> int:
+        probe = subject_of(cell, CellResult(cell.output_id, ok=True, text=judge_budget.MARK))
+        return judge_budget.max_judge_cost(judged, models, probe,
+                                           tokens.max_output_tokens(cell.params))
+    return bound
 
 
 def subject_of(cell: Cell, result: CellResult) -> Subject:

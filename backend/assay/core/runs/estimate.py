@@ -7,6 +7,11 @@ per-message framing. Output tokens are the uncertain part: the high end
 assumes every call writes its full `max_tokens` (the model's, else 1024), the
 low end LOW_OUTPUT_SHARE of it. Unpriced models are listed and left out of the totals,
 never counted as free; `complete` says whether the totals cover every model.
+
+LLM judges are in the totals too (and on their own in `judge_*`): every reply is judged by
+each judge of each judge scorer, on a prompt counted as the scorer renders it (the bound
+the engine reserves: judge_budget.py), over up to JUDGE_SAMPLE cases per prompt version
+and max_tokens, the others priced at their mean.
 """
 
 from __future__ import annotations
@@ -14,16 +19,26 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from assay.core.datasets.models import Case
 from assay.core.projects.models import Project
+from assay.core.runs import judge_budget
 from assay.core.runs.planning import PlannedTarget, Resolved, RunSpec, resolve
 from assay.core.runs.rendering import cell_messages, user_turns
 from assay.core.runs.validation import collect_problems
+from assay.core.scoring.apply import Applied, grounding_of, reference_of
+from assay.core.scoring.judge_calls import JudgeModel
+from assay.core.scoring.models import ScorerConfig
 from assay.providers import tokens
+from assay.providers.base import Endpoint
 from assay.providers.pricing import cost_micros, is_priced
+from assay.scorers import registry
+from assay.scorers.base import Subject
 
 LOW_OUTPUT_SHARE = 0.25  # typical replies use about a quarter of their max_tokens
+JUDGE_SAMPLE = 200  # cases per prompt version whose judge prompts are rendered and counted
 
 
 def _prompt_tokens(resolved: Resolved, target: PlannedTarget,
@@ -45,6 +60,68 @@ def _prompt_tokens(resolved: Resolved, target: PlannedTarget,
     return counted[key]
 
 
+class _Judging:
+    """The judge cost range of a run's targets: per call of a target, times its calls."""
+
+    def __init__(self, session: Session, resolved: Resolved) -> None:
+        self.resolved = resolved
+        kinds = dict(session.execute(select(ScorerConfig.id, ScorerConfig.kind).where(
+            ScorerConfig.id.in_({v.scorer_id for v in resolved.scorers}))).all())
+        self.judged = judge_budget.judged_by([
+            Applied(v.id, kinds[v.scorer_id], registry.build(kinds[v.scorer_id], v.params))
+            for v in resolved.scorers])
+        self.judges = {ref: JudgeModel(m.name, m.model, Endpoint(
+            m.credential.kind, m.credential.base_url, None, {}, m.credential.id),
+            dict(m.params or {}), m.input_price_per_mtok_micros,
+            m.output_price_per_mtok_micros) for ref, m in resolved.judges.items()}
+        self.unpriced = sorted({m.id for m in resolved.judges.values()
+                                if not is_priced(m.input_price_per_mtok_micros,
+                                                 m.output_price_per_mtok_micros)})
+        self.per_call: dict[tuple[int | None, int], tuple[int, int, int]] = {}
+        self._expected: dict[int, Any] | None = None
+
+    def _sample(self) -> list[tuple[int, dict[str, Any]]]:
+        cases = self.resolved.cases
+        step = max(1, len(cases) // JUDGE_SAMPLE)
+        return [(case_id, data) for case_id, data, _ in cases[::step][:JUDGE_SAMPLE]]
+
+    def _expected_of(self, case_ids: list[int]) -> dict[int, Any]:
+        if self._expected is None:
+            self._expected = dict(self.resolved.session.execute(
+                select(Case.id, Case.expected).where(Case.id.in_(case_ids))).all())
+        return self._expected
+
+    def range_per_call(self, target: PlannedTarget, reply_high: int) -> tuple[int, int, int]:
+        """(judge calls, low micros, high micros) per reply of `target`, averaged over the
+        sampled cases and turns."""
+        key = (target.version.id if target.version else None, reply_high)
+        if key not in self.per_call:
+            sample = self._sample()
+            expected = self._expected_of([case_id for case_id, _ in sample])
+            reply_low = math.ceil(reply_high * LOW_OUTPUT_SHARE)
+            replies = calls = low = high = 0
+            for case_id, data in sample:
+                for turn in range(user_turns(data)):
+                    messages = cell_messages(data, target.prompt_parts, turn,
+                                             self.resolved.spec.max_history_pairs)
+                    probe = Subject(
+                        output=judge_budget.MARK, input=data, expected=expected.get(case_id),
+                        reference=reference_of(expected.get(case_id), turn),
+                        context=grounding_of(expected.get(case_id)),
+                        messages=[*messages, {"role": "assistant",
+                                              "content": judge_budget.MARK}])
+                    replies += 1
+                    for call in judge_budget.judge_calls(self.judged, self.judges, probe):
+                        verdict = call.max_verdict_tokens
+                        calls += 1
+                        low += call.cost(reply_low, math.ceil(
+                            verdict * LOW_OUTPUT_SHARE)) or 0
+                        high += call.cost(reply_high, verdict) or 0
+            n = max(replies, 1)
+            self.per_call[key] = (round(calls / n), round(low / n), round(high / n))
+        return self.per_call[key]
+
+
 def estimate_run(session: Session, project: Project, spec: RunSpec) -> dict[str, Any]:
     """The cost range of a run of `spec`, per target and in total, with every reason it
     could not start (`problems`). Writes nothing."""
@@ -53,6 +130,9 @@ def estimate_run(session: Session, project: Project, spec: RunSpec) -> dict[str,
     counted: dict[tuple[str, int | None], tuple[int, int]] = {}
     per_target, unpriced = [], []
     low_total = high_total = calls_total = 0
+    judging = _Judging(session, resolved) if resolved.scorers and not resolved.is_trace \
+        else None
+    judge_calls = judge_low = judge_high = 0
     for target in resolved.targets:
         model = target.model
         if model is None:  # a recorded trace: nothing is called
@@ -74,16 +154,25 @@ def estimate_run(session: Session, project: Project, spec: RunSpec) -> dict[str,
         elif model.id not in unpriced:
             unpriced.append(model.id)
         calls_total += calls
+        if judging is not None and judging.judged:
+            per_reply, low_each, high_each = judging.range_per_call(target, high_out)
+            judge_calls += per_reply * calls
+            judge_low += low_each * calls
+            judge_high += high_each * calls
         per_target.append({
             "label": target.label, "model_id": model.id, "calls": calls,
             "input_tokens": input_tokens, "output_tokens_low": calls * low_out,
             "output_tokens_high": calls * high_out, "low_micros": low, "high_micros": high,
             "priced": is_priced(price_in, price_out)})
+    for model_id in judging.unpriced if judging is not None else ():
+        if model_id not in unpriced:
+            unpriced.append(model_id)
     return {
         "dataset_version_id": resolved.version.id, "cases": resolved.version.case_count,
-        "repeats": repeats, "calls": calls_total, "low_micros": low_total,
-        "high_micros": high_total, "complete": not unpriced, "per_target": per_target,
-        "unpriced_models": unpriced,
+        "repeats": repeats, "calls": calls_total, "low_micros": low_total + judge_low,
+        "high_micros": high_total + judge_high, "judge_calls": judge_calls,
+        "judge_low_micros": judge_low, "judge_high_micros": judge_high,
+        "complete": not unpriced, "per_target": per_target, "unpriced_models": unpriced,
         "assumptions": {"low_output_share": LOW_OUTPUT_SHARE,
                         "default_max_tokens": tokens.DEFAULT_MAX_OUTPUT,
                         "tokens_per_message": tokens.TOKENS_PER_MESSAGE},

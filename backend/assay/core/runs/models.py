@@ -61,7 +61,8 @@ class Run(Base):
     alert_threshold: Mapped[float] = mapped_column(default=0.8)
     alerted_at: Mapped[datetime | None]
     reserved_micros: Mapped[int] = mapped_column(BigInteger, default=0)
-    spent_micros: Mapped[int] = mapped_column(BigInteger, default=0)
+    spent_micros: Mapped[int] = mapped_column(BigInteger, default=0)  # models and judges
+    judge_spent_micros: Mapped[int] = mapped_column(BigInteger, default=0)  # judges' share
     tokens_in: Mapped[int] = mapped_column(BigInteger, default=0)
     tokens_out: Mapped[int] = mapped_column(BigInteger, default=0)
     error: Mapped[str | None] = mapped_column(Text)  # why the run stopped, when it did
@@ -118,7 +119,8 @@ class Output(Base):
     error_message: Mapped[str | None] = mapped_column(Text)
     tokens_in: Mapped[int | None]
     tokens_out: Mapped[int | None]
-    cost_micros: Mapped[int | None]
+    cost_micros: Mapped[int | None]  # the model call's
+    judge_cost_micros: Mapped[int | None] = mapped_column(BigInteger)  # its scorers' judges
     latency_ms: Mapped[int | None]
     ttft_ms: Mapped[int | None]  # time to first token, when the call streamed
     cached: Mapped[bool] = mapped_column(default=False)  # served by the response cache: free

@@ -127,6 +127,12 @@ class Resolved:
         return self.dataset.kind == "traces"
 
     @cached_property
+    def judges(self) -> dict[str, ModelConfig]:
+        """The project's models the scorers judge with, by the ref each scorer names."""
+        refs = {str(r) for v in self.scorers for r in (v.params or {}).get("judges") or []}
+        return find_judges(self.session, self.project.id, refs)
+
+    @cached_property
     def cases(self) -> list[tuple[int, dict[str, Any], dict[str, Any] | None]]:
         """(case id, input, trace) of the version, in order; loaded once, when needed."""
         rows = self.session.execute(

@@ -75,7 +75,8 @@ def snapshot(session: Session, run_id: int) -> dict[str, Any]:
     return {
         "run_id": run.id, "status": run.status, "total": run.total, "done": done,
         "succeeded": run.succeeded, "failed": run.failed, "skipped": run.skipped,
-        "spent_micros": run.spent_micros, "reserved_micros": run.reserved_micros,
+        "spent_micros": run.spent_micros, "judge_spent_micros": run.judge_spent_micros,
+        "reserved_micros": run.reserved_micros,
         "budget_micros": run.budget_micros,
         "project_budget_micros": budget.budget_micros if budget else None,
         "project_spent_micros": budget.spent_micros if budget else 0,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any, cast
@@ -21,6 +22,7 @@ from assay.core.prompts.models import PromptVersion
 from assay.core.reports import rollups
 from assay.core.runs import budget, rendering
 from assay.core.runs.control import transition
+from assay.core.runs.judge_spend import judge_cost
 from assay.core.runs.locks import for_update, lock_run
 from assay.core.runs.models import TERMINAL, CellStatus, Output, Run, RunStatus, RunTarget
 from assay.core.scoring.apply import CellScore, insert_scores, score_row
@@ -171,12 +173,24 @@ def _cells_of(session: Session, run_id: int, leases: dict[int, tuple[int, str | 
             for c in cells]
 
 
-def _reserve(session: Session, run_id: int, cells: list[Cell],
-             held: dict[int, int]) -> tuple[list[Cell], Claim | None]:
-    """Reserve the maximum cost of as many `cells` (in order) as the run's and project's caps
-    allow. `held`: what each claimed row already had reserved (a lease taken over from a
-    dead worker), released here; the others go back to pending. Returns (kept, the claim to
-    return when nothing could be kept)."""
+JudgeBound = Callable[[Cell], int]  # the most judging a cell's reply can cost
+
+
+def _max_cost(cell: Cell, judging: JudgeBound | None) -> int:
+    """The most a cell can cost: its call (none for a cached reply) and its judges."""
+    if cell.key_error is not None:  # fails without a call, so nothing is judged either
+        return 0
+    call = 0 if cell.cache_hit is not None else budget.max_call_cost(
+        cell.messages, cell.model, cell.params, cell.price_in, cell.price_out)
+    return call + (judging(cell) if judging is not None else 0)
+
+
+def _reserve(session: Session, run_id: int, cells: list[Cell], held: dict[int, int],
+             judging: JudgeBound | None = None) -> tuple[list[Cell], Claim | None]:
+    """Reserve the maximum cost (call and judges) of as many `cells` (in order) as the run's
+    and project's caps allow. `held`: what each claimed row already had reserved (a lease
+    taken over from a dead worker), released here; the others go back to pending. Returns
+    (kept, the claim to return when nothing could be kept)."""
     run_row = session.execute(select(  # locked by the claim already
         Run.budget_micros, Run.spent_micros, Run.reserved_micros, Run.project_id)
         .where(Run.id == run_id)).one()
@@ -191,9 +205,7 @@ def _reserve(session: Session, run_id: int, cells: list[Cell],
     amounts: dict[int, int] = {}
     total = 0
     for cell in cells:
-        amount = 0 if cell.cache_hit is not None or cell.key_error is not None else (
-            budget.max_call_cost(cell.messages, cell.model, cell.params, cell.price_in,
-                                 cell.price_out) if space.now is not None else 0)
+        amount = _max_cost(cell, judging) if space.now is not None else 0
         if not space.fits(total + amount - released):
             break
         kept.append(cell)
@@ -219,9 +231,7 @@ def _reserve(session: Session, run_id: int, cells: list[Cell],
                         execution_options=NO_SYNC)
     if kept:
         return kept, None
-    first = given_back[0]
-    need = budget.max_call_cost(first.messages, first.model, first.params, first.price_in,
-                                first.price_out)
+    need = _max_cost(given_back[0], judging)
     if space.could_ever_fit(need):
         return [], Claim([], waiting=True)
     return [], Claim([], budget_exceeded=(
@@ -230,10 +240,11 @@ def _reserve(session: Session, run_id: int, cells: list[Cell],
 
 
 def claim_cells(session: Session, run_id: int, owner: str, limit: int, lease: timedelta,
-                secret_key: str) -> Claim:
+                secret_key: str, judging: JudgeBound | None = None) -> Claim:
     """Lease up to `limit` pending (or lease-expired) cells of a running run to `owner`,
-    with their keys resolved, cached replies looked up and maximum cost reserved against the
-    caps. One transaction: a cell is leased and reserved together, or not at all."""
+    with their keys resolved, cached replies looked up and maximum cost (with `judging`,
+    their judges' too) reserved against the caps. One transaction: a cell is leased and
+    reserved together, or not at all."""
     now = utcnow()
     # The run row is locked first (PostgreSQL), so a pause or cancel waits for claims in
     # progress and no claim starts after it: once it commits, nothing new is claimed.
@@ -269,7 +280,7 @@ def claim_cells(session: Session, run_id: int, owner: str, limit: int, lease: ti
     held = {oid: reserved for oid, reserved, _ in claimed if reserved}
     cells = _cells_of(session, run_id, {oid: (attempts, previous[oid])
                                         for oid, _, attempts in claimed}, secret_key)
-    kept, stop = _reserve(session, run_id, cells, held)
+    kept, stop = _reserve(session, run_id, cells, held, judging)
     session.commit()
     return stop or Claim(kept)
 
@@ -347,7 +358,8 @@ def record_results(session: Session, run_id: int, owner: str,
                 error_class=bindparam("new_error_class"),
                 error_message=bindparam("new_error_message"),
                 tokens_in=bindparam("new_tokens_in"), tokens_out=bindparam("new_tokens_out"),
-                cost_micros=bindparam("new_cost"), latency_ms=bindparam("new_latency"),
+                cost_micros=bindparam("new_cost"), judge_cost_micros=bindparam("new_judged"),
+                latency_ms=bindparam("new_latency"),
                 ttft_ms=bindparam("new_ttft"), cached=bindparam("new_cached"),
                 raw_request=bindparam("new_raw_request", type_=_JSON),
                 raw_response=bindparam("new_raw_response", type_=_JSON),
@@ -363,6 +375,7 @@ def record_results(session: Session, run_id: int, owner: str,
          "new_text": r.text, "new_error_class": r.error_class,
          "new_error_message": r.error_message, "new_tokens_in": r.tokens_in,
          "new_tokens_out": r.tokens_out, "new_cost": r.cost_micros,
+         "new_judged": judge_cost(r.scores),
          "new_latency": r.latency_ms, "new_ttft": r.ttft_ms, "new_cached": r.cached,
          "new_raw_request": r.raw_request, "new_raw_response": r.raw_response,
          "more_attempts": max(r.calls - 1, 0)} for r in results])
@@ -380,7 +393,8 @@ def record_results(session: Session, run_id: int, owner: str,
     for oid, target_id, reserved, _ in written:
         r = by_id[oid]
         tallies.setdefault(target_id, rollups.Tally()).add(r.ok, r.cost_micros, reserved,
-                                                      r.tokens_in, r.tokens_out)
+                                                      r.tokens_in, r.tokens_out,
+                                                      judge_cost(r.scores))
         if r.ok and not r.cached and r.latency_ms is not None:
             latencies[(target_id, r.latency_ms)] += 1
     alert = _settle(session, run_id, tallies) if tallies else False
@@ -394,7 +408,8 @@ def record_results(session: Session, run_id: int, owner: str,
 
 
 def _settle(session: Session, run_id: int, tallies: dict[int, rollups.Tally]) -> bool:
-    """Move the counters (targets, run, project: always in this order) by what was written.
+    """Move the counters (targets, run, project: always in this order) by what was written:
+    a target's spend is its model's calls; the run's and project's add the judges'.
     True when the run's or the project's spend crossed its alert threshold just now (the
     run's `alerted_at` makes that happen once per run)."""
     total = rollups.Tally()  # the run row is locked already (lock_run)
@@ -404,26 +419,29 @@ def _settle(session: Session, run_id: int, tallies: dict[int, rollups.Tally]) ->
             spent_micros=RunTarget.spent_micros + t.spent,
             tokens_in=RunTarget.tokens_in + t.tokens_in,
             tokens_out=RunTarget.tokens_out + t.tokens_out), execution_options=NO_SYNC)
-        for name in ("succeeded", "failed", "spent", "released", "tokens_in", "tokens_out"):
+        for name in ("succeeded", "failed", "spent", "judged", "released", "tokens_in",
+                     "tokens_out"):
             setattr(total, name, getattr(total, name) + getattr(t, name))
     run = session.execute(
         update(Run).where(Run.id == run_id).values(
             succeeded=Run.succeeded + total.succeeded, failed=Run.failed + total.failed,
-            spent_micros=Run.spent_micros + total.spent,
+            spent_micros=Run.spent_micros + total.spent + total.judged,
+            judge_spent_micros=Run.judge_spent_micros + total.judged,
             reserved_micros=Run.reserved_micros - total.released,
             tokens_in=Run.tokens_in + total.tokens_in,
             tokens_out=Run.tokens_out + total.tokens_out)
         .returning(Run.project_id, Run.budget_micros, Run.spent_micros, Run.alert_threshold,
                    Run.alerted_at), execution_options=NO_SYNC).one()
     project = None
-    if total.spent or total.released:
+    spent = total.spent + total.judged
+    if spent or total.released:
         project = session.execute(
             update(Project).where(Project.id == run.project_id).values(
-                spent_micros=Project.spent_micros + total.spent,
+                spent_micros=Project.spent_micros + spent,
                 reserved_micros=Project.reserved_micros - total.released)
             .returning(Project.budget_micros, Project.spent_micros),
             execution_options=NO_SYNC).one()
-    if run.alerted_at is not None or not total.spent:
+    if run.alerted_at is not None or not spent:
         return False
     crossed = budget.crossed_alert(run.budget_micros, run.spent_micros, run.alert_threshold) or (
         project is not None and budget.crossed_alert(project.budget_micros,

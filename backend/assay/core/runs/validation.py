@@ -67,6 +67,12 @@ def _model_reasons(resolved: Resolved) -> list[dict[str, Any]]:
             reasons.append({"code": "unpriced_with_budget", "model_id": model.id,
                             "message": f"Model {model.name} has no price, so a budget cannot "
                                        "be kept: set its prices or remove the budget"})
+    judges = {m.id: m for m in resolved.judges.values()} if budget else {}
+    for judge in judges.values():
+        if not priced(judge) and judge.id not in models:
+            reasons.append({"code": "unpriced_with_budget", "model_id": judge.id,
+                            "message": f"Judge model {judge.name} has no price, so a budget "
+                                       "cannot be kept: set its prices or remove the budget"})
     return reasons
 
 

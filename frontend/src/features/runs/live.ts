@@ -12,6 +12,7 @@ export function progressFromRun(run: Run): Progress {
     failed: run.failed,
     skipped: run.skipped ?? 0,
     spent_micros: run.spent_micros ?? 0,
+    judge_spent_micros: run.judge_spent_micros ?? 0,
     reserved_micros: run.reserved_micros ?? 0,
     budget_micros: run.budget_micros ?? null,
     project_budget_micros: null,

@@ -13,7 +13,7 @@ export function run(over: Partial<Run> = {}): Run {
   return {
     id: 7, name: 'Nightly', status: 'pending', total: 8, succeeded: 0, failed: 0, skipped: 0, dataset_id: 4, dataset_version_id: 9,
     settings: { repeats: 1, concurrency: null, cache: true, stream: false, timeout_s: null, max_history_pairs: 10, shards: null },
-    budget_micros: 1_000_000, alert_threshold: 0.8, spent_micros: 0, reserved_micros: 0, tokens_in: 0, tokens_out: 0, error: null,
+    budget_micros: 1_000_000, alert_threshold: 0.8, spent_micros: 0, judge_spent_micros: 0, reserved_micros: 0, tokens_in: 0, tokens_out: 0, error: null,
     targets: [runTarget(), runTarget({ id: 12, model_id: 6, model_name: 'Fake Slow', label: 'Fake Slow' })], scorers: [],
     created_at: ts, started_at: null, finished_at: null, ...over,
   };
@@ -32,7 +32,7 @@ export function progress(status: Progress['status'], a: [number, number], b: [nu
   const failed = a[1] + b[1];
   return {
     run_id: 7, status, total: 8, done: succeeded + failed, succeeded, failed, skipped: 0,
-    spent_micros: 100_000 * succeeded, reserved_micros: 0, budget_micros: 1_000_000, project_budget_micros: null, project_spent_micros: 0,
+    spent_micros: 100_000 * succeeded, judge_spent_micros: 0, reserved_micros: 0, budget_micros: 1_000_000, project_budget_micros: null, project_spent_micros: 0,
     tokens_in: 10 * succeeded, tokens_out: 5 * succeeded, elapsed_s: 10, eta_s: 20, started_at: '2024-01-01T00:00:01Z',
     finished_at: null, error: null, errors: failed ? { timeout: failed } : {},
     targets: [

@@ -83,6 +83,13 @@ export function ConfirmRunDialog({
                 </TD>
               </TR>
             ))}
+            {e.judge_calls > 0 && (
+              <TR data-testid="estimate-judges">
+                <TD>LLM judges</TD>
+                <TD className="text-right tabular-nums">{e.judge_calls.toLocaleString('en-US')}</TD>
+                <TD className="text-right tabular-nums">{formatRange(e.judge_low_micros, e.judge_high_micros)}</TD>
+              </TR>
+            )}
           </TBody>
         </Table>
         {e.unpriced_models.length > 0 && (

@@ -114,8 +114,11 @@ export function LiveRunPanel({ progress, receivedAt }: { progress: Progress; rec
             {p.budget_micros !== null && (
               <dd><Bar value={percentOf(p.spent_micros, p.budget_micros)} label="Budget used" className="mt-2 h-2" tone={p.spent_micros >= p.budget_micros ? 'danger' : 'indigo'} /></dd>
             )}
+            {(p.judge_spent_micros ?? 0) > 0 && (
+              <dd className="mt-1 text-sm text-zinc-600" data-testid="run-judge-cost">of which {formatMicros(p.judge_spent_micros ?? 0)} for LLM judges</dd>
+            )}
             {p.reserved_micros > 0 && !terminal && (
-              <dd className="mt-1 text-sm text-zinc-600">{formatMicros(p.reserved_micros)} reserved for calls in flight</dd>
+              <dd className="mt-1 text-sm text-zinc-600">{formatMicros(p.reserved_micros)} reserved for calls in flight and their judges</dd>
             )}
             {p.project_budget_micros !== null && p.project_budget_micros !== undefined && (
               <dd className="mt-1 text-sm text-zinc-600" data-testid="project-budget">

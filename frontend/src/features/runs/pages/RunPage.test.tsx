@@ -125,6 +125,10 @@ describe('RunPage', { timeout: 20_000 }, () => {
     );
     expect(screen.getByTestId('budget-alert')).toHaveTextContent('Budget alert: $0.50 spent, 80% of the $0.60 budget reached.');
     expect(screen.getByTestId('project-budget')).toHaveTextContent('Project: $1.25 / $5.00 (25%)');
+    expect(screen.queryByTestId('run-judge-cost')).not.toBeInTheDocument();
+    act(() => es.emit('run.progress', progress('running', [4, 0], [2, 0], { budget_micros: 600_000, spent_micros: 560_000, judge_spent_micros: 60_000 })));
+    expect(screen.getByTestId('run-cost')).toHaveTextContent('$0.56 / $0.60 budget (93%)');
+    expect(screen.getByTestId('run-judge-cost')).toHaveTextContent('of which $0.06 for LLM judges');
   });
 
   it('says why a run stopped at its budget, below the alert threshold too', async () => {
