@@ -263,3 +263,6 @@ def test_the_scoring_job_reserves_its_judges_and_stops_at_the_cap(
     assert score_run(run_id) == 10 - first - again  # no cap: the rest
     books = _books(run_id)
     assert books["spent"] == books["judged"] and books["reserved"] == 0
+    with db.factory() as session:
+        found = session.get(Run, run_id)
+        assert found is not None and found.scoring_reserved_micros == 0

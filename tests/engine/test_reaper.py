@@ -25,6 +25,7 @@ from sqlalchemy.exc import OperationalError
 
 from assay.core.base import utcnow
 from assay.core.projects.models import Project
+from assay.core.runs import judge_spend
 from assay.core.runs.models import CellStatus, Output, Run, RunStatus, RunTarget
 from assay.core.runs.service import Cell, CellResult
 from assay.events.publish import stream_key
@@ -147,6 +148,38 @@ def test_a_running_run_with_no_open_cell_is_closed(app: Flask, factory: Factory,
     assert run.finished_at is not None
     entries = redis_conn.xrange(stream_key(settings.redis_prefix, run_id))
     assert entries[-1][1][b"type"] == b"run.finished"
+
+
+def test_what_a_dead_scoring_job_held_is_released_once_its_lease_expires(
+        app: Flask, factory: Factory, enqueued: list[int]) -> None:
+    run_id = make_run(factory, RunStatus.completed)
+    with db.factory() as session:
+        session.execute(update(Run).where(Run.id == run_id).values(budget_micros=1000))
+        session.commit()
+    with db.factory() as session:  # a scoring job reserves a page's judges, then dies
+        assert judge_spend.reserve(session, run_id, [300, 300, 300, 300]) == (3, 900)
+
+    def held() -> tuple[int, int, int]:
+        with db.factory() as session:
+            run = session.get(Run, run_id)
+            assert run is not None
+            project = session.get(Project, run.project_id)
+            assert project is not None
+            return run.reserved_micros, run.scoring_reserved_micros, project.reserved_micros
+
+    assert held() == (900, 900, 900)
+    reaper.reap(current())
+    assert held() == (900, 900, 900), "a live job's lease holds"
+    with db.factory() as session:
+        session.execute(update(Run).where(Run.id == run_id).values(
+            scoring_lease_until=utcnow() - timedelta(seconds=1)))
+        session.commit()
+    reaper.reap(current())
+    assert held() == (0, 0, 0)
+    with db.factory() as session:  # the job was only slow: its settle gives back no more
+        judge_spend.settle(session, run_id, 900, {})
+        session.commit()
+    assert held() == (0, 0, 0)
 
 
 # --- the loop: errors, and one worker per interval --------------------------------------------

@@ -33,7 +33,7 @@ from sqlalchemy import and_, exists, or_, select
 from sqlalchemy.orm import Session
 
 from assay.core.base import utcnow
-from assay.core.runs import service
+from assay.core.runs import judge_spend, service
 from assay.core.runs.models import CellStatus, Output, Run, RunStatus
 from assay.db import Database
 from assay.events.publish import FINISHED
@@ -93,10 +93,13 @@ def reap(rt: Runtime) -> list[int]:
     """One pass; returns the runs a shard was enqueued for."""
     with rt.db.factory() as session:
         released = release_stopped(session)
+        scoring = judge_spend.release_expired(session)  # held by dead scoring jobs
         rows = abandoned(session, rt.settings.lease_s)
         session.commit()
     if released:
         log.info("reaper skipped dead workers' cells of stopped runs %s", released)
+    if scoring:
+        log.info("reaper released what dead scoring jobs held on runs %s", scoring)
     with rt.db.factory() as session:
         wanted, closed = [], []
         for run_id, pending, expired, live in rows:

@@ -63,6 +63,10 @@ class Run(Base):
     reserved_micros: Mapped[int] = mapped_column(BigInteger, default=0)
     spent_micros: Mapped[int] = mapped_column(BigInteger, default=0)  # models and judges
     judge_spent_micros: Mapped[int] = mapped_column(BigInteger, default=0)  # judges' share
+    # held by the scoring job for the judges of the page it scores; the reaper releases it
+    # once the lease has expired (the job died)
+    scoring_reserved_micros: Mapped[int] = mapped_column(BigInteger, default=0)
+    scoring_lease_until: Mapped[datetime | None]
     tokens_in: Mapped[int] = mapped_column(BigInteger, default=0)
     tokens_out: Mapped[int] = mapped_column(BigInteger, default=0)
     error: Mapped[str | None] = mapped_column(Text)  # why the run stopped, when it did
