@@ -82,6 +82,20 @@ def _books(run_id: int) -> dict[str, int]:
                 "rows_skipped": counts.get(CellStatus.skipped, 0)}
 
 
+def _capped_run(run_id: int, shards: int) -> dict[str, int]:
+    """The books after `shards` shards (threads) ran a run its cap stops."""
+    shard_threads = [threading.Thread(target=execute_run, args=(run_id,))
+                     for _ in range(shards)]
+    for thread in shard_threads:
+        thread.start()
+    for thread in shard_threads:
+        thread.join(timeout=120)
+    books = _books(run_id)
+    _balanced(books)
+    assert books["status"] == RunStatus.budget_exceeded
+    return books
+
+
 def _balanced(books: dict[str, int]) -> None:
     assert books["reserved"] == books["held"] == books["project_reserved"] == 0
     # a target's spend is its model's; the run's adds its judges'
@@ -111,15 +125,7 @@ def test_a_small_run_cap_stops_the_run_within_the_cap(
     run_id = run(s, execute=False, cache=False, concurrency=8)
     cap = 200  # a call reserves about 41 micro-dollars and costs less: some fit, not all
     _cap(run_id, cap)
-    shard_threads = [threading.Thread(target=execute_run, args=(run_id,))
-                     for _ in range(shards)]
-    for thread in shard_threads:
-        thread.start()
-    for thread in shard_threads:
-        thread.join(timeout=120)
-    books = _books(run_id)
-    _balanced(books)
-    assert books["status"] == RunStatus.budget_exceeded
+    books = _capped_run(run_id, shards)
     assert 0 < books["spent"] <= cap
     assert books["skipped"] > 0 and books["succeeded"] > 0
     assert books["succeeded"] + books["failed"] + books["skipped"] == 40
@@ -217,15 +223,7 @@ def test_judges_are_reserved_with_their_calls_so_a_cap_holds(
     # spends about 60 in all: a handful fit at a time, a dozen or so in all
     cap = 1000
     _cap(run_id, cap)
-    shard_threads = [threading.Thread(target=execute_run, args=(run_id,))
-                     for _ in range(shards)]
-    for thread in shard_threads:
-        thread.start()
-    for thread in shard_threads:
-        thread.join(timeout=120)
-    books = _books(run_id)
-    _balanced(books)
-    assert books["status"] == RunStatus.budget_exceeded
+    books = _capped_run(run_id, shards)
     assert books["judged"] > 0 and books["spent"] <= cap
     assert books["skipped"] > 0 and books["succeeded"] > 0
 
