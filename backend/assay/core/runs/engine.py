@@ -10,7 +10,7 @@ from typing import Any
 
 from assay.core.runs import judge_budget
 from assay.core.runs.service import Cell, CellResult
-from assay.core.scoring.apply import Applied, grounding_of, reference_of, score_subject
+from assay.core.scoring.apply import Applied, reply_subject, score_subject
 from assay.core.scoring.judge_calls import ModelJudge
 from assay.providers import tokens
 from assay.providers.base import INTERNAL, ChatRequest, Endpoint
@@ -63,12 +63,10 @@ def judge_bound(scoring: Scoring) -> Callable[[Cell], int] | None:
 
 
 def subject_of(cell: Cell, result: CellResult) -> Subject:
-    return Subject(
-        output=result.text, input=cell.case_input, expected=cell.expected,
-        reference=reference_of(cell.expected, cell.turn), context=grounding_of(cell.expected),
-        messages=[*cell.messages, {"role": "assistant", "content": result.text or ""}],
-        latency_ms=result.latency_ms, cost_micros=result.cost_micros,
-        tokens_in=result.tokens_in, tokens_out=result.tokens_out)
+    return reply_subject(cell.case_input, cell.expected, cell.turn, cell.messages,
+                         result.text, latency_ms=result.latency_ms,
+                         cost_micros=result.cost_micros, tokens_in=result.tokens_in,
+                         tokens_out=result.tokens_out)
 
 
 async def _execute_cell(client: LLMClient, cell: Cell) -> CellResult:

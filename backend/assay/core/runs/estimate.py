@@ -17,6 +17,7 @@ and max_tokens, the others priced at their mean.
 from __future__ import annotations
 
 import math
+from functools import cached_property
 from typing import Any
 
 from sqlalchemy import select
@@ -28,14 +29,13 @@ from assay.core.runs import judge_budget
 from assay.core.runs.planning import PlannedTarget, Resolved, RunSpec, resolve
 from assay.core.runs.rendering import cell_messages, user_turns
 from assay.core.runs.validation import collect_problems
-from assay.core.scoring.apply import Applied, grounding_of, reference_of
+from assay.core.scoring.apply import Applied, reply_subject
 from assay.core.scoring.judge_calls import JudgeModel
 from assay.core.scoring.models import ScorerConfig
 from assay.providers import tokens
 from assay.providers.base import Endpoint
 from assay.providers.pricing import cost_micros, is_priced
 from assay.scorers import registry
-from assay.scorers.base import Subject
 
 LOW_OUTPUT_SHARE = 0.25  # typical replies use about a quarter of their max_tokens
 JUDGE_SAMPLE = 200  # cases per prompt version whose judge prompts are rendered and counted
@@ -78,38 +78,29 @@ class _Judging:
                                 if not is_priced(m.input_price_per_mtok_micros,
                                                  m.output_price_per_mtok_micros)})
         self.per_call: dict[tuple[int | None, int], tuple[int, int, int]] = {}
-        self._expected: dict[int, Any] | None = None
 
-    def _sample(self) -> list[tuple[int, dict[str, Any]]]:
+    @cached_property
+    def sample(self) -> list[tuple[dict[str, Any], Any]]:
+        """(input, expected) of up to JUDGE_SAMPLE cases spread over the version."""
         cases = self.resolved.cases
-        step = max(1, len(cases) // JUDGE_SAMPLE)
-        return [(case_id, data) for case_id, data, _ in cases[::step][:JUDGE_SAMPLE]]
-
-    def _expected_of(self, case_ids: list[int]) -> dict[int, Any]:
-        if self._expected is None:
-            self._expected = dict(self.resolved.session.execute(
-                select(Case.id, Case.expected).where(Case.id.in_(case_ids))).all())
-        return self._expected
+        picked = cases[::max(1, len(cases) // JUDGE_SAMPLE)][:JUDGE_SAMPLE]
+        ids = [case_id for case_id, _, _ in picked]
+        expected: dict[int, Any] = dict(self.resolved.session.execute(
+            select(Case.id, Case.expected).where(Case.id.in_(ids))).all())
+        return [(data, expected.get(case_id)) for case_id, data, _ in picked]
 
     def range_per_call(self, target: PlannedTarget, reply_high: int) -> tuple[int, int, int]:
         """(judge calls, low micros, high micros) per reply of `target`, averaged over the
         sampled cases and turns."""
         key = (target.version.id if target.version else None, reply_high)
         if key not in self.per_call:
-            sample = self._sample()
-            expected = self._expected_of([case_id for case_id, _ in sample])
             reply_low = math.ceil(reply_high * LOW_OUTPUT_SHARE)
             replies = calls = low = high = 0
-            for case_id, data in sample:
+            for data, expected in self.sample:
                 for turn in range(user_turns(data)):
                     messages = cell_messages(data, target.prompt_parts, turn,
                                              self.resolved.spec.max_history_pairs)
-                    probe = Subject(
-                        output=judge_budget.MARK, input=data, expected=expected.get(case_id),
-                        reference=reference_of(expected.get(case_id), turn),
-                        context=grounding_of(expected.get(case_id)),
-                        messages=[*messages, {"role": "assistant",
-                                              "content": judge_budget.MARK}])
+                    probe = reply_subject(data, expected, turn, messages, judge_budget.MARK)
                     replies += 1
                     for call in judge_budget.judge_calls(self.judged, self.judges, probe):
                         verdict = call.max_verdict_tokens

@@ -82,6 +82,17 @@ def grounding_of(expected: Mapping[str, Any] | None) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
+def reply_subject(case_input: Mapping[str, Any], expected: Mapping[str, Any] | None,
+                  turn: int, messages: Sequence[dict[str, Any]], output: str | None,
+                  **measured: Any) -> Subject:
+    """What scorers see of one reply to a case: the conversation sent, then the reply
+    (`measured`: its latency, cost and tokens)."""
+    return Subject(output=output, input=case_input, expected=expected,
+                   reference=reference_of(expected, turn), context=grounding_of(expected),
+                   messages=[*messages, {"role": "assistant", "content": output or ""}],
+                   **measured)
+
+
 async def score_subject(applied: Sequence[Applied], subject: Subject,
                         ctx: Context) -> tuple[CellScore, ...]:
     """Every scorer's results for one output; a scorer that raises gives a failed score
