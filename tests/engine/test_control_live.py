@@ -4,6 +4,7 @@ stay consistent, every cell is called at most once, reservations all come back."
 from __future__ import annotations
 
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 
@@ -14,6 +15,7 @@ from assay.core.projects.models import Membership, Project, Role
 from assay.core.runs.models import Output, Run, RunTarget
 from assay.extensions import db
 from assay.jobs.queues import enqueue_run
+from assay.jobs.runs import execute_run
 from assay.providers.fake import FakeProviderThread
 from assay.runtime import current
 from assay.settings import Settings
@@ -163,3 +165,21 @@ def test_retry_failed_completes_a_failed_run(
     live.books_balance()
     assert live.post("retry-failed").status_code == 409
 
+
+
+def test_a_run_several_shards_share_finishes_once(
+        factory: Factory, settings: Settings, fake: FakeProviderThread) -> None:  # noqa: F811
+    """Only the shard that closes the run says run.finished: one that ends later (a worker
+    that was busy starts its shard job after the run is done) must not say it again."""
+    configure(fake, latency_ms=5)
+    s = setup(factory, settings, fake, cases=30)
+    run_id = run(s, execute=False, cache=False, concurrency=4)
+    shards = [threading.Thread(target=execute_run, args=(run_id,)) for _ in range(3)]
+    for shard in shards:
+        shard.start()
+    for shard in shards:
+        shard.join(timeout=60)
+    execute_run(run_id)  # the late one
+    rt = current()
+    types = [fields[b"type"] for _, fields in rt.redis.xrange(rt.events_key(run_id))]
+    assert types.count(b"run.finished") == 1 and types[-1] == b"run.finished"

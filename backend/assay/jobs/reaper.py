@@ -34,7 +34,7 @@ from sqlalchemy.orm import Session
 
 from assay.core.base import utcnow
 from assay.core.runs import judge_spend, service
-from assay.core.runs.models import CellStatus, Output, Run, RunStatus
+from assay.core.runs.models import STOPPED, CellStatus, Output, Run, RunStatus
 from assay.db import Database
 from assay.events.publish import FINISHED
 from assay.jobs.queues import enqueue_run
@@ -69,9 +69,6 @@ def abandoned(session: Session, lease_s: int) -> list[tuple[int, bool, bool, boo
                         Run.created_at < now - timedelta(seconds=lease_s))))
         .order_by(Run.id)).all()
     return [(run_id, bool(p), bool(e), bool(live)) for run_id, p, e, live in rows]
-
-
-STOPPED = (RunStatus.cancelled, RunStatus.budget_exceeded)
 
 
 def release_stopped(session: Session) -> dict[int, int]:

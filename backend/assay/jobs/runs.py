@@ -23,6 +23,7 @@ from typing import Any
 
 from assay.core.runs import progress, service
 from assay.core.runs.engine import Scoring, execute_cell, judge_bound
+from assay.core.runs.models import STOPPED
 from assay.core.runs.service import Cell, CellResult, Claim, Recorded
 from assay.core.scoring import context as scoring_context
 from assay.events.publish import BUDGET_ALERT, FINISHED, PROGRESS, STARTED, STATUS
@@ -115,15 +116,17 @@ class _Shard:
             await client.aclose()
         with rt.db.factory() as session:
             closed = service.finish_if_done(session, run_id)
+            ended = closed is None and service.is_over(session, run_id)
             # stopped early (cancel, budget): the end comes once the last cell in flight
-            # is recorded, by whichever shard records it
-            stopped = closed is None and service.is_over(session, run_id)
+            # is recorded, by whichever shard records it; a run another shard closed had
+            # its run.finished from that shard, and a late shard says nothing more
+            stopped = ended and service.is_over(session, run_id, STOPPED)
         if closed is not None:
             self.journal.drop()
         if closed is not None or stopped:
             publish(rt, run_id, FINISHED)
-        else:  # paused, or other shards go on: the last counts, whatever the throttle held
-            publish(rt, run_id, PROGRESS)
+        elif not ended:  # paused, or other shards go on: the last counts, whatever the
+            publish(rt, run_id, PROGRESS)  # throttle held back
         if closed is not None:
             log.info("run %s %s", run_id, closed.status)
 

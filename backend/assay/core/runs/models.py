@@ -27,6 +27,8 @@ TERMINAL = frozenset(
     {RunStatus.completed, RunStatus.partial, RunStatus.failed, RunStatus.cancelled,
      RunStatus.budget_exceeded}
 )
+# ended by a user or a cap, not by the last cell: no shard closes them (finish_if_done)
+STOPPED = frozenset({RunStatus.cancelled, RunStatus.budget_exceeded})
 
 
 class CellStatus(enum.StrEnum):

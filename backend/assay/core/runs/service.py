@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any, cast
@@ -514,11 +514,13 @@ def skip_expired_cells(session: Session, run_id: int, error_class: str, message:
     return len(rows)
 
 
-def is_over(session: Session, run_id: int) -> bool:
-    """Stopped (completed, cancelled, out of budget...) with no cell still in flight: what
-    a progress stream waits for before it ends, so its last counts are final."""
+def is_over(session: Session, run_id: int,
+            statuses: Collection[RunStatus] = TERMINAL) -> bool:
+    """Ended (completed, cancelled, out of budget...: one of `statuses`) with no cell still
+    in flight: what a progress stream waits for before it ends, so its last counts are
+    final."""
     status = session.scalar(select(Run.status).where(Run.id == run_id))
-    if status is None or RunStatus(status) not in TERMINAL:
+    if status is None or RunStatus(status) not in statuses:
         return False
     return not session.scalar(select(func.count()).where(
         Output.run_id == run_id, Output.status == CellStatus.running))
