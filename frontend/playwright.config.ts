@@ -7,7 +7,11 @@ import { join } from 'node:path';
 // Set here in the main process, the value is inherited by the test workers.
 process.env.ASSAY_E2E_INSTANCE_PATH ??= mkdtempSync(join(tmpdir(), 'assay-e2e-'));
 
-const WEB_PORT = 5199;
+// ASSAY_E2E_PORT_BASE lets several e2e runs share one machine (web, API, fake provider).
+const PORT_BASE = Number(process.env.ASSAY_E2E_PORT_BASE ?? 8198);
+const WEB_PORT = PORT_BASE === 8198 ? 5199 : PORT_BASE + 2;
+// Specs reach the fake provider's controls here.
+process.env.ASSAY_E2E_FAKE_URL ??= `http://127.0.0.1:${PORT_BASE}`;
 const baseURL = `http://127.0.0.1:${WEB_PORT}`;
 
 export default defineConfig({
@@ -47,9 +51,9 @@ export default defineConfig({
     url: `${baseURL}/api/health`,
     env: {
       ASSAY_INSTANCE_PATH: process.env.ASSAY_E2E_INSTANCE_PATH,
-      ASSAY_PORT: '8199',
+      ASSAY_PORT: String(PORT_BASE + 1),
       ASSAY_WEB_PORT: String(WEB_PORT),
-      ASSAY_FAKE_PORT: '8198',
+      ASSAY_FAKE_PORT: String(PORT_BASE),
     },
     reuseExistingServer: false,
     timeout: 180_000,

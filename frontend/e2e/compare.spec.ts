@@ -3,7 +3,7 @@ import { expect, test, type APIRequestContext, type Page } from '@playwright/tes
 // The stack's fake provider (playwright.config.ts: ASSAY_FAKE_PORT; ASSAY_E2E_FAKE_URL when
 // the stack runs on other ports): a fault rate of 1 with malformed replies (a final error,
 // not retried) makes every call of a run fail.
-const FAKE_CONFIG = `${process.env.ASSAY_E2E_FAKE_URL ?? 'http://127.0.0.1:8198'}/_fake/config`;
+const FAKE_CONFIG = `${process.env.ASSAY_E2E_FAKE_URL!}/_fake/config`;
 
 async function setFaults(request: APIRequestContext, rate: number) {
   const reply = await request.post(FAKE_CONFIG, { data: { fault_rate: rate, faults: ['malformed'] } });

@@ -188,7 +188,7 @@ async function fakeModel(page: Page) {
   let dialog = page.getByRole('dialog', { name: 'Add provider' });
   await dialog.getByLabel('Provider', { exact: true }).selectOption('fake');
   await dialog.getByLabel('Label', { exact: true }).fill('Fake');
-  await dialog.getByLabel('Base URL').fill('http://127.0.0.1:8198');
+  await dialog.getByLabel('Base URL').fill(process.env.ASSAY_E2E_FAKE_URL!);
   await dialog.getByRole('button', { name: 'Add and test' }).click();
   await page.getByRole('dialog', { name: 'Provider added' }).getByRole('button', { name: 'Done' }).click();
   await tabs.getByRole('link', { name: 'Models' }).click();

@@ -2,7 +2,7 @@ import { expect, test, type APIRequestContext, type Page } from '@playwright/tes
 
 // The stack's fake provider (playwright.config.ts: ASSAY_FAKE_PORT); its scripts answer
 // the judges' prompts, which quote the question under review.
-const FAKE_CONFIG = 'http://127.0.0.1:8198/_fake/config';
+const FAKE_CONFIG = `${process.env.ASSAY_E2E_FAKE_URL!}/_fake/config`;
 const JUDGE_PROMPT = 'from an evaluation dataset';
 
 function verdict(clarity: number, difficulty: number, overall: number, summary: string): string {

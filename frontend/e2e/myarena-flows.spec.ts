@@ -5,7 +5,7 @@ import { expect, test, type APIRequestContext, type Page } from '@playwright/tes
 // against two models, judge its questions with two judges and read the judges' results.
 // (Viewing results, scoring by hand, leaderboard and cost reports: results.spec.ts and
 // reports.spec.ts; the single flows in depth: providers-models, datasets, runs, judgments.)
-const FAKE_URL = process.env.ASSAY_E2E_FAKE_URL ?? 'http://127.0.0.1:8198';
+const FAKE_URL = process.env.ASSAY_E2E_FAKE_URL!;
 const FAKE_CONFIG = `${FAKE_URL}/_fake/config`;
 const JUDGE_PROMPT = 'from an evaluation dataset';
 const QUESTIONS = [

@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 
 // The fake LLM provider that `assay up` runs for this config (ASSAY_FAKE_PORT in playwright.config.ts).
-const FAKE_URL = 'http://127.0.0.1:8198';
+const FAKE_URL = process.env.ASSAY_E2E_FAKE_URL!;
 
 async function registerAndSignIn(page: Page) {
   const email = `e2e-prov-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
