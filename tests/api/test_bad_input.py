@@ -64,7 +64,8 @@ class World:
                 "dataset_id": self.dataset_id, "case_id": self.case_id,
                 "job_id": self.job_id, "document_id": self.document_id,
                 "output_id": self.output_id,
-                "prompt_id": self.prompt_id, "scorer_id": self.scorer_id,
+                "prompt_id": self.prompt_id, "prompt_version_id": self.prompt_version_id,
+                "scorer_id": self.scorer_id,
                 "scorer_version_id": self.scorer_version_id}
 
 
@@ -79,6 +80,8 @@ def run_body(w: World) -> dict[str, Any]:
             "shards": 2, "scorer_ids": [w.scorer_id]}
 
 
+TOOL = {"name": "lookup", "description": "Find an order",
+        "parameters": {"type": "object", "properties": {"id": {"type": "string"}}}}
 SCORE = "/api/projects/{project_id}/runs/{run_id}/outputs/{output_id}/scores/{scorer_version_id}"
 
 
@@ -102,10 +105,14 @@ VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
         "budget_micros": 1_000_000_000, "alert_threshold": 0.5},
     ("POST", "/api/projects/{project_id}/prompts"): lambda w: {
         "name": "Checked", "description": "words", "template": "Answer {{question}}",
-        "system": "Be brief", "few_shots": [{"input": "2+2?", "output": "4"}], "note": "v1"},
+        "system": "Be brief", "few_shots": [{"input": "2+2?", "output": "4"}], "note": "v1",
+        "tools": [TOOL]},
     ("POST", "/api/projects/{project_id}/prompts/{prompt_id}/versions"): lambda w: {
         "template": "Answer {{ question }} briefly", "system": "Be brief",
-        "few_shots": [{"input": "2+2?", "output": "4"}], "note": "v2"},
+        "few_shots": [{"input": "2+2?", "output": "4"}], "note": "Shorter answers",
+        "tools": [TOOL], "parent_id": w.prompt_version_id},
+    ("PUT", "/api/projects/{project_id}/prompts/{prompt_id}/production"): lambda w: {
+        "version_id": w.prompt_version_id},
     ("POST", "/api/projects/{project_id}/scorers"): lambda w: {
         "name": "Checked", "kind": "manual", "params": {"scale": "criteria",
                                                         "criteria": ["accuracy"]},

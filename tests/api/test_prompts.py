@@ -1,5 +1,6 @@
 """Prompts through the API: version 1 on create, immutable numbered versions, variables
-parsed on save, few-shots checked, roles, audit, and bad input that writes nothing."""
+parsed on save, few-shots and tools checked, a required changelog, parents and lineage, one
+production version, roles, audit, and bad input that writes nothing."""
 
 from __future__ import annotations
 
@@ -32,6 +33,9 @@ def _create(browser: Session, pid: int, **body: Any) -> dict[str, Any]:
     return dict(reply.json)
 
 
+NOTE = "Tighter wording"
+
+
 def _counts() -> tuple[int, int]:
     with db.factory() as session:
         return (session.scalar(select(func.count()).select_from(Prompt)) or 0,
@@ -56,10 +60,10 @@ def test_versions_are_added_numbered_and_never_changed(owner: tuple[Session, int
     browser, pid = owner
     made = _create(browser, pid)
     url = _url(pid, f"/{made['id']}/versions")
-    second = browser.post(url, json={"template": "Now {{x}}", "note": "second"})
+    second = browser.post(url, json={"template": "Now {{x}}", "note": "second try"})
     assert second.status_code == 201, second.json
     assert second.json["number"] == 2 and second.json["variables"] == ["x"]
-    third = browser.post(url, json={"template": "Plain"}).json
+    third = browser.post(url, json={"template": "Plain", "note": "no variables"}).json
     assert third["number"] == 3 and third["variables"] == [] and third["few_shots"] == []
     detail = browser.get(_url(pid, f"/{made['id']}")).json
     assert [v["number"] for v in detail["versions"]] == [3, 2, 1]
@@ -114,9 +118,12 @@ def test_viewers_read_and_editors_write(factory: Factory) -> None:
     assert viewer.get(_url(project.id, f"/{made['id']}")).status_code == 200
     assert viewer.post(_url(project.id), json={"name": "V", "template": "x"}).status_code == 403
     assert viewer.post(_url(project.id, f"/{made['id']}/versions"),
-                       json={"template": "x"}).status_code == 403
+                       json={"template": "x", "note": NOTE}).status_code == 403
+    assert viewer.request("PUT", _url(project.id, f"/{made['id']}/production"),
+                      json={"version_id": made["latest"]["id"]}).status_code == 403
+    assert _counts() == (1, 1)
     assert editor.post(_url(project.id, f"/{made['id']}/versions"),
-                       json={"template": "x"}).status_code == 201
+                       json={"template": "x", "note": NOTE}).status_code == 201
     stranger = factory.signed_in()
     assert stranger.get(_url(project.id, f"/{made['id']}")).status_code == 404
 
@@ -128,4 +135,6 @@ def test_a_prompt_of_another_project_is_not_found(factory: Factory) -> None:
     made = _create(browser, theirs.id)
     assert browser.get(_url(mine.id, f"/{made['id']}")).status_code == 404
     assert browser.post(_url(mine.id, f"/{made['id']}/versions"),
-                        json={"template": "x"}).status_code == 404
+                        json={"template": "x", "note": NOTE}).status_code == 404
+    assert browser.request("PUT", _url(mine.id, f"/{made['id']}/production"),
+                       json={"version_id": made["latest"]["id"]}).status_code == 404

@@ -1999,7 +1999,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** A new immutable version, numbered after the latest; earlier ones never change. */
+        /**
+         * A new immutable version, numbered after the latest, edited from `parent_id` (the latest
+         *     when omitted), with a changelog of 10-500 characters; earlier versions never change.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2012,7 +2015,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["VersionWrite"];
+                    "application/json": components["schemas"]["VersionAdd"];
                 };
             };
             responses: {
@@ -2029,6 +2032,106 @@ export interface paths {
                 default: components["responses"]["DEFAULT_ERROR"];
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/prompts/{prompt_id}/versions/{prompt_version_id}/lineage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                prompt_id: number;
+                prompt_version_id: number;
+            };
+            cookie?: never;
+        };
+        /** The version and the chain of parents it was edited from, oldest first. */
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    page_size?: number;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                    prompt_id: number;
+                    prompt_version_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PromptVersionPage"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/prompts/{prompt_id}/production": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                prompt_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Mark one version for production; the version marked before is unmarked (one per
+         *     prompt). Audited as prompt.production_set.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    prompt_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["Production"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PromptDetail"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5416,9 +5519,17 @@ export interface components {
             template: string;
             system: string | null;
             few_shots: components["schemas"]["FewShot"][];
+            tools: {
+                [key: string]: unknown;
+            }[];
             variables: string[];
+            /** @description Changelog */
             note: string | null;
+            /** @description The version this one was edited from */
+            parent_id: number | null;
             created_by: number | null;
+            /** @description Name (or email) of the user who saved it */
+            author: string | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -5432,6 +5543,9 @@ export interface components {
             created_at: string;
             /** @description The newest version */
             latest: components["schemas"]["PromptVersion"];
+            production_version_id: number | null;
+            /** @description Number of the version marked for production */
+            production_number: number | null;
         };
         PromptPage: {
             items: components["schemas"]["Prompt"][];
@@ -5449,7 +5563,14 @@ export interface components {
             system?: string | null;
             /** @description Examples sent as user/assistant pairs before each case */
             few_shots?: components["schemas"]["FewShot"][];
-            /** @default null */
+            /** @description Function tools: {name, description?, parameters?: JSON Schema with type object} */
+            tools?: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * @description Changelog of the first version (optional)
+             * @default null
+             */
             note?: string | null;
             name: string;
             /** @default null */
@@ -5465,6 +5586,9 @@ export interface components {
             created_at: string;
             /** @description The newest version */
             latest: components["schemas"]["PromptVersion"];
+            production_version_id: number | null;
+            /** @description Number of the version marked for production */
+            production_number: number | null;
             /** @description Newest first */
             versions: components["schemas"]["PromptVersion"][];
         };
@@ -5474,7 +5598,7 @@ export interface components {
             page: number;
             page_size: number;
         };
-        VersionWrite: {
+        VersionAdd: {
             /** @description The user message, with {{variables}} (names like identifiers; spaces inside the braces allowed) filled from each case's input */
             template: string;
             /**
@@ -5484,8 +5608,21 @@ export interface components {
             system?: string | null;
             /** @description Examples sent as user/assistant pairs before each case */
             few_shots?: components["schemas"]["FewShot"][];
-            /** @default null */
-            note?: string | null;
+            /** @description Function tools: {name, description?, parameters?: JSON Schema with type object} */
+            tools?: {
+                [key: string]: unknown;
+            }[];
+            /** @description Changelog: why this version exists, 10-500 characters */
+            note: string;
+            /**
+             * @description The version this one was edited from; the latest when omitted
+             * @default null
+             */
+            parent_id?: number | null;
+        };
+        Production: {
+            /** @description The version to mark for production (exactly one per prompt) */
+            version_id: number;
         };
         ScorerKind: {
             kind: string;

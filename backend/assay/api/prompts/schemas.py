@@ -3,7 +3,16 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from assay.api.credentials.schemas import Validators, not_blank
-from assay.core.prompts.service import MAX_FEW_SHOTS, MAX_SHOT, MAX_SYSTEM, MAX_TEMPLATE
+from assay.api.fields import Id
+from assay.core.prompts.service import (
+    CHANGELOG_MAX,
+    CHANGELOG_MIN,
+    MAX_FEW_SHOTS,
+    MAX_SHOT,
+    MAX_SYSTEM,
+    MAX_TEMPLATE,
+)
+from assay.core.prompts.tools import MAX_TOOLS
 
 NAME: Validators = [validate.Length(min=1, max=100), not_blank]
 TEMPLATE_DOC = ("The user message, with {{variables}} (names like identifiers; spaces inside "
@@ -37,8 +46,27 @@ class VersionWriteSchema(Schema):
                             validate=validate.Length(max=MAX_FEW_SHOTS), metadata={
                                 "description": "Examples sent as user/assistant pairs "
                                                "before each case"})
+    tools = fields.List(fields.Dict(), load_default=list,
+                        validate=validate.Length(max=MAX_TOOLS), metadata={
+                            "description": "Function tools: {name, description?, parameters?: "
+                                           "JSON Schema with type object}"})
     note = fields.String(load_default=None, allow_none=True,
-                         validate=validate.Length(max=500))
+                         validate=validate.Length(max=CHANGELOG_MAX),
+                         metadata={"description": "Changelog of the first version (optional)"})
+
+
+class VersionAddSchema(VersionWriteSchema):
+    note = fields.String(required=True, validate=validate.Length(
+        min=CHANGELOG_MIN, max=CHANGELOG_MAX), metadata={
+            "description": f"Changelog: why this version exists, {CHANGELOG_MIN}-"
+                           f"{CHANGELOG_MAX} characters"})
+    parent_id = Id(load_default=None, allow_none=True, metadata={
+        "description": "The version this one was edited from; the latest when omitted"})
+
+
+class ProductionSchema(Schema):
+    version_id = Id(required=True, metadata={
+        "description": "The version to mark for production (exactly one per prompt)"})
 
 
 class PromptCreateSchema(VersionWriteSchema):
@@ -54,9 +82,14 @@ class PromptVersionSchema(Schema):
     template = fields.String(required=True)
     system = fields.String(required=True, allow_none=True)
     few_shots = fields.List(fields.Nested(FewShotSchema), required=True)
+    tools = fields.List(fields.Dict(), required=True)
     variables = fields.List(fields.String(), required=True)
-    note = fields.String(required=True, allow_none=True)
+    note = fields.String(required=True, allow_none=True, metadata={"description": "Changelog"})
+    parent_id = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "The version this one was edited from"})
     created_by = fields.Integer(required=True, allow_none=True)
+    author = fields.String(required=True, allow_none=True, metadata={
+        "description": "Name (or email) of the user who saved it"})
     created_at = fields.DateTime(required=True)
 
 
@@ -68,6 +101,9 @@ class PromptSchema(Schema):
     created_at = fields.DateTime(required=True)
     latest = fields.Nested(PromptVersionSchema, required=True,
                            metadata={"description": "The newest version"})
+    production_version_id = fields.Integer(required=True, allow_none=True)
+    production_number = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "Number of the version marked for production"})
 
 
 class PromptDetailSchema(PromptSchema):

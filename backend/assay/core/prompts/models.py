@@ -23,6 +23,10 @@ class Prompt(Base):
     description: Mapped[str | None] = mapped_column(Text)
     archived_at: Mapped[datetime | None]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # The one version marked for production; a pointer here (not a flag on versions) keeps
+    # versions immutable and makes "exactly one per prompt" hold by construction.
+    production_version_id: Mapped[int | None] = mapped_column(ForeignKey(
+        "prompt_versions.id", ondelete="SET NULL", use_alter=True))
 
 
 class PromptVersion(Base):
@@ -38,7 +42,12 @@ class PromptVersion(Base):
     system: Mapped[str | None] = mapped_column(Text)  # system message, {{variables}} too
     # [{"input": text, "output": text}]: sent as user/assistant pairs before the case
     few_shots: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    # [{"name", "description"?, "parameters"?: JSON Schema}]: function tools, checked on save
+    tools: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     variables: Mapped[list[str]] = mapped_column(JSON, default=list)  # parsed on save
-    note: Mapped[str | None] = mapped_column(String(500))
+    note: Mapped[str | None] = mapped_column(String(500))  # the changelog
+    # The version this one was edited from (its lineage); null for a prompt's first version.
+    parent_id: Mapped[int | None] = mapped_column(
+        ForeignKey("prompt_versions.id", ondelete="SET NULL"))
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
