@@ -42,6 +42,8 @@ export const routes: RouteObject[] = [
                 path: 'datasets/:datasetId/judgments/:runId',
                 lazy: page(() => import('@/features/judgments/pages/JudgmentsPage'), (m) => m.JudgmentsPage),
               },
+              { path: 'prompts', lazy: page(() => import('@/features/prompts/pages/PromptsPage'), (m) => m.PromptsPage) },
+              { path: 'prompts/:promptId', lazy: page(() => import('@/features/prompts/pages/PromptPage'), (m) => m.PromptPage) },
               { path: 'providers', lazy: page(() => import('@/features/providers/pages/ProvidersPage'), (m) => m.ProvidersPage) },
               { path: 'models', lazy: page(() => import('@/features/models/pages/ModelsPage'), (m) => m.ModelsPage) },
               { path: 'reports', lazy: page(() => import('@/features/reports/pages/LeaderboardPage'), (m) => m.LeaderboardPage) },

@@ -18,6 +18,7 @@ export function useProjectOutlet(): ProjectOutlet {
 const tabs = [
   { to: '', label: 'Runs', end: true },
   { to: 'datasets', label: 'Datasets', end: false },
+  { to: 'prompts', label: 'Prompts', end: false },
   { to: 'providers', label: 'Providers', end: false },
   { to: 'models', label: 'Models', end: false },
   { to: 'reports', label: 'Reports', end: false },

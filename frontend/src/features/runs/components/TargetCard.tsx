@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Link } from 'react-router-dom';
 import { Button, Field, Input, Label, Select } from '@/components/ui';
 import type { ModelConfig } from '@/api/providerTypes';
 import { paramRules, PARAM_LABELS, type ParamName } from '@/features/models/params';
@@ -78,7 +79,7 @@ export function TargetCard({
       </div>
 
       <div className="grid gap-3 sm:grid-cols-2">
-        <Field id={`${id}-prompt`} label={promptRequired ? 'Prompt (required)' : 'Prompt (optional)'}>
+        <Field id={`${id}-prompt`} label={promptRequired ? 'Prompt (required)' : 'Prompt (optional)'} hint={<Link to={`/projects/${projectId}/prompts`} className={cn('rounded-xl text-indigo-700 hover:underline', focusRing)}>Write or edit prompts</Link>}>
           <Select
             id={`${id}-prompt`}
             className="w-full"
