@@ -75,7 +75,7 @@ export function VersionEditor({
     save.mutate(
       { ...draft, note: note.trim(), parent_id: parent.id },
       {
-        onSuccess: onSaved,
+        onSuccess: (saved) => onSaved(saved),
         // A field the server refused is shown at its field, back in the editor.
         onError: (error) => {
           const fields = Object.keys(serverErrors(error));
