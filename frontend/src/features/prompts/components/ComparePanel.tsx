@@ -12,12 +12,12 @@ export function ComparePanel({ versions }: { versions: PromptVersion[] }) {
   if (versions.length < 2) return <EmptyState title="Only one version" description="Edit it into a new version to compare the two." />;
   const from = versions.find((v) => v.id === fromId) ?? versions[1];
   const to = versions.find((v) => v.id === toId) ?? newest;
-  const picker = (label: string, value: number, set: (n: number) => void) => (
+  const picker = (key: string, label: string, value: number, set: (n: number) => void) => (
     <div className="space-y-1">
-      <label htmlFor={`${id}-${label}`} className="block text-sm font-medium text-zinc-900">
+      <label htmlFor={`${id}-${key}`} className="block text-sm font-medium text-zinc-900">
         {label}
       </label>
-      <Select id={`${id}-${label}`} value={value} onChange={(e) => set(Number(e.target.value))}>
+      <Select id={`${id}-${key}`} value={value} onChange={(e) => set(Number(e.target.value))}>
         {versions.map((v) => (
           <option key={v.id} value={v.id}>
             v{v.number}
@@ -29,8 +29,8 @@ export function ComparePanel({ versions }: { versions: PromptVersion[] }) {
   return (
     <div className="space-y-3">
       <div className="flex flex-wrap gap-3">
-        {picker('From', from.id, setFromId)}
-        {picker('To', to.id, setToId)}
+        {picker('from', 'From version', from.id, setFromId)}
+        {picker('to', 'To version', to.id, setToId)}
       </div>
       {from.id === to.id ? (
         <p className="text-sm text-zinc-700">The same version is chosen twice: pick another to compare.</p>

@@ -106,7 +106,7 @@ export function PromptPage() {
         </CardContent>
       </Card>
 
-      <Card aria-labelledby="compare-heading">
+      <Card role="region" aria-labelledby="compare-heading">
         <CardHeader>
           <CardTitle id="compare-heading">Compare versions</CardTitle>
         </CardHeader>
