@@ -46,4 +46,11 @@ describe('sections', () => {
     expect(parts[2].text).toBe('Example 1\nInput: hi\nOutput: hello\n');
     expect(JSON.parse(parts[3].text)).toEqual([{ name: 'x' }]);
   });
+
+  it('writes tools with sorted keys, so the order they were typed in is no change', () => {
+    const typed = sections({ template: '', system: null, few_shots: [], tools: [{ parameters: { type: 'object', properties: {} }, name: 'x' }] });
+    const stored = sections({ template: '', system: null, few_shots: [], tools: [{ name: 'x', parameters: { properties: {}, type: 'object' } }] });
+    expect(typed[3].text).toBe(stored[3].text);
+    expect(typed[3].text.indexOf('"name"')).toBeLessThan(typed[3].text.indexOf('"parameters"'));
+  });
 });

@@ -88,8 +88,21 @@ export function parseTools(text: string): { tools: Tool[]; error: string | null 
   return { tools: value as Tool[], error: null };
 }
 
+// Keys sorted at every level, as the API serialises them, so a diff shows changes in
+// meaning, not in the order keys were typed.
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, sortedKeys((value as Record<string, unknown>)[k])]),
+    );
+  return value;
+}
+
 export function toolsText(tools: Tool[]): string {
-  return tools.length ? JSON.stringify(tools, null, 2) : '';
+  return tools.length ? JSON.stringify(sortedKeys(tools), null, 2) : '';
 }
 
 export function fewShotsText(shots: FewShot[]): string {
