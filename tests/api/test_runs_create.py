@@ -351,7 +351,7 @@ def test_estimate_counts_the_rendered_messages_per_target(world: World) -> None:
         assert prompt is not None
         longer = add_version(session, None, found, prompt, {
             "template": "Answer {{question}} for {{audience}}", "system": "Be brief.",
-            "few_shots": [{"input": "Hi", "output": "Hello"}]}).id
+            "few_shots": [{"input": "Hi", "output": "Hello"}], "note": "Longer prompt"}).id
         session.commit()
     reply = world.browser.post(world.url + "/estimate", json={
         "dataset_id": world.templates, "repeats": 2, "targets": [

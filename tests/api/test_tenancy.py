@@ -61,6 +61,7 @@ class World:
     document_id: int = 0
     output_id: int = 0  # an output of run_id
     prompt_id: int = 0
+    prompt_version_id: int = 0  # version 1 of prompt_id
     scorer_id: int = 0  # a manual scorer (scale 1-5)
     scorer_version_id: int = 0
 
@@ -71,8 +72,8 @@ class World:
                 "dataset_id": self.dataset_id, "case_id": self.case_id,
                 "job_id": self.job_id, "document_id": self.document_id,
                 "output_id": self.output_id,
-                "prompt_id": self.prompt_id, "scorer_id": self.scorer_id,
-                "scorer_version_id": self.scorer_version_id}
+                "prompt_id": self.prompt_id, "prompt_version_id": self.prompt_version_id,
+                "scorer_id": self.scorer_id, "scorer_version_id": self.scorer_version_id}
 
     def fresh_targets(self) -> None:
         """A new member to act on, a new user to add, an unused credential and model, and a
@@ -93,10 +94,10 @@ class World:
             project = session.merge(self.project)
             dataset = create_dataset(session, None, project, f"Spare {self.newcomer.id}",
                                      "questions", [{"input": {"question": "Why?"}}])
-            prompt, _ = create_prompt(session, None, project, {
+            prompt, first = create_prompt(session, None, project, {
                 "name": f"Spare {self.newcomer.id}", "template": "Answer {{question}}"})
             session.commit()
-            self.prompt_id = prompt.id
+            self.prompt_id, self.prompt_version_id = prompt.id, first.id
             self.credential_id, self.model_id = spare.id, model.id
             self.dataset_id = dataset.id
             self.case_id = version_cases(session, latest_version(session, dataset.id).id)[0].id
@@ -267,7 +268,11 @@ ROUTES: dict[tuple[str, str], Rule] = {
     ("GET", PROJECT + "/prompts/{prompt_id}"): Rule(Role.viewer),
     ("GET", PROJECT + "/prompts/{prompt_id}/versions"): Rule(Role.viewer),
     ("POST", PROJECT + "/prompts/{prompt_id}/versions"): Rule(Role.editor, 201, lambda w: {
-        "template": "Say {{ question }} again"}),
+        "template": "Say {{ question }} again", "note": "Say it again"}),
+    ("GET", PROJECT + "/prompts/{prompt_id}/versions/{prompt_version_id}/lineage"):
+        Rule(Role.viewer),
+    ("PUT", PROJECT + "/prompts/{prompt_id}/production"): Rule(Role.editor, 200, lambda w: {
+        "version_id": w.prompt_version_id}),
     ("GET", PROJECT + "/generation"): Rule(Role.viewer),
     ("POST", PROJECT + "/generation/questions"): Rule(Role.editor, 202, lambda w: {
         "model_id": w.model_id, "count": 2, "topic": "Tenancy"}),
