@@ -164,3 +164,17 @@ def test_tools_are_kept_and_checked(made: tuple[Session, int, dict[str, Any]]) -
         assert reply.status_code == 422, (tools, reply.json)
         assert any(k.startswith("tools") for k in reply.json["errors"]["json"]), reply.json
     assert _versions() == 2
+
+
+def test_a_project_with_prompt_history_can_be_deleted(
+        made: tuple[Session, int, dict[str, Any]]) -> None:
+    """The production pointer and the parent links never block the cascade."""
+    browser, pid, prompt = made
+    v2 = browser.post(_url(pid, prompt, "/versions"),
+                      json={"template": "Two", "note": "Second attempt"}).json
+    assert browser.request("PUT", _url(pid, prompt, "/production"),
+                           json={"version_id": v2["id"]}).status_code == 200
+    assert browser.delete(f"/api/projects/{pid}").status_code == 204
+    with db.factory() as session:
+        assert session.scalar(select(func.count()).select_from(Prompt)) == 0
+    assert _versions() == 0
