@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 
 async function registerAndSignIn(page: Page) {
@@ -15,6 +16,11 @@ async function registerAndSignIn(page: Page) {
 }
 
 // The page's own content fits 390 px (the shell header above it is item 16's to fix).
+async function expectNoViolations(page: Page) {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+}
+
 async function noSidewaysScroll(page: Page) {
   const overflow = await page.locator('main').evaluate((m) => m.scrollWidth - m.clientWidth);
   expect(overflow).toBeLessThanOrEqual(0);
@@ -65,6 +71,7 @@ test('write a prompt, edit it into a new version with a changelog after a diff p
   await expect(preview.getByRole('region', { name: 'System text changes' })).toContainText('You are {{tone}} and precise.');
   await expect(preview.getByRole('region', { name: 'Few-shot examples changes' })).toContainText('What is 2+2?');
   await expect(preview.getByRole('region', { name: 'Tools changes' })).toContainText('lookup_order');
+  await expectNoViolations(page);
   await review.getByLabel('Changelog').fill('Too short');
   await review.getByRole('button', { name: 'Save as new version' }).click();
   await expect(review.getByText(/at least 10 characters \(9 so far\)/)).toBeVisible();
@@ -87,6 +94,7 @@ test('write a prompt, edit it into a new version with a changelog after a diff p
   await compare.getByText('Side by side').click();
   await expect(compare.getByTestId('diff-split').first()).toBeVisible();
 
+  await expectNoViolations(page);
   // Production moves to v2, exactly one marker.
   await versions.getByRole('button', { name: 'Mark v2 as production' }).click();
   await expect(page.getByText('Production: v2')).toBeVisible();

@@ -27,6 +27,8 @@ export interface VersionContent {
 export const CHANGELOG_MIN = 10;
 export const CHANGELOG_MAX = 500;
 export const MAX_FEW_SHOTS = 10;
+export const MAX_TEMPLATE = 40_000; // as the server (core/prompts/service.py)
+export const MAX_SYSTEM = 20_000;
 
 // The server's parser (backend/assay/core/prompts/service.py PLACEHOLDER): `{{name}}`, spaces
 // allowed inside the braces, names like identifiers. Anything else is left as literal text.

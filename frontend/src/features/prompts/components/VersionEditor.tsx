@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Alert, Button, describedBy, Field, Input, Textarea } from '@/components/ui';
 import { errorMessage, fieldErrors } from '@/api/errors';
-import { CHANGELOG_MAX, changelogError, contentOf, detectVariables, parseTools, toolsText, type PromptVersion, type VersionContent } from '../api';
+import { CHANGELOG_MAX, changelogError, MAX_SYSTEM, MAX_TEMPLATE, contentOf, detectVariables, parseTools, toolsText, type PromptVersion, type VersionContent } from '../api';
 import { useAddVersion } from '../hooks/usePrompts';
 import { FewShotsEditor } from './FewShotsEditor';
 import { VariableList } from './VariableList';
@@ -54,6 +54,8 @@ export function VersionEditor({
   function check(): Errors {
     const problems: Errors = {};
     if (!template.trim()) problems.template = 'The template must not be empty.';
+    else if (template.length > MAX_TEMPLATE) problems.template = `At most ${MAX_TEMPLATE.toLocaleString('en-US')} characters.`;
+    if (system.length > MAX_SYSTEM) problems.system = `At most ${MAX_SYSTEM.toLocaleString('en-US')} characters.`;
     if (parsed.error) problems.tools = parsed.error;
     if (shots.some((s) => !s.input.trim() || !s.output.trim())) problems.few_shots = 'Every example needs an input and an output.';
     return problems;
@@ -119,7 +121,7 @@ export function VersionEditor({
   return (
     <form onSubmit={review} className="space-y-4" noValidate aria-label={`Edit v${parent.number}`}>
       {unknown && <Alert>{errorMessage(save.error)}</Alert>}
-      <Field id="version-template" label="Template" error={err('template')} hint="The user message; {{variable}} is filled from each case's input.">
+      <Field id="version-template" label="Template" error={err('template')} hint={`The user message; {{variable}} is filled from each case's input. ${template.length.toLocaleString('en-US')} / ${MAX_TEMPLATE.toLocaleString('en-US')} characters.`}>
         <Textarea
           id="version-template"
           value={template}
