@@ -57,6 +57,17 @@ async function create(page: Page, name: string) {
   await expect(page.getByRole('table', { name: 'Scorers' }).getByRole('link', { name, exact: true })).toBeVisible();
 }
 
+/** What this page draws does not run past a phone's width (the app header is another item of issue 14). */
+async function expectNoSideScroll(page: Page, shot: string) {
+  const { scroll, client } = await page.evaluate(() => {
+    // Overflow inside a scrolling box (the tab strip, a wide table) is that box's, not the page's.
+    const main = document.querySelector('main')!;
+    return { scroll: main.scrollWidth, client: document.documentElement.clientWidth };
+  });
+  if (process.env.SCORERS_SHOTS) await page.screenshot({ path: `${process.env.SCORERS_SHOTS}/${shot}.png`, fullPage: true });
+  expect(scroll).toBeLessThanOrEqual(client);
+}
+
 async function replaceRules(page: Page, text: string) {
   const editor = page.getByTestId('rules-editor').locator('.cm-content');
   await editor.click();
@@ -197,4 +208,19 @@ test('a judge is previewed and tried on one output with its cost; edit makes a v
   await expect(row.getByText('Archived')).toBeVisible();
   await page.getByRole('button', { name: 'Restore Judge' }).click();
   await expect(row.getByText('Active')).toBeVisible();
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expectNoSideScroll(page, 'scorers-list-390');
+  await page.getByRole('link', { name: 'Judge', exact: true }).click();
+  await expect(page.getByTestId('weight-sum')).toBeVisible();
+  await page.getByLabel('Sample output').fill('A long sample output '.repeat(20));
+  await page.getByRole('button', { name: 'Preview judge prompt' }).click();
+  await expect(page.getByRole('region', { name: 'Judge prompt preview' })).toBeVisible();
+  await expectNoSideScroll(page, 'scorer-judge-390');
+  await page.getByRole('link', { name: '← All scorers' }).click();
+  await startScorer(page, 'Rules at 390', 'rules');
+  await replaceRules(page, BAD_RULES);
+  await page.getByRole('button', { name: 'Create scorer' }).click();
+  await expect(page.getByRole('list', { name: 'Problems in the rules' })).toBeVisible();
+  await expectNoSideScroll(page, 'scorer-rules-390');
 });

@@ -151,7 +151,7 @@ function Editor({ projectId, canEdit, kinds, scorer, back }: EditorProps) {
           </form>
         </CardContent>
       </Card>
-      {kind && !blocked && kind.mode !== 'manual' && (
+      {kind && !blocked && kind.mode !== 'manual' && (canEdit || kind.calls_judges) && (
         <JudgeTools projectId={projectId} kind={kind.kind} params={params} callsJudges={kind.calls_judges} pairwise={kind.mode === 'pairwise'} canTry={canEdit} />
       )}
       {scorer && <Versions scorer={scorer} />}
