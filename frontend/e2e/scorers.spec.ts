@@ -90,11 +90,15 @@ test('every family of scorer kinds is created in the UI; a YAML error shows inli
   await openScorers(page);
   await expect(page.getByText('No scorers yet')).toBeVisible();
 
+  // Bad input: the 422's field error is shown next to the field, and what was typed stays.
   await startScorer(page, 'Mentions Paris', 'contains');
+  await page.getByRole('button', { name: 'Create scorer' }).click();
+  await expect(page.getByLabel(/^Value/)).toHaveAccessibleDescription('Missing required field');
+  await expect(page.getByLabel(/^Value/)).toBeFocused();
+  await expect(page.getByLabel('Name', { exact: true })).toHaveValue('Mentions Paris');
   await page.getByLabel(/^Value/).fill('Paris');
   await create(page, 'Mentions Paris');
 
-  // Bad input: a 422 names the field, and what was typed stays.
   await startScorer(page, 'Answer shape', 'json_schema');
   await page.getByLabel(/^Schema/).fill('true');
   await page.getByLabel(/^Allow fenced/).check();
