@@ -229,6 +229,16 @@ def test_try_scores_one_output_charges_the_project_and_records_no_score(
     assert pasted.status_code == 200 and pasted.json["cost_micros"] == 0
     assert pasted.json["results"][0]["passed"] is False
     assert _spent(project.id) == before + cost
+    # A cap with less room left than the judge call could cost refuses the trial.
+    with db.factory() as session:
+        row = session.get(Project, project.id)
+        assert row is not None
+        row.budget_micros = row.spent_micros + 1
+        session.commit()
+    capped = browser.post(f"/api/projects/{project.id}/scorers/try", json={
+        "kind": "llm_judge", "params": VALID["llm_judge"], "output_id": output_id})
+    assert capped.status_code == 422 and capped.json["code"] == "BUDGET_EXCEEDED"
+    assert _spent(project.id) == before + cost
 
 
 def test_try_refuses_what_it_cannot_do(owner: tuple[Session, int], factory: Factory) -> None:

@@ -17,10 +17,11 @@ from assay.core.auth.models import User
 from assay.core.datasets.models import Case
 from assay.core.errors import Invalid, NotFound
 from assay.core.projects.models import Project
+from assay.core.runs.judge_budget import max_judge_cost
 from assay.core.runs.models import Output, Run
 from assay.core.scoring.apply import PAIR_KINDS, grounding_of, reference_of
 from assay.core.scoring.backfill import _messages
-from assay.core.scoring.judge_calls import ModelJudge, judge_models
+from assay.core.scoring.judge_calls import JudgeModel, ModelJudge, judge_models
 from assay.core.scoring.service import check_params
 from assay.providers.client import LLMClient, RetryPolicy
 from assay.scorers.base import Context, JudgeReply, ScoreResult, Subject
@@ -97,11 +98,21 @@ def _result_view(result: ScoreResult) -> dict[str, Any]:
             "evidence": [asdict(e) for e in result.evidence]}
 
 
-def _check_budget(project: Project) -> None:
+def _check_budget(project: Project, scorer: Any, models: Mapping[str, JudgeModel],
+                  subject: Subject) -> None:
+    """Refuse a trial whose judges could take the project past its cap: its spend, what
+    its runs hold, and the most these judge calls can cost (their verdicts bounded by
+    each judge's max_tokens)."""
     budget = project.budget_micros
-    if budget is not None and project.spent_micros + project.reserved_micros >= budget:
-        raise Invalid("The project's budget is spent; raise it to try judges",
-                      {"json": {"budget": ["The project budget is used up"]}},
+    if budget is None:
+        return
+    build = getattr(scorer, "messages", None)
+    bound = (max_judge_cost([(build, scorer.judges)], models, subject, 0)
+             if callable(build) and scorer.kind not in PAIR_KINDS else 0)
+    used = project.spent_micros + project.reserved_micros
+    if used >= budget or used + bound > budget:  # nothing left, or not enough
+        raise Invalid("Trying these judges could take the project past its budget",
+                      {"json": {"budget": ["Not enough of the project budget is left"]}},
                       code="BUDGET_EXCEEDED")
 
 
@@ -119,9 +130,9 @@ def try_scorer(session: Session, actor: User, project: Project, kind: str,
     if kind == "code_execution" and not settings.get("code_execution"):
         raise Invalid("This project does not allow code execution",
                       {"json": {"kind": ["Code execution is off for this project"]}})
-    if scorer.judges:
-        _check_budget(project)
     models = judge_models(session, project.id, scorer.judges, secret_key)
+    if scorer.judges:
+        _check_budget(project, scorer, models, subject)
 
     async def go() -> tuple[list[ScoreResult], _Metered]:
         async with LLMClient(timeout_s=TRIAL_TIMEOUT_S, retry=RetryPolicy(attempts=1),
