@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 
 // The stack's fake provider: its scripts answer the rubric judge's prompt with a verdict.
@@ -55,6 +56,13 @@ async function create(page: Page, name: string) {
   await page.getByRole('button', { name: 'Create scorer' }).click();
   await expect(page).toHaveURL(/\/scorers$/);
   await expect(page.getByRole('table', { name: 'Scorers' }).getByRole('link', { name, exact: true })).toBeVisible();
+}
+
+/** No WCAG 2.1 A/AA violation that axe-core finds (as e2e/a11y.spec.ts checks the other pages). */
+async function expectNoViolations(page: Page, name: string) {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  const found = results.violations.map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  expect(found, `accessibility violations on ${name}`).toEqual([]);
 }
 
 /** What this page draws does not run past a phone's width (the app header is another item of issue 14). */
@@ -213,6 +221,8 @@ test('a judge is previewed and tried on one output with its cost; edit makes a v
   await page.getByRole('button', { name: 'Restore Judge' }).click();
   await expect(row.getByText('Active')).toBeVisible();
 
+  await expectNoViolations(page, 'scorers list');
+
   await page.setViewportSize({ width: 390, height: 844 });
   await expectNoSideScroll(page, 'scorers-list-390');
   await page.getByRole('link', { name: 'Judge', exact: true }).click();
@@ -221,10 +231,12 @@ test('a judge is previewed and tried on one output with its cost; edit makes a v
   await page.getByRole('button', { name: 'Preview judge prompt' }).click();
   await expect(page.getByRole('region', { name: 'Judge prompt preview' })).toBeVisible();
   await expectNoSideScroll(page, 'scorer-judge-390');
+  await expectNoViolations(page, 'judge editor');
   await page.getByRole('link', { name: '← All scorers' }).click();
   await startScorer(page, 'Rules at 390', 'rules');
   await replaceRules(page, BAD_RULES);
   await page.getByRole('button', { name: 'Create scorer' }).click();
   await expect(page.getByRole('list', { name: 'Problems in the rules' })).toBeVisible();
   await expectNoSideScroll(page, 'scorer-rules-390');
+  await expectNoViolations(page, 'rules editor');
 });

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Alert, Badge, Button, Field, Input, Label, Textarea } from '@/components/ui';
 import { errorMessage, fieldErrors } from '@/api/errors';
+import { cn, focusRing } from '@/lib/cn';
 import { formatMicros } from '@/lib/money';
 import { usePreview, useTryScorer, type Params, type Trial } from '../hooks/useScorers';
 import { OutputPicker } from './OutputPicker';
@@ -101,7 +102,14 @@ export function JudgeTools({ projectId, kind, params, callsJudges, pairwise, can
           {preview.data.messages.map((m, i) => (
             <div key={i} className="space-y-1">
               <p className="text-sm font-medium">{String(m.role)}</p>
-              <pre className="max-h-80 overflow-auto whitespace-pre-wrap break-words rounded-xl bg-zinc-50 p-3 text-sm">{String(m.content)}</pre>
+              {/* Scrolls on its own: focusable so the keyboard can scroll it too. */}
+              <pre
+                tabIndex={0}
+                aria-label={`${String(m.role)} message`}
+                className={cn('max-h-80 overflow-auto whitespace-pre-wrap break-words rounded-xl bg-zinc-50 p-3 text-sm', focusRing)}
+              >
+                {String(m.content)}
+              </pre>
             </div>
           ))}
         </div>
