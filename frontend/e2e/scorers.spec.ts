@@ -43,7 +43,7 @@ async function signUpWithProject(page: Page, name: string) {
 
 async function openScorers(page: Page) {
   await page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name: 'Scorers' }).click();
-  await expect(page.getByRole('heading', { name: 'Scorers' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Scorers', exact: true })).toBeVisible();
 }
 
 async function startScorer(page: Page, name: string, kind: string) {
