@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asRubric, evenWeights, newCriterion, weightsBalanced, weightSum, type Criterion } from './rubric';
+import { asRubric, evenWeights, newCriterion, scaleText, weightsBalanced, weightSum, type Criterion } from './rubric';
 
 const c = (weight: number | string): Criterion => ({ ...newCriterion(), weight });
 
@@ -27,8 +27,10 @@ describe('rubric weights', () => {
   });
 
   it('reads stored rubrics, including object scales', () => {
-    const read = asRubric({ criteria: [{ name: 'A', description: 'd', weight: 1, scale: { min: 0, max: 10 } }], goal: 'g' });
-    expect(read).toEqual({ criteria: [{ name: 'A', description: 'd', weight: 1, scale: '0-10' }], goal: 'g' });
+    const scale = { min: 0, max: 10, labels: { '0': 'wrong', '10': 'perfect' } };
+    const read = asRubric({ criteria: [{ name: 'A', description: 'd', weight: 1, scale }], goal: 'g' });
+    expect(read).toEqual({ criteria: [{ name: 'A', description: 'd', weight: 1, scale }], goal: 'g' }); // labels kept
+    expect(scaleText(read!.criteria[0].scale)).toBe('0-10');
     expect(asRubric('nope')).toBeNull();
   });
 });

@@ -4,7 +4,19 @@ export interface Criterion {
   description: string;
   /** A number, or the text typed while it is not one yet (the server refuses it). */
   weight: number | string;
-  scale: string;
+  /** "1-5", or as stored through the API: {min, max, labels?} (kept whole until changed). */
+  scale: string | ScaleObject;
+}
+
+export interface ScaleObject {
+  min: number;
+  max: number;
+  labels?: Record<string, string>;
+}
+
+/** A scale as the picker shows it: "0-10". */
+export function scaleText(scale: Criterion['scale']): string {
+  return typeof scale === 'string' ? scale : `${scale.min}-${scale.max}`;
 }
 
 export interface Rubric {
@@ -60,10 +72,7 @@ export function asRubric(value: unknown): Rubric | null {
       name: String(c.name ?? ''),
       description: String(c.description ?? ''),
       weight: typeof c.weight === 'number' ? c.weight : String(c.weight ?? ''),
-      scale:
-        typeof c.scale === 'object' && c.scale !== null
-          ? `${(c.scale as { min: number }).min}-${(c.scale as { max: number }).max}`
-          : String(c.scale ?? '1-5'),
+      scale: typeof c.scale === 'object' && c.scale !== null ? (c.scale as ScaleObject) : String(c.scale ?? '1-5'),
     })),
     ...(typeof raw.goal === 'string' ? { goal: raw.goal } : {}),
   };

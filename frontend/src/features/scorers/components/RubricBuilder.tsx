@@ -1,7 +1,7 @@
 import { Button, describedBy, Field, Input, Select, Textarea } from '@/components/ui';
 import { cn } from '@/lib/cn';
 import { errorFor } from '../schema';
-import { evenWeights, MAX_CRITERIA, MIN_CRITERIA, newCriterion, SCALES, weightsBalanced, weightSum, type Criterion, type Rubric } from '../rubric';
+import { evenWeights, MAX_CRITERIA, MIN_CRITERIA, newCriterion, SCALES, scaleText, weightsBalanced, weightSum, type Criterion, type Rubric } from '../rubric';
 
 interface RubricBuilderProps {
   value: Rubric;
@@ -68,7 +68,7 @@ export function RubricBuilder({ value, onChange, errors, disabled }: RubricBuild
                   />
                 </Field>
                 <Field id={`${id}-scale`} label="Scale" error={err('scale')}>
-                  <Select id={`${id}-scale`} className="w-full" value={c.scale} disabled={disabled} onChange={(e) => update(i, { scale: e.target.value })}>
+                  <Select id={`${id}-scale`} className="w-full" value={scaleText(c.scale)} disabled={disabled} onChange={(e) => update(i, { scale: e.target.value })}>
                     {SCALES.map((s) => (
                       <option key={s} value={s}>
                         {s}
