@@ -3,6 +3,7 @@ by the kind, archive and restore, the kinds list, roles, audit; and runs that pi
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 import pytest
@@ -245,8 +246,7 @@ def test_the_kinds_list_every_registered_kind(factory: Factory) -> None:
     assert described["manual"].startswith("Manual scores")
     assert described["rules"].startswith("The `rules` scorer")  # its class documents params
     assert all(k["description"] and "\n" not in k["description"] for k in kinds)
-    assert kinds == [{"kind": k.kind, "description": k.description, "mode": k.mode}
-                     for k in known_kinds()]
+    assert kinds == [asdict(k) for k in known_kinds()]
 
 
 def test_the_kinds_need_a_signed_in_user(app: Any) -> None:

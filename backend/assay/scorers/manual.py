@@ -17,6 +17,21 @@ MAX_CRITERIA = 10
 
 class ManualScorer:
     kind: ClassVar[str] = "manual"
+    # "criteria" is required exactly when scale is "criteria" (and refused otherwise).
+    params_schema: ClassVar[dict[str, Any]] = {
+        "type": "object", "additionalProperties": False,
+        "description": "Reviewers score outputs by hand: pass/fail, 1 to 5, or 1 to 5 on "
+                       "each named criterion",
+        "properties": {
+            "scale": {"type": "string", "enum": list(SCALES), "default": "1-5",
+                      "description": "pass_fail, an overall 1-5 rating, or 1-5 per criterion"},
+            "criteria": {"type": "array", "minItems": 1, "maxItems": MAX_CRITERIA,
+                         "uniqueItems": True, "items": {"type": "string", "pattern": r"\S"},
+                         "description": "The criteria rated 1-5 (scale \"criteria\" only)"}},
+        "if": {"properties": {"scale": {"const": "criteria"}}, "required": ["scale"]},
+        "then": {"required": ["criteria"]},
+        "else": {"not": {"required": ["criteria"]}},
+    }
 
     def __init__(self, params: Mapping[str, Any]) -> None:
         errors: dict[str, list[str]] = {}

@@ -113,7 +113,9 @@ class QuestionQuality:
          "criteria": {"type": "array", "uniqueItems": True, "maxItems": len(CRITERIA),
                       "items": {"type": "string", "enum": list(CRITERIA)}},
          "instruction": text_schema(MAX_INSTRUCTION, "Free-form instructions for the judges")},
-        ("judges",))
+        ("judges",)) | {"anyOf": [  # at least one criterion, or an instruction
+            {"required": ["criteria"], "properties": {"criteria": {"minItems": 1}}},
+            {"required": ["instruction"], "properties": {"instruction": {"pattern": r"\S"}}}]}
 
     def __init__(self, params: Mapping[str, Any]) -> None:
         errors = FieldErrors()

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from assay.scorers.base import Context, Evidence, ParamsError, ScoreResult, Subject
 from assay.scorers.rules_dsl import (
+    MAX_TEXT,
     SEVERITIES,
     Rule,
     RuleProblem,
@@ -199,6 +200,15 @@ class RulesScorer:
     """params: {"yaml": the rules text}. Building it parses and checks the rules."""
 
     kind: ClassVar[str] = "rules"
+    # The schema says "YAML text"; the rules inside it are checked by parse_rules, whose
+    # problems carry their line and column.
+    params_schema: ClassVar[dict[str, Any]] = {
+        "type": "object", "additionalProperties": False, "required": ["yaml"],
+        "description": "Rules in the EvalArena YAML language, checked against the "
+                       "conversation or agent trace",
+        "properties": {"yaml": {"type": "string", "maxLength": MAX_TEXT,
+                                "contentMediaType": "application/yaml",
+                                "description": "The rules, as YAML text"}}}
 
     def __init__(self, params: Mapping[str, Any]) -> None:
         if unknown := sorted(set(params) - {"yaml"}):

@@ -2145,10 +2145,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every kind a scorer can be, with what it checks (any signed-in user). */
+        /**
+         * Every kind a scorer can be, with what it checks and the JSON Schema of its params
+         *     (any signed-in user; with project_id, a member of that project).
+         */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Mark kinds this project may not use (e.g. code execution when the project has not opted in); needs membership */
+                    project_id?: number | null;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -2164,11 +2170,110 @@ export interface paths {
                         "application/json": components["schemas"]["ScorerKind"][];
                     };
                 };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 default: components["responses"]["DEFAULT_ERROR"];
             };
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/scorers/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The judge prompt these (unsaved) params would send for a sample output, rendered by
+         *     the scorer itself. Calls nothing and costs nothing (422 for kinds without judges).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PreviewRequest"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["JudgePrompt"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/scorers/try": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Score one output (a run's, or pasted text) with these params through the real
+         *     judges. Records no score; the judge calls' cost is added to the project's spend.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TryRequest"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Trial"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -5632,6 +5737,95 @@ export interface components {
              * @enum {string}
              */
             mode: "automatic" | "manual" | "pairwise";
+            /** @description JSON Schema of the kind's params, from the same declarations the server validates them with */
+            params_schema: {
+                [key: string]: unknown;
+            };
+            /** @description Its params name judge models, whose calls cost money */
+            calls_judges: boolean;
+            /** @description Whether the project asked about (project_id) may use it */
+            available: boolean;
+            unavailable_reason: string | null;
+        };
+        Sample: {
+            output: string;
+            /**
+             * @description The case's input object
+             * @default null
+             */
+            input?: {
+                [key: string]: unknown;
+            } | null;
+            /** @default null */
+            reference?: string | null;
+            /**
+             * @description Grounding text (RAG metrics)
+             * @default null
+             */
+            context?: string | null;
+        };
+        PreviewRequest: {
+            kind: string;
+            /** @description The kind's parameters, checked by the kind itself (422 with errors under params.<field>); GET /api/scorer-kinds lists the kinds */
+            params: {
+                [key: string]: unknown;
+            };
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | (Record<string, never> | null);
+        };
+        JudgePrompt: {
+            judges: string[];
+            /** @description What each judge call sends */
+            messages: {
+                [key: string]: unknown;
+            }[];
+        };
+        TryRequest: {
+            kind: string;
+            /** @description The kind's parameters, checked by the kind itself (422 with errors under params.<field>); GET /api/scorer-kinds lists the kinds */
+            params: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | (Record<string, never> | null);
+        };
+        TrialEvidence: {
+            message_index: number | null;
+            start: number | null;
+            end: number | null;
+            text: string;
+            label: string;
+        };
+        TrialResult: {
+            value: number | null;
+            passed: boolean | null;
+            criteria: {
+                [key: string]: number;
+            };
+            rationale: string;
+            severity: string | null;
+            flags: string[];
+            error: string | null;
+            judge_model: string | null;
+            evidence: components["schemas"]["TrialEvidence"][];
+        };
+        Trial: {
+            results: components["schemas"]["TrialResult"][];
+            /** @description What the judge calls cost; added to the project's spend */
+            cost_micros: number;
+            judge_calls: number;
         };
         ScorerVersion: {
             id: number;

@@ -46,6 +46,11 @@ export const routes: RouteObject[] = [
               { path: 'prompts/:promptId', lazy: page(() => import('@/features/prompts/pages/PromptPage'), (m) => m.PromptPage) },
               { path: 'providers', lazy: page(() => import('@/features/providers/pages/ProvidersPage'), (m) => m.ProvidersPage) },
               { path: 'models', lazy: page(() => import('@/features/models/pages/ModelsPage'), (m) => m.ModelsPage) },
+              { path: 'scorers', lazy: page(() => import('@/features/scorers/pages/ScorersPage'), (m) => m.ScorersPage) },
+              {
+                path: 'scorers/:scorerId',
+                lazy: page(() => import('@/features/scorers/pages/ScorerEditorPage'), (m) => m.ScorerEditorPage),
+              },
               { path: 'reports', lazy: page(() => import('@/features/reports/pages/LeaderboardPage'), (m) => m.LeaderboardPage) },
               { path: 'reports/costs', lazy: page(() => import('@/features/reports/pages/CostsPage'), (m) => m.CostsPage) },
               { path: 'reports/trend', lazy: page(() => import('@/features/reports/pages/TrendPage'), (m) => m.TrendPage) },

@@ -15,21 +15,27 @@ from assay.api.base import (
     page_dict,
     page_of,
     project_access,
+    runtime,
     session,
     user,
 )
 from assay.api.scorers.schemas import (
+    JudgePromptSchema,
+    PreviewRequestSchema,
     ScorerCreateSchema,
     ScorerDetailSchema,
+    ScorerKindArgs,
     ScorerKindSchema,
     ScorerListArgs,
     ScorerSchema,
     ScorerVersionSchema,
     ScorerVersionWriteSchema,
+    TrialSchema,
+    TryRequestSchema,
 )
 from assay.core.errors import Conflict
 from assay.core.projects.models import Role
-from assay.core.scoring import service
+from assay.core.scoring import service, trial
 from assay.core.scoring.kinds import known_kinds
 from assay.core.scoring.models import ScorerConfig, ScorerVersion
 
@@ -65,11 +71,46 @@ def _commit_unique(error: Conflict) -> None:
 
 
 @kinds_blp.get("/scorer-kinds")
+@kinds_blp.arguments(ScorerKindArgs, location="query")
 @kinds_blp.response(200, ScorerKindSchema(many=True))
-def list_scorer_kinds() -> Any:
-    """Every kind a scorer can be, with what it checks (any signed-in user)."""
+def list_scorer_kinds(args: dict[str, Any]) -> Any:
+    """Every kind a scorer can be, with what it checks and the JSON Schema of its params
+    (any signed-in user; with project_id, a member of that project)."""
     user()
-    return [asdict(kind) for kind in known_kinds()]
+    code_execution = None
+    if args["project_id"] is not None:
+        project, _ = project_access(args["project_id"], Role.viewer)
+        code_execution = bool((project.settings or {}).get("code_execution"))
+    return [asdict(kind) for kind in known_kinds(code_execution)]
+
+
+@blp.post("/preview")
+@blp.arguments(PreviewRequestSchema)
+@blp.response(200, JudgePromptSchema)
+def preview_judge_prompt(data: dict[str, Any], project_id: int) -> Any:
+    """The judge prompt these (unsaved) params would send for a sample output, rendered by
+    the scorer itself. Calls nothing and costs nothing (422 for kinds without judges)."""
+    project_access(project_id, Role.viewer)
+    second = trial.sample_subject(data["second"]) if data["second"] else None
+    return trial.preview(data["kind"], data["params"], trial.sample_subject(data["sample"]),
+                         second)
+
+
+@blp.post("/try")
+@blp.arguments(TryRequestSchema)
+@blp.response(200, TrialSchema)
+def try_scorer(data: dict[str, Any], project_id: int) -> Any:
+    """Score one output (a run's, or pasted text) with these params through the real
+    judges. Records no score; the judge calls' cost is added to the project's spend."""
+    project, _ = project_access(project_id, Role.editor)
+    subject = (trial.output_subject(session(), project, data["output_id"])
+               if data["output_id"] is not None else trial.sample_subject(data["sample"]))
+    settings = runtime().settings
+    found = trial.try_scorer(session(), user(), project, data["kind"], data["params"],
+                             subject, settings.secret_key, not settings.block_private_urls,
+                             data["output_id"])
+    commit()
+    return found
 
 
 @blp.get("")

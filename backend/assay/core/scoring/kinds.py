@@ -1,12 +1,14 @@
 """The scorer kinds Assay knows, as the registry finds them, each described in one line
-taken from its class's docstring or its module's, so a new kind lists itself."""
+taken from its class's docstring or its module's, so a new kind lists itself. Each carries
+the JSON Schema of its params, declared next to the code that validates them."""
 
 from __future__ import annotations
 
 import inspect
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from assay.core.scoring.apply import HUMAN_KINDS, PAIR_KINDS
 from assay.scorers import registry
@@ -19,6 +21,10 @@ class KindInfo:
     kind: str
     description: str
     mode: str
+    params_schema: dict[str, Any] = field(default_factory=dict)
+    calls_judges: bool = False  # its params name judge models (cost money to run)
+    available: bool = True  # in the project asked about
+    unavailable_reason: str | None = None
 
 
 def first_sentence(doc: str | None) -> str:
@@ -45,7 +51,19 @@ def describe(cls: type) -> str:
     return first_sentence(module.__doc__ if module else None) or own
 
 
-def known_kinds() -> list[KindInfo]:
-    """Every kind, sorted by name."""
-    return [KindInfo(kind, describe(cls), mode_of(kind))
-            for kind, cls in sorted(registry.kinds().items())]
+CODE_EXECUTION = "code_execution"
+NO_CODE_EXECUTION = ("This project does not allow code execution; a project admin can "
+                     "turn it on in the project settings")
+
+
+def known_kinds(code_execution: bool | None = None) -> list[KindInfo]:
+    """Every kind, sorted by name. With `code_execution` (a project's opt-in), the
+    code-execution kind is marked unavailable where the project has not opted in."""
+    out = []
+    for kind, cls in sorted(registry.kinds().items()):
+        schema: dict[str, Any] = dict(getattr(cls, "params_schema", None) or {})
+        blocked = kind == CODE_EXECUTION and code_execution is False
+        out.append(KindInfo(kind, describe(cls), mode_of(kind), schema,
+                            "judges" in schema.get("properties", {}), not blocked,
+                            NO_CODE_EXECUTION if blocked else None))
+    return out

@@ -20,6 +20,7 @@ from assay.core.projects.models import Project
 from assay.core.scoring.models import RunScorer, ScorerConfig, ScorerVersion
 from assay.scorers import registry
 from assay.scorers.base import ParamsError, Scorer
+from assay.scorers.rules_dsl import RulesError
 
 
 def check_params(kind: str, params: Mapping[str, Any] | None) -> Scorer:
@@ -29,7 +30,10 @@ def check_params(kind: str, params: Mapping[str, Any] | None) -> Scorer:
     except ParamsError as exc:
         errors = {("kind" if key == "kind" else f"params.{key}"): messages
                   for key, messages in exc.errors.items()}
-        raise Invalid("The scorer is not valid", {"json": errors}) from exc
+        body: dict[str, Any] = {"json": errors}
+        if isinstance(exc, RulesError):  # the editor marks each problem where it is
+            body["positions"] = {"params.yaml": [dict(p) for p in exc.problems]}
+        raise Invalid("The scorer is not valid", body) from exc
 
 
 def version_conflict() -> Conflict:

@@ -21,6 +21,7 @@ const tabs = [
   { to: 'prompts', label: 'Prompts', end: false },
   { to: 'providers', label: 'Providers', end: false },
   { to: 'models', label: 'Models', end: false },
+  { to: 'scorers', label: 'Scorers', end: false },
   { to: 'reports', label: 'Reports', end: false },
   { to: 'members', label: 'Members', end: false },
 ];

@@ -1,0 +1,152 @@
+"""Trying a scorer before saving it: the judge prompt it would send for a sample, and one
+real scoring of one output (a run's, or pasted text). A trial records no score, but every
+judge call it makes is charged to the project's spend, like any other judge call."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import asdict
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from assay.core import audit
+from assay.core.auth.models import User
+from assay.core.datasets.models import Case
+from assay.core.errors import Invalid, NotFound
+from assay.core.projects.models import Project
+from assay.core.runs.judge_budget import max_judge_cost
+from assay.core.runs.models import Output, Run
+from assay.core.scoring.apply import PAIR_KINDS, grounding_of, reference_of
+from assay.core.scoring.backfill import _messages
+from assay.core.scoring.judge_calls import JudgeModel, ModelJudge, judge_models
+from assay.core.scoring.service import check_params
+from assay.providers.client import LLMClient, RetryPolicy
+from assay.scorers.base import Context, JudgeReply, ScoreResult, Subject
+from assay.scorers.judge_guard import new_nonce
+
+TRIAL_TIMEOUT_S = 60.0
+NO_JUDGE = "This kind calls no judge model, so it has no judge prompt to show"
+
+
+def sample_subject(sample: Mapping[str, Any]) -> Subject:
+    """A subject from pasted text: the output, and optionally the case's input, a
+    reference answer and grounding context."""
+    return Subject(output=sample["output"], input=dict(sample.get("input") or {}),
+                   reference=sample.get("reference"), context=sample.get("context"),
+                   messages=None)
+
+
+def output_subject(session: Session, project: Project, output_id: int) -> Subject:
+    """What the run's scorers saw of one recorded output of the project."""
+    row = session.execute(
+        select(Output.text, Output.turn, Output.raw_request, Output.latency_ms,
+               Output.cost_micros, Output.tokens_in, Output.tokens_out, Case.input,
+               Case.expected, Case.trace, Case.tags, Case.difficulty)
+        .join(Run, Run.id == Output.run_id).join(Case, Case.id == Output.case_id)
+        .where(Output.id == output_id, Run.project_id == project.id)).first()
+    if row is None:
+        raise NotFound("Output not found in this project")
+    if row.text is None:
+        raise Invalid("That output has no text to score (its call failed)",
+                      {"json": {"output_id": ["The call of this output failed"]}})
+    return Subject(output=row.text, input=row.input or {}, expected=row.expected,
+                   reference=reference_of(row.expected, row.turn),
+                   context=grounding_of(row.expected),
+                   messages=_messages(row.trace, row.raw_request, row.text),
+                   latency_ms=row.latency_ms, cost_micros=row.cost_micros,
+                   tokens_in=row.tokens_in, tokens_out=row.tokens_out,
+                   tags=tuple(row.tags or ()), difficulty=row.difficulty)
+
+
+def preview(kind: str, params: Mapping[str, Any], subject: Subject,
+            second: Subject | None = None) -> dict[str, Any]:
+    """The messages each judge call of this scorer would send for `subject` (pairwise:
+    `subject` as Response 1 and `second` as Response 2), built by the scorer itself."""
+    scorer: Any = check_params(kind, params)
+    if not hasattr(scorer, "messages"):
+        raise Invalid(NO_JUDGE, {"json": {"kind": [NO_JUDGE]}})
+    nonce = new_nonce()  # each real call gets a fresh one; the preview shows one
+    if kind in PAIR_KINDS:
+        messages = scorer.messages(subject, second or subject, nonce)
+    else:
+        messages = scorer.messages(subject, nonce)
+    return {"judges": list(scorer.judges), "messages": messages}
+
+
+class _Metered:
+    """A JudgeCall that adds up what its replies cost."""
+
+    def __init__(self, inner: ModelJudge) -> None:
+        self.inner, self.cost_micros, self.calls = inner, 0, 0
+
+    async def __call__(self, judge: str, messages: list[dict[str, Any]],
+                       params: Mapping[str, Any]) -> JudgeReply:
+        reply = await self.inner(judge, messages, params)
+        self.calls += 1
+        self.cost_micros += reply.cost_micros or 0
+        return reply
+
+
+def _result_view(result: ScoreResult) -> dict[str, Any]:
+    return {"value": result.value, "passed": result.passed,
+            "criteria": dict(result.criteria), "rationale": result.rationale,
+            "severity": result.severity, "flags": list(result.flags), "error": result.error,
+            "judge_model": result.judge_model,
+            "evidence": [asdict(e) for e in result.evidence]}
+
+
+def _check_budget(project: Project, scorer: Any, models: Mapping[str, JudgeModel],
+                  subject: Subject) -> None:
+    """Refuse a trial whose judges could take the project past its cap: its spend, what
+    its runs hold, and the most these judge calls can cost (their verdicts bounded by
+    each judge's max_tokens)."""
+    budget = project.budget_micros
+    if budget is None:
+        return
+    build = getattr(scorer, "messages", None)
+    bound = (max_judge_cost([(build, scorer.judges)], models, subject, 0)
+             if callable(build) and scorer.kind not in PAIR_KINDS else 0)
+    used = project.spent_micros + project.reserved_micros
+    if used >= budget or used + bound > budget:  # nothing left, or not enough
+        raise Invalid("Trying these judges could take the project past its budget",
+                      {"json": {"budget": ["Not enough of the project budget is left"]}},
+                      code="BUDGET_EXCEEDED")
+
+
+def try_scorer(session: Session, actor: User, project: Project, kind: str,
+               params: Mapping[str, Any], subject: Subject, secret_key: str,
+               allow_private: bool, output_id: int | None = None) -> dict[str, Any]:
+    """Score `subject` once through the real LLM client; record no score, charge the
+    judges' cost to the project and audit it. Pairwise kinds compare two outputs and
+    cannot be tried on one."""
+    if kind in PAIR_KINDS:
+        raise Invalid("A pairwise judge compares two outputs; try it from a run",
+                      {"json": {"kind": ["Pairwise judges cannot be tried on one output"]}})
+    scorer = check_params(kind, params)
+    settings = project.settings or {}
+    if kind == "code_execution" and not settings.get("code_execution"):
+        raise Invalid("This project does not allow code execution",
+                      {"json": {"kind": ["Code execution is off for this project"]}})
+    models = judge_models(session, project.id, scorer.judges, secret_key)
+    if scorer.judges:
+        _check_budget(project, scorer, models, subject)
+
+    async def go() -> tuple[list[ScoreResult], _Metered]:
+        async with LLMClient(timeout_s=TRIAL_TIMEOUT_S, retry=RetryPolicy(attempts=1),
+                             max_connections=4, allow_private=allow_private) as client:
+            meter = _Metered(ModelJudge(client, models))
+            ctx = Context(judge=meter, code_execution=bool(settings.get("code_execution")))
+            return await scorer.score(subject, ctx), meter
+
+    results, meter = asyncio.run(go())
+    if meter.cost_micros:
+        session.execute(update(Project).where(Project.id == project.id).values(
+            spent_micros=Project.spent_micros + meter.cost_micros))
+    audit.record(session, actor, "scorer.tried", "project", project.id, project.id,
+                 {"kind": kind, "output_id": output_id, "judge_calls": meter.calls,
+                  "cost_micros": meter.cost_micros})
+    return {"results": [_result_view(r) for r in results], "cost_micros": meter.cost_micros,
+            "judge_calls": meter.calls}
