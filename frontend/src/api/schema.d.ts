@@ -6882,7 +6882,7 @@ export interface components {
             /** @enum {string} */
             kind: "questions" | "cases" | "conversations";
             /** @enum {string} */
-            status: "queued" | "running" | "succeeded" | "failed";
+            status: "queued" | "running" | "succeeded" | "partial" | "failed";
             model_id: number;
             requested: number;
             received: number;
@@ -6893,6 +6893,7 @@ export interface components {
             tokens_in: number;
             tokens_out: number;
             estimate: components["schemas"]["JobEstimate"];
+            /** @description Why the job failed, or why it is partial (fewer items than asked, e.g. '4 of 6 questions: 2 item(s) without a question dropped') */
             error: string | null;
             dataset_ids: number[];
             /** Format: date-time */
@@ -6932,7 +6933,7 @@ export interface components {
             /** @enum {string} */
             kind: "questions" | "cases" | "conversations";
             /** @enum {string} */
-            status: "queued" | "running" | "succeeded" | "failed";
+            status: "queued" | "running" | "succeeded" | "partial" | "failed";
             model_id: number;
             requested: number;
             received: number;
@@ -6943,6 +6944,7 @@ export interface components {
             tokens_in: number;
             tokens_out: number;
             estimate: components["schemas"]["JobEstimate"];
+            /** @description Why the job failed, or why it is partial (fewer items than asked, e.g. '4 of 6 questions: 2 item(s) without a question dropped') */
             error: string | null;
             dataset_ids: number[];
             /** Format: date-time */
