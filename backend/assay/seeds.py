@@ -15,6 +15,7 @@ from assay.core.datasets.service import ensure_demo_dataset
 from assay.core.llm.service import ensure_demo_models
 from assay.core.projects.models import Membership, Project
 from assay.core.projects.service import create_project
+from assay.runtime import Runtime
 from assay.settings import REPO_ROOT, Settings
 
 DEMO_EMAIL = "demo@assay.local"
@@ -28,8 +29,11 @@ def demo_cases() -> list[dict[str, Any]]:
     return list(data["cases"])
 
 
-def seed_demo(session: Session, settings: Settings) -> tuple[User, Project]:
-    """The demo user and project, idempotently: running it twice changes nothing."""
+def seed_demo(session: Session, settings: Settings,
+              tour: Runtime | None = None) -> tuple[User, Project]:
+    """The demo user and project, idempotently: running it twice changes nothing. Given a
+    runtime (`tour`), also the demo tour (`demo_tour.py`: a dataset generated from the PDF
+    in seeds/, scored runs, manual scores, judge mode), run by the real engine."""
     demo = session.scalar(select(User).where(User.email == DEMO_EMAIL))
     if demo is None:
         demo = register(session, DEMO_EMAIL, DEMO_PASSWORD, "Demo user", settings.bcrypt_rounds)
@@ -41,4 +45,8 @@ def seed_demo(session: Session, settings: Settings) -> tuple[User, Project]:
     ensure_demo_models(session, demo, project, settings.fake_provider_url)
     ensure_demo_dataset(session, demo, project, demo_cases())
     session.commit()
+    if tour is not None:
+        from assay.demo_tour import seed_tour
+
+        seed_tour(session, tour, demo, project)
     return demo, project

@@ -159,8 +159,9 @@ def _key_terms(sentence: str) -> list[str]:
 def conversations(text: str, numbers: range, seed: int) -> list[dict[str, Any]]:
     match = re.search(r"<document>\n(.*?)\n</document>", text, re.DOTALL)
     document = match[1] if match else ""
-    found = t.sentences(document) or [s for s in document.splitlines() if s.strip()] or \
+    every = t.sentences(document) or [s for s in document.splitlines() if s.strip()] or \
         ["The document is empty."]
+    found = [s for s in every if not s.endswith("?")] or every  # answers, not questions
     turns_match = re.search(r"conversations of (\d+) turn", text)
     turns = int(turns_match[1]) if turns_match else 1
     shift = int(t.unit(seed, "conversations", document[:200]) * len(found))

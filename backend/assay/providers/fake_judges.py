@@ -62,7 +62,8 @@ def fluency(text: str) -> float:
     stripped = text.strip()
     if not stripped:
         return 0.0
-    score = 1.0 if stripped[-1] in ".!?\"')" else 0.75
+    # an answer that only asks back (ends on a question) is not fluent as an answer
+    score = 1.0 if stripped[-1] in ".!\"')" else 0.5 if stripped[-1] == "?" else 0.75
     n = max(1, len(t.sentences(stripped)))
     per = len(t.words(stripped)) / n
     return score * (1.0 if per <= 35 else 0.8)
@@ -94,7 +95,8 @@ def _criterion_signal(name: str, output: str, grounding: str | None, question: s
                               "precis", "truth")):
         return cover if cover is not None else 0.6 * rel + 0.2
     if any(k in key for k in ("relev", "address", "topic", "helpful", "complete", "useful")):
-        return 0.6 * rel + 0.4 * (cover if cover is not None else t.length_fit(output))
+        return 0.5 * rel + 0.2 * t.length_fit(output) + 0.3 * (
+            cover if cover is not None else t.length_fit(output))
     if any(k in key for k in ("fluen", "coheren", "clar", "style", "tone", "read",
                               "concis", "format", "grammar")):
         return form

@@ -57,9 +57,18 @@ def shared(text: str, target: str, limit: int = 3) -> list[str]:
     return out
 
 
+def _heading(line: str) -> bool:
+    """A title line of extracted text (PDFs lose the blank line after one): short,
+    capitalised, with no closing punctuation."""
+    stripped = line.strip()
+    return (bool(stripped) and stripped[0].isupper() and len(stripped.split()) <= 8
+            and stripped[-1] not in ".!?:;,")
+
+
 def sentences(text: str) -> list[str]:
-    """The sentences of prose (blank lines and bullets also end one), stripped."""
+    """The sentences of prose (blank lines, headings and bullets also end one), stripped."""
     out: list[str] = []
+    text = "\n".join("" if _heading(line) else line for line in text.splitlines())
     for para in re.split(r"\n\s*\n|\n(?=\s*[-*•]\s)|\n(?=#)", text):
         flat = " ".join(para.split()).lstrip("-*• ").strip()
         out.extend(s.strip() for s in _SENTENCE.split(flat) if len(words(s)) >= 4)
