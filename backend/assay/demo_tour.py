@@ -3,8 +3,9 @@ the real engine over the fake provider.
 
 From the small PDF in seeds/ (uploaded and extracted like any upload) a conversation
 dataset is generated; a run of it over three fake models is scored by a rubric judge,
-reference checks, RAG metrics and some manual scores; a second run (answers capped at 12
-tokens) gives something to compare against; judge mode rates the dataset's questions.
+reference checks, RAG metrics and some manual scores; a second run, with a prompt whose
+system text is the FAQ itself, gives something to compare against (the fake "smart" model
+quotes the FAQ when it has it); judge mode rates the dataset's questions.
 
 Everything runs synchronously in this process, against the fake provider at the configured
 URL (one is started on that port for the duration when none answers there, with no latency):
@@ -32,6 +33,9 @@ from assay.core.generation import service as generation
 from assay.core.llm.models import ModelConfig
 from assay.core.llm.service import DEMO_MODELS, JUDGE_MODEL, TOUR_MODELS, ensure_fake_models
 from assay.core.projects.models import Project
+from assay.core.prompts.models import Prompt
+from assay.core.prompts.service import create_prompt
+from assay.core.prompts.service import latest_versions as prompt_versions
 from assay.core.runs.models import CellStatus, Output, Run
 from assay.core.runs.planning import RunSpec, TargetSpec, plan_run
 from assay.core.scoring import judge_mode, manual
@@ -44,7 +48,10 @@ from assay.settings import REPO_ROOT
 log = logging.getLogger(__name__)
 PDF = REPO_ROOT / "seeds" / "acme-cloud-faq.pdf"
 DATASET = "Acme Cloud FAQ (generated from PDF)"
-BASELINE, SHORT = "Tour: FAQ answers", "Tour: FAQ answers, capped at 12 tokens"
+BASELINE, WITH_FAQ = "Tour: FAQ answers", "Tour: FAQ answers, FAQ in the system prompt"
+PROMPT = "FAQ assistant"
+SYSTEM = ("You answer customers' questions about Acme Cloud Backup. Use only the FAQ below; "
+          "say so when it does not answer the question.\n\n")
 CONVERSATIONS, TURNS = 6, 2
 MANUAL_SCORES = 6  # outputs of the baseline scored by hand, by the demo user
 
@@ -109,6 +116,21 @@ def _dataset(session: Session, rt: Runtime, demo: User, project: Project,
                                    DATASET, None)
     session.commit()
     return dataset
+
+
+def _faq_prompt(session: Session, demo: User, project: Project) -> int:
+    """The id of the prompt version whose system text is the FAQ (as extracted)."""
+    prompt = _named(session, Prompt, project, PROMPT)
+    if prompt is None:
+        document = _named(session, Document, project, PDF.name)
+        prompt, version = create_prompt(session, demo, project, {
+            "name": PROMPT, "description": "Answers from the Acme Cloud FAQ (demo tour)",
+            "template": "Answer the customer's question.",
+            "system": SYSTEM + (document.text if document else ""),
+            "note": "The FAQ PDF's text as the system prompt"})
+        session.commit()
+        return version.id
+    return prompt_versions(session, [prompt.id])[prompt.id].id
 
 
 def _scorer_ids(session: Session, demo: User, project: Project,
@@ -185,6 +207,8 @@ def seed_tour(session: Session, rt: Runtime, demo: User, project: Project) -> No
         baseline = _run(session, demo, project, BASELINE, dataset, targets,
                         [*automatic, ids["Reviewer rating"]])
         _manual_scores(session, demo, project, baseline, ids["Reviewer rating"])
-        short = [TargetSpec(m.id, params={"max_tokens": 12}) for m in (fast, smart, mini)]
-        _run(session, demo, project, SHORT, dataset, short, automatic)
+        prompt_version = _faq_prompt(session, demo, project)
+        grounded = [TargetSpec(m.id, prompt_version_id=prompt_version)
+                    for m in (fast, smart, mini)]
+        _run(session, demo, project, WITH_FAQ, dataset, grounded, automatic)
         _judge_mode(session, rt, demo, project, dataset, [judge, smart])

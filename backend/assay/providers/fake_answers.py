@@ -26,6 +26,9 @@ from assay.providers import fake_text as t
 
 ECHO_WORDS = 32
 MINI_WORDS = 5
+# words that frame a question rather than say what it is about
+FRAME_WORDS = frozenset({"document", "according", "true", "describe", "describes", "relate",
+                         "relates", "add", "adds", "explain", "question", "answer"})
 
 
 class Request:
@@ -96,9 +99,10 @@ def _elaborate(messages: Sequence[Any], system: str, question: str,
     (system text, earlier messages), else the question's key terms restated."""
     earlier = [content_text(m.get("content")) for m in messages[:-1] if isinstance(m, dict)]
     material = " \n\n".join([system, *earlier])
+    asked = " ".join(w for w in t.words(question) if w.lower() not in FRAME_WORDS)
     best, score = "", 0.0
     for sentence in t.sentences(material):
-        overlap = t.recall(sentence, question)
+        overlap = t.recall(sentence, asked)
         if overlap > score:
             best, score = sentence, overlap
     if best and score > 0:
