@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from functools import cache
 from typing import Any
 
@@ -18,6 +19,7 @@ from assay.core.projects.service import create_project
 from assay.runtime import Runtime
 from assay.settings import REPO_ROOT, Settings
 
+log = logging.getLogger(__name__)
 DEMO_EMAIL = "demo@assay.local"
 DEMO_PASSWORD = "Demo-password-2026!"
 DEMO_PROJECT = "Demo"
@@ -48,5 +50,10 @@ def seed_demo(session: Session, settings: Settings,
     if tour is not None:
         from assay.demo_tour import seed_tour
 
-        seed_tour(session, tour, demo, project)
+        try:
+            seed_tour(session, tour, demo, project)
+        except Exception:  # the app must still start; the next seed resumes where it stopped
+            session.rollback()
+            log.exception("The demo tour could not be seeded completely; the demo project "
+                          "has what was made. Run `assay seed` again to finish it.")
     return demo, project
