@@ -60,15 +60,18 @@ def reaper() -> None:
 
 
 @main.command()
-def seed() -> None:
-    """Create the demo user and project (idempotent) and print the demo login."""
-    from assay.extensions import db
+@click.option("--no-tour", is_flag=True,
+              help="Only the demo user, project, models and questions; skip the demo tour "
+                   "(a dataset generated from seeds/*.pdf, scored runs, judge mode).")
+def seed(no_tour: bool) -> None:
+    """Create the demo user and project with the demo tour (idempotent); print the login."""
+    from assay.runtime import configure
     from assay.seeds import DEMO_EMAIL, DEMO_PASSWORD, seed_demo
 
     settings = Settings.from_env()
-    db.configure(settings)
-    with db.factory() as session:
-        _, project = seed_demo(session, settings)
+    rt = configure(settings)
+    with rt.db.factory() as session:
+        _, project = seed_demo(session, settings, None if no_tour else rt)
     click.echo(f"Demo project '{project.name}' ready. Sign in as {DEMO_EMAIL} / {DEMO_PASSWORD}")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from functools import cache
 from typing import Any
 
@@ -15,8 +16,10 @@ from assay.core.datasets.service import ensure_demo_dataset
 from assay.core.llm.service import ensure_demo_models
 from assay.core.projects.models import Membership, Project
 from assay.core.projects.service import create_project
+from assay.runtime import Runtime
 from assay.settings import REPO_ROOT, Settings
 
+log = logging.getLogger(__name__)
 DEMO_EMAIL = "demo@assay.local"
 DEMO_PASSWORD = "Demo-password-2026!"
 DEMO_PROJECT = "Demo"
@@ -28,8 +31,11 @@ def demo_cases() -> list[dict[str, Any]]:
     return list(data["cases"])
 
 
-def seed_demo(session: Session, settings: Settings) -> tuple[User, Project]:
-    """The demo user and project, idempotently: running it twice changes nothing."""
+def seed_demo(session: Session, settings: Settings,
+              tour: Runtime | None = None) -> tuple[User, Project]:
+    """The demo user and project, idempotently: running it twice changes nothing. Given a
+    runtime (`tour`), also the demo tour (`demo_tour.py`: a dataset generated from the PDF
+    in seeds/, scored runs, manual scores, judge mode), run by the real engine."""
     demo = session.scalar(select(User).where(User.email == DEMO_EMAIL))
     if demo is None:
         demo = register(session, DEMO_EMAIL, DEMO_PASSWORD, "Demo user", settings.bcrypt_rounds)
@@ -41,4 +47,13 @@ def seed_demo(session: Session, settings: Settings) -> tuple[User, Project]:
     ensure_demo_models(session, demo, project, settings.fake_provider_url)
     ensure_demo_dataset(session, demo, project, demo_cases())
     session.commit()
+    if tour is not None:
+        from assay.demo_tour import seed_tour
+
+        try:
+            seed_tour(session, tour, demo, project)
+        except Exception:  # the app must still start; the next seed resumes where it stopped
+            session.rollback()
+            log.exception("The demo tour could not be seeded completely; the demo project "
+                          "has what was made. Run `assay seed` again to finish it.")
     return demo, project

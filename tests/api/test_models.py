@@ -312,6 +312,21 @@ def test_the_demo_models_are_priced_fake_models(ctx: Ctx) -> None:
     assert ctx.browser.get(f"{ctx.base}/{demo[0]['id']}").json["archived_at"] is None
 
 
+def test_start_demo_run_reuses_the_demo_models_even_renamed(ctx: Ctx) -> None:
+    demo_run = f"/api/projects/{ctx.project.id}/runs/demo"
+    assert ctx.browser.post(demo_run).status_code == 202
+    first = ctx.browser.get(ctx.base).json
+    assert ctx.browser.post(demo_run).status_code == 202
+    assert ctx.browser.get(ctx.base).json["total"] == first["total"]
+    fast = next(m for m in first["items"] if m["name"] == "Fake Fast")
+    assert ctx.browser.patch(f"{ctx.base}/{fast['id']}", json={"name": "Speedy"}).status_code == 200
+    run = ctx.browser.post(demo_run)
+    assert run.status_code == 202
+    after = ctx.browser.get(ctx.base).json
+    assert after["total"] == first["total"]  # no second fake-fast model
+    assert fast["id"] in {t["model_id"] for t in run.json["targets"]}
+
+
 def test_a_fresh_project_gets_a_demo_credential(factory: Factory) -> None:
     owner = factory.user()
     project = factory.project(owner, "Fresh")

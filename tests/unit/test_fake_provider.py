@@ -178,16 +178,16 @@ def test_azure_without_api_version_is_400(client: httpx.Client) -> None:
 
 
 def test_anthropic_message_shape_and_usage(client: httpx.Client) -> None:
-    payload = {**chat(model="fake-smart", max_tokens=100), "system": "Be brief please"}
+    payload = {**chat(model="fake-fast", max_tokens=100), "system": "Be brief please"}
     r = client.post("/v1/messages", json=payload, headers=ANTHROPIC_KEY)
     assert r.status_code == 200
     body = r.json()
     assert body["id"].startswith("msg_")
     assert body["type"] == "message"
     assert body["role"] == "assistant"
-    assert body["model"] == "fake-smart"
+    assert body["model"] == "fake-fast"
     assert body["content"] == [
-        {"type": "text", "text": "fake-smart says: Tell me about the weather in Lisbon"}
+        {"type": "text", "text": "fake-fast says: Tell me about the weather in Lisbon"}
     ]
     assert body["stop_reason"] == "end_turn"
     # system (3 words + 4) + message (7 + 4)

@@ -253,9 +253,11 @@ class _Fake:
                     "of the messages."
                 )
             raise _Reject(400, "context", msg)
-        text, reply_tokens, cut = shapes.truncate(
-            shapes.make_reply(model, last_user, self.config.scripts), max_tokens
+        system = shapes.system_text(messages, body.get("system") if flavor == ANTHROPIC else None)
+        reply = shapes.make_reply(
+            model, last_user, self.config.scripts, messages, system, body, self.config.seed or 0
         )
+        text, reply_tokens, cut = shapes.truncate(reply, max_tokens)
         options = body.get("stream_options")
         include_usage = isinstance(options, dict) and bool(options.get("include_usage"))
         return _Call(

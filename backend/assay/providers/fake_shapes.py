@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from assay.providers import fake_answers
 from assay.providers.fake_config import Script
 
 BASE_MODELS: tuple[str, ...] = ("fake-fast", "fake-smart", "fake-judge", "fake-tiny-context")
@@ -17,7 +18,7 @@ TINY_CONTEXT_MODEL = "fake-tiny-context"
 MAX_CONTEXT_TOKENS = 100_000
 TINY_CONTEXT_TOKENS = 50
 MESSAGE_OVERHEAD_TOKENS = 4
-ECHO_WORDS = 32
+ECHO_WORDS = fake_answers.ECHO_WORDS
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _PIECE = re.compile(r"\s*\S+")
@@ -69,14 +70,25 @@ def context_limit(model: str) -> int:
     return TINY_CONTEXT_TOKENS if model == TINY_CONTEXT_MODEL else MAX_CONTEXT_TOKENS
 
 
-def make_reply(model: str, last_user: str, scripts: Sequence[Script]) -> str:
-    """The first matching script's reply, else ``"{model} says: "`` + an echo of the first
-    words of the last user message. Deterministic."""
+def system_text(messages: Sequence[Any], system: Any = None) -> str:
+    """The system prompt: Anthropic's ``system`` field, else the system messages."""
+    if system:
+        return content_text(system)
+    return "\n\n".join(content_text(m.get("content")) for m in messages
+                        if isinstance(m, dict) and m.get("role") == "system")
+
+
+def make_reply(model: str, last_user: str, scripts: Sequence[Script],
+               messages: Sequence[Any] = (), system: str = "",
+               body: dict[str, Any] | None = None, seed: int = 0) -> str:
+    """The first matching script's reply, else the answer the request needs
+    (``fake_answers``): a judge's or generator's JSON, or ``"{model} says: "`` + an echo
+    of the first words of the last user message. Deterministic."""
     for script in scripts:
         if script.matches(model, last_user):
             return script.reply
-    words = last_user.split()[:ECHO_WORDS]
-    return f"{model} says: {' '.join(words) if words else 'hello'}"
+    return fake_answers.answer(model, messages, system, last_user, body or {}, seed,
+                               content_text)
 
 
 def truncate(reply: str, max_tokens: int | None) -> tuple[str, int, bool]:

@@ -7213,7 +7213,7 @@ export interface components {
             /** @enum {string} */
             kind: "questions" | "cases" | "conversations";
             /** @enum {string} */
-            status: "queued" | "running" | "succeeded" | "failed";
+            status: "queued" | "running" | "succeeded" | "partial" | "failed";
             model_id: number;
             requested: number;
             received: number;
@@ -7224,6 +7224,7 @@ export interface components {
             tokens_in: number;
             tokens_out: number;
             estimate: components["schemas"]["JobEstimate"];
+            /** @description Why the job failed, or why it is partial (fewer items than asked, e.g. '4 of 6 questions: 2 item(s) without a question dropped') */
             error: string | null;
             dataset_ids: number[];
             /** Format: date-time */
@@ -7263,7 +7264,7 @@ export interface components {
             /** @enum {string} */
             kind: "questions" | "cases" | "conversations";
             /** @enum {string} */
-            status: "queued" | "running" | "succeeded" | "failed";
+            status: "queued" | "running" | "succeeded" | "partial" | "failed";
             model_id: number;
             requested: number;
             received: number;
@@ -7274,6 +7275,7 @@ export interface components {
             tokens_in: number;
             tokens_out: number;
             estimate: components["schemas"]["JobEstimate"];
+            /** @description Why the job failed, or why it is partial (fewer items than asked, e.g. '4 of 6 questions: 2 item(s) without a question dropped') */
             error: string | null;
             dataset_ids: number[];
             /** Format: date-time */

@@ -108,7 +108,9 @@ class JobSummarySchema(Schema):
     tokens_in = fields.Integer(required=True)
     tokens_out = fields.Integer(required=True)
     estimate = fields.Nested(JobEstimateSchema, required=True)
-    error = fields.String(required=True, allow_none=True)
+    error = fields.String(required=True, allow_none=True, metadata={
+        "description": "Why the job failed, or why it is partial (fewer items than asked, "
+                       "e.g. '4 of 6 questions: 2 item(s) without a question dropped')"})
     dataset_ids = fields.List(fields.Integer(), required=True)
     created_at = fields.DateTime(required=True)
     finished_at = fields.DateTime(required=True, allow_none=True)

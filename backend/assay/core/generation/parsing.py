@@ -316,7 +316,8 @@ def parse(kind: str, text: str, spec: dict[str, Any], requested: int) -> Parsed:
     return parse_conversations(text, int(spec["turns"]), requested)
 
 
-def _counting(warning: str) -> bool:
+def counting(warning: str) -> bool:
+    """A warning that only counts items ("asked for 10 questions, got 7")."""
     return warning.startswith(("asked for ", "got "))
 
 
@@ -328,5 +329,5 @@ def combine(kind: str, parts: list[Parsed], requested: int,
     items = [item for part in parts for item in part.items]
     said = list(warnings or [])
     for part in parts:
-        said += [w for w in part.warnings if not _counting(w) and w not in said]
+        said += [w for w in part.warnings if not counting(w) and w not in said]
     return _finish(items, [item_key(kind, i) for i in items], requested, said, noun)

@@ -269,7 +269,7 @@ def accept(session: Session, conn: redis.Redis, prefix: str, actor: User, projec
     """A dataset of the chosen items of a finished job (all of them when `selected` is
     None), in the order chosen; returns it and its case count. The caller commits."""
     state = store.get(conn, prefix, project.id, job_id)
-    if state["status"] != store.SUCCEEDED:
+    if state["status"] not in store.ACCEPTABLE:
         raise Conflict("The generation has not finished: nothing to accept yet",
                        code="GENERATION_NOT_FINISHED")
     items = state["items"]
@@ -432,8 +432,21 @@ def conclude(state: dict[str, Any], counts: list[int], results: list[BatchResult
     elif results and all(r.text is None for r in results):
         state["status"] = store.FAILED
         state["error"] = f"every batch failed; the first: {results[0].error}"
+    elif combined.received < state["requested"]:
+        # fewer items than asked is never a success: say how many and why
+        state["status"] = store.FAILED if combined.received == 0 else store.PARTIAL
+        state["error"] = shortfall(kind, combined.received, state["requested"],
+                                   combined.warnings)
     else:
         state["status"] = store.SUCCEEDED
+
+
+def shortfall(kind: str, received: int, requested: int, warnings: list[str]) -> str:
+    """Why a job has fewer items than asked, e.g. "4 of 6 questions: 2 item(s) without a
+    question dropped"."""
+    why = [w for w in warnings if not parsing.counting(w)]
+    return (f"{received} of {requested} {parsing.NOUNS[kind]}s: "
+            + ("; ".join(why) if why else "the model's replies held fewer items than asked"))
 
 
 def failure_text(exc: BaseException) -> str:

@@ -30,6 +30,9 @@ DEMO_MODELS = [
     ("Fake Fast", "fake-fast", 150_000, 600_000),
     ("Fake Smart", "fake-smart", 3_000_000, 15_000_000),
 ]
+# the seeded tour's third model under test and its judge (not in "Start demo run")
+TOUR_MODELS = [("Fake Mini", "fake-mini", 100_000, 400_000)]
+JUDGE_MODEL = ("Fake Judge", "fake-judge", 500_000, 1_500_000)
 FIELDS = ("name", "credential_id", "model", "input_price_per_mtok_micros",
           "output_price_per_mtok_micros", "context_window", "params")
 
@@ -181,6 +184,29 @@ def ensure_demo_models(session: Session, actor: User | None, project: Project,
                        fake_url: str) -> list[ModelConfig]:
     """The two priced fake-provider models the demo runs on, created once per project (an
     archived one is restored)."""
+    return ensure_fake_models(session, actor, project, fake_url, DEMO_MODELS)
+
+
+def _existing_fake_model(session: Session, project: Project, name: str,
+                         model_id: str) -> ModelConfig | None:
+    """The project's model for a demo entry: by its name, else (renamed, or made by hand)
+    a model of the same provider model id on a fake-provider credential, so "Start demo
+    run" reuses it instead of adding a duplicate."""
+    model = session.scalar(select(ModelConfig).where(
+        ModelConfig.project_id == project.id, ModelConfig.name == name))
+    if model is not None:
+        return model
+    return session.scalar(
+        select(ModelConfig).join(Credential, ModelConfig.credential_id == Credential.id)
+        .where(ModelConfig.project_id == project.id, ModelConfig.model == model_id,
+               Credential.kind == FAKE_KIND)
+        .order_by(ModelConfig.archived_at.is_not(None), ModelConfig.id).limit(1))
+
+
+def ensure_fake_models(session: Session, actor: User | None, project: Project, fake_url: str,
+                       specs: list[tuple[str, str, int, int]]) -> list[ModelConfig]:
+    """Priced fake-provider models (name, provider model id, prices), each created once per
+    project on its fake credential (an archived one is restored)."""
     credential = session.scalar(select(Credential).where(
         Credential.project_id == project.id, Credential.kind == FAKE_KIND)
         .order_by(Credential.is_default.desc(), Credential.id).limit(1))
@@ -197,9 +223,8 @@ def ensure_demo_models(session: Session, actor: User | None, project: Project,
                      project.id, {"kind": FAKE_KIND, "label": credential.label,
                                   "base_url": fake_url, "key_stored": False})
     models = []
-    for name, model_id, price_in, price_out in DEMO_MODELS:
-        model = session.scalar(select(ModelConfig).where(
-            ModelConfig.project_id == project.id, ModelConfig.name == name))
+    for name, model_id, price_in, price_out in specs:
+        model = _existing_fake_model(session, project, name, model_id)
         if model is None:
             model = create_model(session, actor, project, {
                 "name": name, "credential_id": credential.id, "model": model_id,

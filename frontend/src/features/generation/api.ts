@@ -20,7 +20,9 @@ export type Accepted = Json<paths[`${Gen}/{job_id}/accept`]['post']['responses']
 export type AcceptBody = Body<paths[`${Gen}/{job_id}/accept`]['post']>;
 
 export const GENERATION_KINDS: readonly GenerationKind[] = ['questions', 'cases', 'conversations'];
-export const TERMINAL_JOB: readonly JobStatus[] = ['succeeded', 'failed'];
+export const TERMINAL_JOB: readonly JobStatus[] = ['succeeded', 'partial', 'failed'];
+/** Finished with items to review and accept (a partial job has fewer than asked). */
+export const REVIEWABLE_JOB: readonly JobStatus[] = ['succeeded', 'partial'];
 
 export type DocumentPage = Json<paths['/api/projects/{project_id}/documents']['get']['responses'][200]>;
 export type DocumentInfo = DocumentPage['items'][number];

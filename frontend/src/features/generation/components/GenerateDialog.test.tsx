@@ -115,6 +115,31 @@ describe('GenerateDialog', () => {
     expect(within(dialog).getAllByRole('checkbox')).toHaveLength(3);
   });
 
+  it('shows a partial job as partial with its reason, in the list and in the dialog', async () => {
+    const partial = job({
+      ...done, status: 'partial', error: '3 of 10 questions: 2 item(s) without a question dropped',
+      warnings: ['2 item(s) without a question dropped', 'asked for 10 questions, got 3'],
+    });
+    const failed = job({ id: 6, status: 'failed', received: 0, finished_at: ts, error: '0 of 10 questions: no list found in the reply' });
+    serve((_req, path) => {
+      if (path === gen) return json({ items: [partial, failed], total: 2, page: 1, page_size: 10 });
+      if (path === `${gen}/5`) return json(partial);
+      return undefined;
+    });
+    renderProject('/projects/3/datasets');
+    const table = await screen.findByRole('table', { name: 'Generation jobs' });
+    const rows = within(table).getAllByRole('row');
+    expect(rows[1]).toHaveTextContent('questionspartial3 of 10 questions: 2 item(s) without a question dropped3 of 10');
+    expect(within(rows[1]).getByText('partial')).not.toHaveTextContent('succeeded');
+    expect(rows[2]).toHaveTextContent('failed0 of 10 questions: no list found in the reply0 of 10');
+    expect(within(rows[2]).getByRole('button', { name: 'Open generation job 6' })).toHaveTextContent('Open');
+    await userEvent.click(within(rows[1]).getByRole('button', { name: 'Open generation job 5' }));
+    const dialog = screen.getByRole('dialog', { name: 'Generate questions' });
+    expect(await within(dialog).findByTestId('generation-partial')).toHaveTextContent('Partial: 3 of 10 questions: 2 item(s) without a question dropped');
+    expect(within(dialog).getByTestId('generation-summary')).toHaveTextContent('Asked for 10, got 3.');
+    expect(within(dialog).getByRole('button', { name: 'Add 3 to a new dataset' })).toBeEnabled();
+  });
+
   it('shows the server’s field errors and a failed job', async () => {
     let attempt = 0;
     serve((req, path) => {

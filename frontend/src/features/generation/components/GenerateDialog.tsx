@@ -336,6 +336,11 @@ export function GenerateDialog({
         <p role="status" className="text-sm text-zinc-700" data-testid="generation-summary">
           Asked for {j.requested}, got {j.received}. Cost {costText(j.cost_micros)} ({j.tokens_in.toLocaleString('en-US')} tokens in, {j.tokens_out.toLocaleString('en-US')} out).
         </p>
+        {j.status === 'partial' && (
+          <p role="alert" className="rounded-xl border border-amber-300 bg-amber-50 px-3 py-2 text-sm font-medium text-amber-900" data-testid="generation-partial">
+            Partial: {j.error ?? `${j.received} of ${j.requested}`}
+          </p>
+        )}
         {j.warnings.length > 0 && <Warnings list={j.warnings} />}
         {items.length === 0 ? (
           <Alert>The model’s reply held nothing usable. Try again, or with another model.</Alert>

@@ -3,10 +3,10 @@ import { Badge, Button, Table, TBody, TD, TH, THead, TR, type BadgeTone } from '
 import { cn, focusRing } from '@/lib/cn';
 import { relativeTime } from '@/lib/format';
 import { formatMicros } from '@/lib/money';
-import type { JobStatus, JobSummary } from '../api';
+import { REVIEWABLE_JOB, type JobStatus, type JobSummary } from '../api';
 import { useGenerationJobs } from '../hooks/useGeneration';
 
-const TONES: Record<JobStatus, BadgeTone> = { queued: 'neutral', running: 'indigo', succeeded: 'success', failed: 'danger' };
+const TONES: Record<JobStatus, BadgeTone> = { queued: 'neutral', running: 'indigo', succeeded: 'success', partial: 'warning', failed: 'danger' };
 
 /** Recent generation jobs (kept a week): reopen one to follow it or review its preview. */
 export function GenerationJobs({ projectId, canEdit, onOpen }: { projectId: number; canEdit: boolean; onOpen: (job: JobSummary) => void }) {
@@ -37,6 +37,11 @@ export function GenerationJobs({ projectId, canEdit, onOpen }: { projectId: numb
               <TD className="capitalize">{j.kind}</TD>
               <TD>
                 <Badge tone={TONES[j.status]}>{j.status}</Badge>
+                {j.error && (j.status === 'partial' || j.status === 'failed') && (
+                  <p className="mt-1 max-w-xs text-sm text-zinc-600" data-testid="generation-job-reason">
+                    {j.error}
+                  </p>
+                )}
               </TD>
               <TD className="text-right tabular-nums">
                 {j.received} of {j.requested}
@@ -52,7 +57,7 @@ export function GenerationJobs({ projectId, canEdit, onOpen }: { projectId: numb
                   ))}
                   {canEdit && (
                     <Button variant="ghost" size="sm" aria-label={`Open generation job ${j.id}`} onClick={() => onOpen(j)}>
-                      {j.status === 'succeeded' ? 'Review' : 'Open'}
+                      {REVIEWABLE_JOB.includes(j.status) ? 'Review' : 'Open'}
                     </Button>
                   )}
                 </div>
