@@ -6320,6 +6320,8 @@ export interface components {
             shards?: number | null;
             /** @description Up to 20 scorers of this project, each once, not archived; the run pins their latest versions and scores every output as it lands (manual ones: reviewers score by hand) */
             scorer_ids?: number[];
+            /** @description Scorers pinned at a chosen version instead of their latest, after scorer_ids; each scorer at most once across both lists */
+            scorer_version_ids?: number[];
         };
         TargetEstimate: {
             label: string;
