@@ -225,8 +225,7 @@ def _scorer_versions(session: Session, project: Project, scorer_ids: tuple[int, 
     versions = [latest[i] for i in scorer_ids if i in latest] + chosen
     problems: dict[str, list[str]] = {}
     if len(set(wanted)) != len(wanted):
-        problems["scorer_ids"] = ["Each scorer at most once (at its latest version or at "
-                                  "one chosen version)"]
+        problems["scorer_ids"] = ["Each scorer at most once"]  # latest or a chosen version
     for index, scorer_id in enumerate(scorer_ids):
         config = configs.get(scorer_id)
         if config is None:
