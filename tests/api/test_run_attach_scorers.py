@@ -93,7 +93,8 @@ def test_adding_a_scorer_pins_it_and_the_job_scores_every_output(
     v1 = make_scorer(project.id, "icontains", name="Says answer")
     reply = browser.post(url(project, finished), json={"scorer_version_ids": [v1]})
     assert reply.status_code == 202, reply.json
-    assert [(s["scorer_version_id"], s["version"]) for s in reply.json["scorers"]] == [(v1, 1)]
+    scorers = reply.json["run"]["scorers"]
+    assert [(s["scorer_version_id"], s["version"]) for s in scorers] == [(v1, 1)]
     assert pinned(finished.run_id) == [v1]
     assert jobs(settings, redis_conn) == [("assay.jobs.scoring.score_run", (finished.run_id,))]
     with db.factory() as session:
@@ -103,12 +104,21 @@ def test_adding_a_scorer_pins_it_and_the_job_scores_every_output(
         assert event.data["scorer_version_ids"] == [v1]
 
     assert score_run(finished.run_id) == 6
+    stream = browser.get(url(project, finished, "/events"), query_string={
+        "last_event_id": reply.json["events_after"]}).get_data(as_text=True)
+    frames = [line.removeprefix("event: ") for line in stream.splitlines()
+              if line.startswith("event: ")]
+    assert frames == ["run.scored", "run.scoring_finished"]  # this job's, then its end
+    assert '"scores": 6' in stream.split("event: run.scoring_finished")[1]
     texts = [TEXTS[i % 3] for i in range(6)]
     assert scores_by_version(finished.run_id) == {v1: ["answer" in t.lower() for t in texts]}
     assert score_run(finished.run_id) == 0  # nothing scored twice
+    idle = browser.get(url(project, finished, "/events"), query_string={
+        "last_event_id": "99999999999999-0"}).get_data(as_text=True)
+    assert '"idle": true' in idle  # no job queued or running: the stream ends at once
     events = current().redis.xrange(current().events_key(finished.run_id))
     last = json.loads(events[-1][1][b"data"])
-    assert (last["type"], last["scores"], last["done"]) == ("run.scored", 0, True)
+    assert (last["type"], last["scores"]) == ("run.scoring_finished", 0)
 
 
 def test_a_new_version_of_a_pinned_scorer_keeps_both_versions_scores(
@@ -124,7 +134,7 @@ def test_a_new_version_of_a_pinned_scorer_keeps_both_versions_scores(
             estimate.json["high_micros"]) == (6, 6, 0, 0)
     reply = browser.post(url(project, finished), json={"scorer_version_ids": [v2]})
     assert reply.status_code == 202, reply.json
-    assert [s["version"] for s in reply.json["scorers"]] == [1, 2]
+    assert [s["version"] for s in reply.json["run"]["scorers"]] == [1, 2]
     assert score_run(finished.run_id) == 6
     by_version = scores_by_version(finished.run_id)
     assert set(by_version) == {v1, v2} and by_version[v1] == by_version[v2]
@@ -171,8 +181,7 @@ def test_the_job_respects_the_budget_and_says_it_stopped(
         assert run is not None and (run.spent_micros, run.reserved_micros) == (10, 0)
     events = current().redis.xrange(current().events_key(finished.run_id))
     last = json.loads(events[-1][1][b"data"])
-    assert (last["type"], last["stopped"], last["done"]) == \
-        ("run.scored", "budget_exceeded", True)
+    assert (last["type"], last["stopped"]) == ("run.scoring_finished", "budget_exceeded")
 
 
 @pytest.mark.parametrize("role, attach, estimate", [

@@ -17,23 +17,26 @@ from redis.lock import Lock
 from assay.core.runs import judge_budget, judge_spend
 from assay.core.scoring import apply, backfill
 from assay.core.scoring import context as scoring_context
+from assay.events.publish import SCORING_FINISHED  # the job ended: {scores, stopped?}
+from assay.jobs.queues import SCORING_TIMEOUT_S, scoring_keys
 from assay.providers.client import LLMClient
 from assay.runtime import Runtime, current
 
 log = logging.getLogger(__name__)
 PAGE = 200  # outputs read per page; scored concurrently, written in one transaction
-SCORED = "run.scored"  # {scores: written so far, done: the job ended, stopped: why early}
+SCORED = "run.scored"  # {scores: written so far, stopped: why it ends early}
 LOCK_S = int(judge_spend.LEASE.total_seconds())  # a dead job's lock frees itself
-WAIT_S = 6 * 3600  # the job's own timeout
+WAIT_S = SCORING_TIMEOUT_S  # the job's own timeout
 
 
 def score_run(run_id: int) -> int:
     """Returns how many scores were written."""
     rt = current()
-    lock = rt.redis.lock(f"{rt.settings.redis_prefix}:scoring:{run_id}", timeout=LOCK_S,
-                         blocking_timeout=WAIT_S)
+    lock_key, pending_key = scoring_keys(rt, run_id)
+    lock = rt.redis.lock(lock_key, timeout=LOCK_S, blocking_timeout=WAIT_S)
     if not lock.acquire():
         raise TimeoutError(f"run {run_id}: another scoring job held the run for {WAIT_S}s")
+    rt.redis.delete(pending_key)  # the lock says it now
     try:
         return asyncio.run(_score_run(rt, run_id, lock))
     finally:
@@ -43,9 +46,10 @@ def score_run(run_id: int) -> int:
             log.warning("run %s: the scoring lock expired before the job ended", run_id)
 
 
-def _publish(rt: Runtime, run_id: int, progress: dict[str, Any]) -> None:
+def _publish(rt: Runtime, run_id: int, progress: dict[str, Any],
+             event_type: str = SCORED) -> None:
     try:  # progress is best effort; the scores are in the database
-        rt.publish(run_id, SCORED, progress)
+        rt.publish(run_id, event_type, progress)
     except Exception as exc:
         log.warning("run %s: scoring progress not published: %s", run_id, exc)
 
@@ -93,10 +97,10 @@ async def _score_run(rt: Runtime, run_id: int, lock: Lock) -> int:
                 log.warning("run %s: scoring stopped: the budget has no room for the judges "
                             "of the next outputs", run_id)
                 break
-    final: dict[str, Any] = {"run_id": run_id, "scores": written, "done": True}
+    final: dict[str, Any] = {"run_id": run_id, "scores": written}
     if stopped:
         final["stopped"] = "budget_exceeded"
-    _publish(rt, run_id, final)
+    _publish(rt, run_id, final, SCORING_FINISHED)
     log.info("run %s: %s scores written", run_id, written)
     return written
 

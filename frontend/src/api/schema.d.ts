@@ -2366,9 +2366,10 @@ export interface paths {
         put?: never;
         /**
          * Pin more scorer versions on a finished run and score its recorded outputs with them
-         *     in the background, within the run's and project's budgets; progress arrives on the
-         *     run's event stream as run.scored. 409 RUN_NOT_FINISHED while the run is still going;
-         *     422 naming each version that is unknown, archived, a pairwise judge or already pinned.
+         *     in the background, within the run's and project's budgets; follow the job on
+         *     /scorers/events?last_event_id=<events_after>. 409 RUN_NOT_FINISHED while the run is
+         *     still going; 422 naming each version that is unknown, archived, a pairwise judge or
+         *     already pinned.
          */
         post: {
             parameters: {
@@ -2392,7 +2393,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Run"];
+                        "application/json": components["schemas"]["ScoringStarted"];
                     };
                 };
                 422: components["responses"]["UNPROCESSABLE_ENTITY"];
@@ -2451,6 +2452,48 @@ export interface paths {
                 default: components["responses"]["DEFAULT_ERROR"];
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/scorers/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Server-Sent Events of the scoring job: run.scored {scores: written so far} per page, then run.scoring_finished {scores, stopped?}, or {idle: true} when no job is queued or running; send last_event_id (the events_after of the POST) or Last-Event-ID to follow one job */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5743,6 +5786,12 @@ export interface components {
             started_at: string | null;
             /** Format: date-time */
             finished_at: string | null;
+        };
+        ScoringStarted: {
+            /** @description The run, its new scorers pinned after the ones it had */
+            run: components["schemas"]["Run"];
+            /** @description The run's newest event id before the job was enqueued: follow the job on /scorers/events?last_event_id=<this> */
+            events_after: string;
         };
         AttachEstimate: {
             /** @description The run's succeeded outputs: each is scored by each new version */

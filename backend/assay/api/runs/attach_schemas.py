@@ -6,7 +6,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from assay.api.fields import Id
-from assay.api.runs.schemas import MAX_SCORERS, RunScorerSchema
+from assay.api.runs.schemas import MAX_SCORERS, RunSchema, RunScorerSchema
 
 
 class AttachScorersSchema(Schema):
@@ -38,3 +38,11 @@ class AttachEstimateSchema(Schema):
     project_budget_left_micros = fields.Integer(required=True, allow_none=True, metadata={
         "description": "The project's cap less what it spent and holds (null: no cap)"})
     scorers = fields.List(fields.Nested(RunScorerSchema), required=True)
+
+
+class ScoringStartedSchema(Schema):
+    run = fields.Nested(RunSchema, required=True, metadata={
+        "description": "The run, its new scorers pinned after the ones it had"})
+    events_after = fields.String(required=True, metadata={
+        "description": "The run's newest event id before the job was enqueued: follow the "
+                       "job on /scorers/events?last_event_id=<this>"})
