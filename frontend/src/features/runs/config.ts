@@ -2,6 +2,7 @@
 import { parseDollars } from '@/lib/money';
 import { emptyParams, validateParams, type ParamForm, type ParamName } from '@/features/models/params';
 import type { Params, RunCreateBody, RunTargetBody } from './api';
+import type { ScorerPick } from './scoring/api';
 
 export const MAX_TARGETS = 20; // before the grid expands
 export const MAX_EXPANDED_TARGETS = 50;
@@ -50,6 +51,8 @@ export interface RunForm {
   timeout: string;
   budget: string;
   alertPercent: string;
+  /** Scorers the run pins: at their latest version, or at a chosen one. */
+  scorers: ScorerPick[];
 }
 
 export const initialRunForm: RunForm = {
@@ -65,6 +68,7 @@ export const initialRunForm: RunForm = {
   timeout: '',
   budget: '',
   alertPercent: '80',
+  scorers: [],
 };
 
 let seq = 0;
@@ -215,6 +219,8 @@ export function buildRunBody(form: RunForm, options: BuildOptions = {}): { body:
       max_history_pairs: history!,
       budget_micros: budget.ok ? budget.micros : null,
       alert_threshold: alert!,
+      scorer_ids: form.scorers.filter((p) => p.versionId === null).map((p) => p.scorerId),
+      scorer_version_ids: form.scorers.flatMap((p) => (p.versionId === null ? [] : [p.versionId])),
     },
   };
 }
