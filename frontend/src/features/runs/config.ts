@@ -154,6 +154,13 @@ export interface BuildOptions {
 }
 
 /** Checks the form and builds the RunCreate body (the same body goes to /estimate and to create). */
+/** A scorer picked at its latest version goes in scorer_ids, one at a chosen version in scorer_version_ids. */
+function scorerFields(picks: ScorerPick[]): Pick<RunCreateBody, 'scorer_ids' | 'scorer_version_ids'> {
+  const latest = picks.filter((p) => p.versionId === null).map((p) => p.scorerId);
+  const chosen = picks.flatMap((p) => (p.versionId === null ? [] : [p.versionId]));
+  return { ...(latest.length ? { scorer_ids: latest } : {}), ...(chosen.length ? { scorer_version_ids: chosen } : {}) };
+}
+
 export function buildRunBody(form: RunForm, options: BuildOptions = {}): { body: RunCreateBody | null; errors: FormErrors } {
   const errors: FormErrors = {};
   if (form.datasetId === null) errors.dataset = 'Choose a dataset.';
@@ -219,8 +226,7 @@ export function buildRunBody(form: RunForm, options: BuildOptions = {}): { body:
       max_history_pairs: history!,
       budget_micros: budget.ok ? budget.micros : null,
       alert_threshold: alert!,
-      scorer_ids: form.scorers.filter((p) => p.versionId === null).map((p) => p.scorerId),
-      scorer_version_ids: form.scorers.flatMap((p) => (p.versionId === null ? [] : [p.versionId])),
+      ...scorerFields(form.scorers),
     },
   };
 }
