@@ -254,3 +254,52 @@ def test_a_run_still_going_is_a_409(browser: Session, project: Project,
     reply = browser.post(url(project, finished), json={"scorer_version_ids": [version]})
     assert reply.status_code == 409 and reply.json["code"] == "RUN_NOT_FINISHED"
     assert pinned(finished.run_id) == [] and jobs(settings, redis_conn) == []
+
+
+def test_the_run_dashboard_reads_one_version_the_newest_by_default(
+        browser: Session, project: Project, finished: PlannedRun) -> None:
+    """Both versions' scores are kept; the dashboard does not average them together."""
+    v1 = make_scorer(project.id, "icontains", name="Says answer")  # value "answer"
+    pin(finished.run_id, v1)
+    assert score_run(finished.run_id) == 6
+    with db.factory() as session:
+        found = session.get(Project, project.id)
+        assert found is not None
+        from assay.core.scoring.models import ScorerVersion
+        from assay.core.scoring.service import add_version
+
+        old = session.get(ScorerVersion, v1)
+        assert old is not None
+        v2 = add_version(session, None, found, get_scorer(session, found, old.scorer_id),
+                         {"params": {"value": "nope"}}).id
+        session.commit()
+    assert browser.post(url(project, finished), json={"scorer_version_ids": [v2]}
+                        ).status_code == 202
+    assert score_run(finished.run_id) == 6
+    dashboard = f"/api/projects/{project.id}/reports/runs/{finished.run_id}/dashboard"
+
+    def read(**query: Any) -> dict[str, Any]:
+        reply = browser.get(dashboard, query_string=query)
+        assert reply.status_code == 200, reply.json
+        return dict(reply.json)
+
+    newest = read()  # 2 of 6 outputs say "Nope"; 4 of 6 say "answer"
+    assert newest["scorer"]["versions"] == [2]
+    assert newest["pass_rate"]["rate"] == pytest.approx(2 / 6)
+    assert newest["trend"][-1]["score"] == newest["score"]
+    first = read(scorer_version_id=v1)
+    assert first["scorer"]["versions"] == [1]
+    assert first["pass_rate"]["rate"] == pytest.approx(4 / 6)
+    other = make_scorer(project.id, "icontains", name="Other")
+    bad = browser.get(dashboard, query_string={"scorer_version_id": v1,
+                                               "scorer_id": _scorer_of(other)})
+    assert bad.status_code == 422 and "scorer_version_id" in bad.json["errors"]["query"]
+
+
+def _scorer_of(version_id: int) -> int:
+    with db.factory() as session:
+        from assay.core.scoring.models import ScorerVersion
+
+        found = session.get(ScorerVersion, version_id)
+        assert found is not None
+        return found.scorer_id

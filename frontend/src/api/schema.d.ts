@@ -4041,6 +4041,8 @@ export interface paths {
                 query?: {
                     /** @description A scorer of this project (else 422); default: the run's first pointwise scorer */
                     scorer_id?: number | null;
+                    /** @description The version of that scorer whose scores the run's numbers use (else 422; it implies the scorer); default: the newest version the run holds (a run scored again keeps both) */
+                    scorer_version_id?: number | null;
                 };
                 header?: never;
                 path: {
