@@ -164,3 +164,42 @@ describe('PairwiseSection', { timeout: 20_000 }, () => {
     expect(screen.getByRole('link', { name: 'Go to scorers' })).toHaveAttribute('href', '/projects/3/scorers');
   });
 });
+
+describe('New run scorers', { timeout: 30_000 }, () => {
+  it('sends a scorer at its latest version and one at a chosen version; the confirm step shows the judges’ cost', async () => {
+    const { renderProject } = await import('@/test/project');
+    const { modelConfig, project } = await import('@/test/providerFixtures');
+    const datasets = [{ id: 4, name: 'FAQ', description: null, kind: 'questions', split: null, case_count: 12, version: 1, archived_at: null, created_at: ts }];
+    const fetch = serve([contains, judge, pairs], (path) => {
+      if (path === '/api/projects/3') return json(project('editor'));
+      if (path === '/api/projects/3/datasets') return json(page(datasets));
+      if (path === '/api/projects/3/datasets/4/versions') return json(page([{ id: 81, number: 1, case_count: 12, created_at: ts }]));
+      if (path === '/api/projects/3/models') return json(page([modelConfig({ id: 5, name: 'Mini' })]));
+      if (path === '/api/projects/3/prompts') return json(page([]));
+      if (path === '/api/projects/3/runs/estimate') {
+        return json({
+          dataset_version_id: 81, cases: 12, repeats: 1, calls: 12, low_micros: 3000, high_micros: 12_000, judge_calls: 12,
+          judge_low_micros: 1000, judge_high_micros: 6000, complete: true, unpriced_models: [], problems: [],
+          per_target: [{ label: 'Mini', model_id: 5, calls: 12, input_tokens: 100, output_tokens_low: 10, output_tokens_high: 40, low_micros: 2000, high_micros: 6000, priced: true }],
+          assumptions: { low_output_share: 0.25, default_max_tokens: 1024, tokens_per_message: 3 },
+        });
+      }
+      return null;
+    });
+    renderProject('/projects/3/runs/new');
+    await userEvent.selectOptions(await screen.findByLabelText('Dataset'), '4');
+    await userEvent.click(screen.getByLabelText(/^Mini/));
+    const list = await screen.findByRole('list', { name: 'Scorers' });
+    expect(within(list).queryByText('Which is better')).not.toBeInTheDocument();
+    await userEvent.click(within(list).getByLabelText(/Helpfulness/));
+    await userEvent.click(within(list).getByLabelText(/Mentions refund/));
+    await screen.findByRole('option', { name: 'v1' });
+    await userEvent.selectOptions(screen.getByLabelText('Version of Mentions refund'), '11');
+    await userEvent.click(screen.getByRole('button', { name: 'Review' }));
+
+    const dialog = await screen.findByRole('dialog', { name: 'Start this run?' });
+    expect(within(dialog).getByTestId('estimate-judges')).toHaveTextContent('LLM judges12$0.001 – $0.006');
+    const sent = requestsOf(fetch).filter((r) => new URL(r.url).pathname === '/api/projects/3/runs/estimate').pop()!;
+    expect(await sent.clone().json()).toMatchObject({ scorer_ids: [2], scorer_version_ids: [11] });
+  });
+});
