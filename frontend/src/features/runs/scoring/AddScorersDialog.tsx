@@ -79,7 +79,7 @@ export function AddScorersDialog({
             <Button variant="secondary" onClick={close}>
               Cancel
             </Button>
-            <Button onClick={add} loading={attach.isPending} disabled={versionIds.length === 0 || clash || !estimate.isSuccess}>
+            <Button onClick={add} loading={attach.isPending} disabled={versionIds.length === 0 || clash || !estimate.isSuccess || estimate.isPlaceholderData}>
               Add and score
             </Button>
           </>
