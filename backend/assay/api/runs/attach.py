@@ -22,6 +22,8 @@ from assay.events.publish import SCORING_FINISHED
 from assay.events.stream import sse, valid_last_id
 from assay.jobs.queues import enqueue_scoring, scoring_active
 
+IDLE_GRACE_MS = 100
+
 
 def _last_event_id(run_id: int) -> str:
     """The newest id of the run's stream: the new job's events all come after it."""
@@ -80,6 +82,7 @@ def scoring_events(project_id: int, run_id: int) -> Response:
     def idle() -> dict[str, Any] | None:  # no job queued or running: the stream ends
         return None if scoring_active(rt, run_id) else {"run_id": run_id, "idle": True}
 
+    # A job publishes its end before it lets go of the lock: no need to wait for it long.
     frames = sse(rt.redis, rt.events_key(run_id), last_id, rt.settings.sse_heartbeat_s,
-                 idle, finished=SCORING_FINISHED)
+                 idle, finished=SCORING_FINISHED, grace_ms=IDLE_GRACE_MS)
     return event_stream(frames)
