@@ -251,8 +251,8 @@ def test_the_scoring_job_reserves_its_judges_and_stops_at_the_cap(
     assert 0 < books["spent"] == books["judged"] == books["judge_spent"] <= 700
     assert books["project_spent"] == books["spent"] and books["outputs"] == 0
     events = current().redis.xrange(current().events_key(run_id))
-    last = json.loads(events[-1][1][b"data"])
-    assert last["type"] == "run.scored" and last["stopped"] == "budget_exceeded"
+    last = json.loads(events[-1][1][b"data"])  # the job's end says why it ended early
+    assert last["type"] == "run.scoring_finished" and last["stopped"] == "budget_exceeded"
     again = score_run(run_id)  # the room the settled verdicts left: a few more
     assert again > 0 and _books(run_id)["spent"] <= 700
     with db.factory() as session:

@@ -11,6 +11,7 @@ from assay.core.base import utcnow
 
 STARTED, PROGRESS, FINISHED = "run.started", "run.progress", "run.finished"
 STATUS, BUDGET_ALERT = "run.status", "run.budget_alert"
+SCORING_FINISHED = "run.scoring_finished"  # a scoring job ended (jobs/scoring.py)
 
 
 def stream_key(prefix: str, run_id: int) -> str:

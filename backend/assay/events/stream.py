@@ -28,16 +28,17 @@ def _frame(event_id: str, event_type: str, data: str) -> str:
 
 def sse(conn: redis.Redis, key: str, last_id: str, heartbeat_s: float,
         final_snapshot: Callable[[], dict[str, Any] | None],
-        finished: str = FINISHED) -> Iterator[str]:
+        finished: str = FINISHED, grace_ms: int = FINISH_GRACE_MS) -> Iterator[str]:
     """Yield SSE frames until the `finished` event (a run's, or a job's) has been sent.
 
     `final_snapshot` returns the progress when the work is already over, so a stream that
-    lost its events (capped, or Redis restarted) still ends with a truthful finish.
+    lost its events (capped, or Redis restarted) still ends with a truthful finish;
+    `grace_ms` is how long the finished event may still be on its way then.
     """
     yield "retry: 2000\n\n"
     while True:
         over = final_snapshot()
-        block = FINISH_GRACE_MS if over is not None else int(heartbeat_s * 1000)
+        block = grace_ms if over is not None else int(heartbeat_s * 1000)
         try:
             reply = conn.xread({key: last_id}, count=500, block=block)
         except (redis.ConnectionError, redis.TimeoutError):

@@ -9,6 +9,18 @@ from assay.core.runs.models import Run
 from assay.runtime import Runtime
 
 MAX_SHARDS = 16
+SCORING_TIMEOUT_S = 6 * 3600
+
+
+def scoring_keys(rt: Runtime, run_id: int) -> tuple[str, str]:
+    """(the lock one scoring job of the run holds, the mark of a job enqueued not started)."""
+    lock = f"{rt.settings.redis_prefix}:scoring:{run_id}"
+    return lock, f"{lock}:pending"
+
+
+def scoring_active(rt: Runtime, run_id: int) -> bool:
+    """A scoring job of the run is queued or running (as far as Redis knows)."""
+    return bool(rt.redis.exists(*scoring_keys(rt, run_id)))
 
 
 def run_shards(rt: Runtime, run_id: int) -> int:
@@ -33,9 +45,10 @@ def enqueue_run(rt: Runtime, run_id: int, shards: int | None = None) -> int:
 
 def enqueue_scoring(rt: Runtime, run_id: int) -> None:
     """Score the run's recorded outputs that its scorers have not scored yet."""
+    rt.redis.set(scoring_keys(rt, run_id)[1], 1, ex=SCORING_TIMEOUT_S)
     Queue(rt.settings.runs_queue, connection=rt.redis).enqueue(
-        "assay.jobs.scoring.score_run", run_id, job_timeout=6 * 3600, result_ttl=600,
-        failure_ttl=7 * 86400)
+        "assay.jobs.scoring.score_run", run_id, job_timeout=SCORING_TIMEOUT_S,
+        result_ttl=600, failure_ttl=7 * 86400)
 
 
 def enqueue_comparisons(rt: Runtime, run_id: int, scorer_version_id: int, target_a_id: int,

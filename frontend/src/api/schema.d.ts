@@ -2560,6 +2560,154 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/runs/{run_id}/scorers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pin more scorer versions on a finished run and score its recorded outputs with them
+         *     in the background, within the run's and project's budgets; follow the job on
+         *     /scorers/events?last_event_id=<events_after>. 409 RUN_NOT_FINISHED while the run is
+         *     still going; 422 naming each version that is unknown, archived, a pairwise judge or
+         *     already pinned.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AttachScorers"];
+                };
+            };
+            responses: {
+                /** @description Accepted */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ScoringStarted"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/scorers/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What adding these scorer versions would cost in judge calls (a range in
+         *     micro-dollars, counted on the run's real replies) and what the caps leave. The same
+         *     checks as adding them; writes nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AttachScorers"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AttachEstimate"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/scorers/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Server-Sent Events of the scoring job: run.scored {scores: written so far} per page, then run.scoring_finished {scores, stopped?}, or {idle: true} when no job is queued or running; send last_event_id (the events_after of the POST) or Last-Event-ID to follow one job */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/runs/{run_id}/outputs/{output_id}/scores/{scorer_version_id}": {
         parameters: {
             query?: never;
@@ -4101,6 +4249,8 @@ export interface paths {
                 query?: {
                     /** @description A scorer of this project (else 422); default: the run's first pointwise scorer */
                     scorer_id?: number | null;
+                    /** @description The version of that scorer whose scores the run's numbers use (else 422; it implies the scorer); default: the newest version the run holds (a run scored again keeps both) */
+                    scorer_version_id?: number | null;
                 };
                 header?: never;
                 path: {
@@ -5897,6 +6047,105 @@ export interface components {
             /** @default null */
             note?: string | null;
         };
+        AttachScorers: {
+            /** @description 1 to 20 versions of the project's scorers, each once, not archived, not pairwise judges, not pinned by the run yet (a newer version of a pinned scorer is fine: both keep their scores) */
+            scorer_version_ids: number[];
+        };
+        RunSettings: {
+            repeats: number;
+            concurrency: number | null;
+            cache: boolean;
+            stream: boolean;
+            timeout_s: number | null;
+            max_history_pairs: number;
+            shards: number | null;
+        };
+        RunTarget: {
+            id: number;
+            /** @description null: a recorded trace */
+            model_id: number | null;
+            model_name: string | null;
+            label: string;
+            /** @description Overrides of the model's */
+            params: {
+                [key: string]: unknown;
+            };
+            prompt_version_id: number | null;
+            total: number;
+            succeeded: number;
+            failed: number;
+            skipped: number;
+            spent_micros: number;
+            tokens_in: number;
+            tokens_out: number;
+        };
+        RunScorer: {
+            scorer_version_id: number;
+            scorer_id: number;
+            name: string;
+            kind: string;
+            /** @description The version's number */
+            version: number;
+        };
+        Run: {
+            id: number;
+            name: string;
+            /** @enum {string} */
+            status: "pending" | "running" | "paused" | "completed" | "partial" | "failed" | "cancelled" | "budget_exceeded";
+            total: number;
+            succeeded: number;
+            failed: number;
+            skipped: number;
+            dataset_id: number;
+            dataset_version_id: number;
+            settings: components["schemas"]["RunSettings"];
+            budget_micros: number | null;
+            alert_threshold: number;
+            /** @description Model calls and their judges */
+            spent_micros: number;
+            /** @description The LLM judges' share of spent_micros */
+            judge_spent_micros: number;
+            reserved_micros: number;
+            tokens_in: number;
+            tokens_out: number;
+            /** @description Why the run stopped, when it did */
+            error: string | null;
+            targets: components["schemas"]["RunTarget"][];
+            /** @description The scorer versions the run pinned, in order */
+            scorers: components["schemas"]["RunScorer"][];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+        };
+        ScoringStarted: {
+            /** @description The run, its new scorers pinned after the ones it had */
+            run: components["schemas"]["Run"];
+            /** @description The run's newest event id before the job was enqueued: follow the job on /scorers/events?last_event_id=<this> */
+            events_after: string;
+        };
+        AttachEstimate: {
+            /** @description The run's succeeded outputs: each is scored by each new version */
+            outputs: number;
+            /** @description Scores the job will write (manual scorers excluded: people score) */
+            scores: number;
+            /** @description LLM judge calls: one per judge of each judge scorer per output */
+            judge_calls: number;
+            /** @description Judge cost if verdicts use a quarter of their max_tokens */
+            low_micros: number;
+            /** @description Judge cost if every verdict uses its max_tokens: the most the job reserves */
+            high_micros: number;
+            /** @description false: some judges have no price and are left out of the totals */
+            complete: boolean;
+            unpriced_judges: string[];
+            /** @description The run's cap less what it spent and holds (null: no cap); the job stops when the judges of the next outputs no longer fit */
+            run_budget_left_micros: number | null;
+            /** @description The project's cap less what it spent and holds (null: no cap) */
+            project_budget_left_micros: number | null;
+            scorers: components["schemas"]["RunScorer"][];
+        };
         ManualScore: {
             /**
              * @description Scale 1-5: required. Which fields a scorer takes follows its scale (params.scale)
@@ -6300,75 +6549,6 @@ export interface components {
             /** @default null */
             alert_threshold?: number | null;
         };
-        RunSettings: {
-            repeats: number;
-            concurrency: number | null;
-            cache: boolean;
-            stream: boolean;
-            timeout_s: number | null;
-            max_history_pairs: number;
-            shards: number | null;
-        };
-        RunTarget: {
-            id: number;
-            /** @description null: a recorded trace */
-            model_id: number | null;
-            model_name: string | null;
-            label: string;
-            /** @description Overrides of the model's */
-            params: {
-                [key: string]: unknown;
-            };
-            prompt_version_id: number | null;
-            total: number;
-            succeeded: number;
-            failed: number;
-            skipped: number;
-            spent_micros: number;
-            tokens_in: number;
-            tokens_out: number;
-        };
-        RunScorer: {
-            scorer_version_id: number;
-            scorer_id: number;
-            name: string;
-            kind: string;
-            /** @description The version's number */
-            version: number;
-        };
-        Run: {
-            id: number;
-            name: string;
-            /** @enum {string} */
-            status: "pending" | "running" | "paused" | "completed" | "partial" | "failed" | "cancelled" | "budget_exceeded";
-            total: number;
-            succeeded: number;
-            failed: number;
-            skipped: number;
-            dataset_id: number;
-            dataset_version_id: number;
-            settings: components["schemas"]["RunSettings"];
-            budget_micros: number | null;
-            alert_threshold: number;
-            /** @description Model calls and their judges */
-            spent_micros: number;
-            /** @description The LLM judges' share of spent_micros */
-            judge_spent_micros: number;
-            reserved_micros: number;
-            tokens_in: number;
-            tokens_out: number;
-            /** @description Why the run stopped, when it did */
-            error: string | null;
-            targets: components["schemas"]["RunTarget"][];
-            /** @description The scorer versions the run pinned, in order */
-            scorers: components["schemas"]["RunScorer"][];
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            started_at: string | null;
-            /** Format: date-time */
-            finished_at: string | null;
-        };
         ResultsGridTarget: {
             target_id: number;
             label: string;
@@ -6522,6 +6702,8 @@ export interface components {
             shards?: number | null;
             /** @description Up to 20 scorers of this project, each once, not archived; the run pins their latest versions and scores every output as it lands (manual ones: reviewers score by hand) */
             scorer_ids?: number[];
+            /** @description Scorers pinned at a chosen version instead of their latest, after scorer_ids; each scorer at most once across both lists */
+            scorer_version_ids?: number[];
         };
         TargetEstimate: {
             label: string;

@@ -91,7 +91,7 @@ def get_dashboard(args: dict[str, Any], project_id: int, run_id: int) -> Any:
     tokens, latency and counts; per target the same with criterion means; best and worst
     target; criterion breakdown; facets by tag, input length and difficulty; score trend."""
     project, _ = project_access(project_id, Role.viewer)
-    return dashboard(session(), project, run_id, args["scorer_id"])
+    return dashboard(session(), project, run_id, args["scorer_id"], args["scorer_version_id"])
 
 
 @blp.get(RUN + "/diff/<int:base_run_id>")

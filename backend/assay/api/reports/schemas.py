@@ -67,6 +67,9 @@ class TrendArgs(ScopeArgs):
 class ScorerArgs(Schema):
     scorer_id = _id_arg("A scorer of this project (else 422); default: the run's first "
                         "pointwise scorer")
+    scorer_version_id = _id_arg("The version of that scorer whose scores the run's numbers "
+                                "use (else 422; it implies the scorer); default: the newest "
+                                "version the run holds (a run scored again keeps both)")
 
 
 class RunDiffArgs(PageArgs):

@@ -1,6 +1,7 @@
 """Runs API. Importing the package registers every route module on one blueprint."""
 
 from assay.api.runs import (  # noqa: F401  (register their routes)
+    attach,
     case_view,
     comparisons,
     control,

@@ -77,6 +77,10 @@ class RunCreateSchema(Schema):
             "description": f"Up to {MAX_SCORERS} scorers of this project, each once, not "
                            "archived; the run pins their latest versions and scores every "
                            "output as it lands (manual ones: reviewers score by hand)"})
+    scorer_version_ids = fields.List(Id(), load_default=list, validate=validate.Length(
+        max=MAX_SCORERS), metadata={
+            "description": "Scorers pinned at a chosen version instead of their latest, "
+                           "after scorer_ids; each scorer at most once across both lists"})
 
 
 class RunSettingsSchema(Schema):

@@ -12,7 +12,7 @@ and everything else stands. A target's numbers are the run summary's (results.py
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import func, select
@@ -24,7 +24,7 @@ from assay.core.datasets.models import Case, Dataset, DatasetVersion
 from assay.core.projects.models import Project
 from assay.core.reports import uncertainty
 from assay.core.reports.insights import criteria_view, facets_view, win_rates
-from assay.core.reports.scope import ScorerChoice, scorer_choice
+from assay.core.reports.scope import ScorerChoice, query_error, scorer_choice
 from assay.core.reports.sql import output_scores, percentiles_by, ratio
 from assay.core.runs import results
 from assay.core.runs import service as runs
@@ -33,6 +33,7 @@ from assay.core.scoring.apply import PAIR_KINDS
 from assay.core.scoring.models import RunScorer, Score, ScorerConfig, ScorerVersion
 
 TREND_RUNS = 10
+VERSION_FIELD = "scorer_version_id"
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,29 @@ def default_scorer(session: Session, run: Run) -> int | None:
         .join(RunScorer, RunScorer.scorer_version_id == ScorerVersion.id)
         .where(RunScorer.run_id == run.id, ScorerConfig.kind.not_in(PAIR_KINDS))
         .order_by(RunScorer.position).limit(1))
+
+
+def one_version(session: Session, run: Run, scorer: ScorerChoice,
+                version_id: int | None) -> ScorerChoice:
+    """The scorer narrowed to one version for this run's numbers: `version_id` (422 when
+    it is not a version of the scorer), else the newest version the run pins or holds
+    scores of (a run scored again with a newer version keeps both versions' scores)."""
+    if version_id is not None:
+        if version_id not in scorer.version_ids:
+            raise query_error(VERSION_FIELD, f"Not a version of the scorer {scorer.name!r}",
+                              "The scorer version does not match the scorer")
+        chosen = version_id
+    else:
+        ids = list(scorer.version_ids)
+        held = set(session.scalars(select(RunScorer.scorer_version_id).where(
+            RunScorer.run_id == run.id, RunScorer.scorer_version_id.in_(ids))))
+        held |= set(session.scalars(select(Score.scorer_version_id).where(
+            Score.run_id == run.id, Score.scorer_version_id.in_(ids)).distinct()))
+        if not held:
+            return scorer
+        chosen = max(held, key=ids.index)  # version_ids run oldest to newest
+    number = scorer.version_numbers[scorer.version_ids.index(chosen)]
+    return replace(scorer, version_ids=(chosen,), version_numbers=(number,))
 
 
 def scored_outputs(session: Session, run: Run, scorer: ScorerChoice) -> list[Scored]:
@@ -150,14 +174,22 @@ def _criteria_rows(session: Session, run: Run, scorer: ScorerChoice
 
 
 def dashboard(session: Session, project: Project, run_id: int,
-              scorer_id: int | None = None) -> dict[str, Any]:
+              scorer_id: int | None = None,
+              scorer_version_id: int | None = None) -> dict[str, Any]:
     run = runs.get_run(session, project, run_id)
     summary = results.summary(session, run)
     dataset = session.scalars(select(Dataset).join(
         DatasetVersion, DatasetVersion.dataset_id == Dataset.id)
         .where(DatasetVersion.id == run.dataset_version_id)).one()
+    if scorer_version_id is not None and scorer_id is None:
+        scorer_id = session.scalar(select(ScorerVersion.scorer_id).where(
+            ScorerVersion.id == scorer_version_id))
+        if scorer_id is None:
+            raise query_error(VERSION_FIELD, "Not a scorer version of this project",
+                              "No such scorer version")
     chosen = scorer_id if scorer_id is not None else default_scorer(session, run)
-    scorer = scorer_choice(session, project.id, chosen) if chosen is not None else None
+    pooled = scorer_choice(session, project.id, chosen) if chosen is not None else None
+    scorer = one_version(session, run, pooled, scorer_version_id) if pooled else None
     targets = summary["targets"]
     wins = win_rates(session, run.id)
     totals = {key: sum(t[key] for t in targets) for key in (
@@ -189,8 +221,8 @@ def dashboard(session: Session, project: Project, run_id: int,
             "success_rate": uncertainty.rate_ci(t["succeeded"], t["succeeded"] + t["failed"]),
             "scored": 0, "score": None, "pass_rate": None, "criteria": {},
             "pairwise": wins.get(t["target_id"])} for t in targets]}
-    if scorer is not None:
-        _add_scores(session, run, scorer, dataset, body)
+    if scorer is not None and pooled is not None:
+        _add_scores(session, run, scorer, dataset, body, pooled)
     ranked = [(t["score"]["mean"] if t["score"] else t["success_rate"]["rate"], t["target_id"])
               for t in body["targets"]]
     ranked = sorted((v, t) for v, t in ranked if v is not None)
@@ -200,7 +232,8 @@ def dashboard(session: Session, project: Project, run_id: int,
 
 
 def _add_scores(session: Session, run: Run, scorer: ScorerChoice, dataset: Dataset,
-                body: dict[str, Any]) -> None:
+                body: dict[str, Any], pooled: ScorerChoice) -> None:
+    """This run's numbers by `scorer` (one version); the trend over runs by `pooled`."""
     rows = scored_outputs(session, run, scorer)
     overall = _score_parts(rows)
     body["scorer"] = {"id": scorer.id, "name": scorer.name, "kind": scorer.kind,
@@ -222,5 +255,7 @@ def _add_scores(session: Session, run: Run, scorer: ScorerChoice, dataset: Datas
         breakdown = criteria_view(criteria_by_target.get(target["target_id"], []))
         target["criteria"] = {name: entry["avg"] for name, entry in breakdown.items()}
     body["facets"] = facets_view(_facet_records(session, rows, dataset.kind))
-    body["trend"] = _trend(session, run, scorer, dataset.id)
+    body["trend"] = _trend(session, run, pooled, dataset.id)
+    if body["trend"]:  # this run's point is the version chosen, as the headline
+        body["trend"][-1]["score"] = body["score"]
     body["delta_vs_previous"] = _delta(body["trend"])

@@ -73,6 +73,7 @@ class RunSpec:
     alert_threshold: float = 0.8
     shards: int | None = None
     scorer_ids: tuple[int, ...] = ()  # applied at their latest version, pinned by the run
+    scorer_version_ids: tuple[int, ...] = ()  # applied at these versions, after scorer_ids
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RunSpec:
@@ -81,8 +82,9 @@ class RunSpec:
                                    prompt_version_id=t.get("prompt_version_id"),
                                    grid=t.get("grid"))
                         for t in data.get("targets") or [])
-        known = set(cls.__dataclass_fields__) - {"targets", "scorer_ids"}
+        known = set(cls.__dataclass_fields__) - {"targets", "scorer_ids", "scorer_version_ids"}
         return cls(targets=targets, scorer_ids=tuple(data.get("scorer_ids") or ()),
+                   scorer_version_ids=tuple(data.get("scorer_version_ids") or ()),
                    **{k: v for k, v in data.items() if k in known})
 
     def settings(self) -> dict[str, Any]:
@@ -185,33 +187,59 @@ def _grid_errors(grid: Mapping[str, Any] | None) -> list[str]:
 def resolve(session: Session, project: Project, spec: RunSpec) -> Resolved:
     """The dataset version, models, prompt versions, expanded targets and scorer versions of
     `spec`; an Invalid naming every bad entry of the request otherwise."""
-    scorers = _scorer_versions(session, project, spec.scorer_ids)
+    scorers = _scorer_versions(session, project, spec.scorer_ids, spec.scorer_version_ids)
     resolved = _resolve_targets(session, project, spec)
     resolved.scorers = scorers
     return resolved
 
 
-def _scorer_versions(session: Session, project: Project,
-                     scorer_ids: tuple[int, ...]) -> list[ScorerVersion]:
-    """The latest version of each scorer, in the order given; an Invalid naming unknown or
-    archived scorers, repeats, and judges that are no model of the project."""
-    if not scorer_ids:
+def _chosen_versions(session: Session, project: Project, version_ids: tuple[int, ...],
+                     errors: dict[str, Any]) -> list[ScorerVersion]:
+    """The versions of `version_ids` that belong to the project's scorers; the others are
+    named in errors["scorer_version_ids"]."""
+    if not version_ids:
         return []
+    found = {v.id: v for v in session.scalars(select(ScorerVersion).join(
+        ScorerConfig, ScorerConfig.id == ScorerVersion.scorer_id).where(
+        ScorerConfig.project_id == project.id, ScorerVersion.id.in_(version_ids)))}
+    for index, version_id in enumerate(version_ids):
+        if version_id not in found:
+            errors.setdefault("scorer_version_ids", {})[str(index)] = [
+                f"No scorer version {version_id} in this project"]
+    return [found[v] for v in version_ids if v in found]
+
+
+def _scorer_versions(session: Session, project: Project, scorer_ids: tuple[int, ...],
+                     version_ids: tuple[int, ...] = ()) -> list[ScorerVersion]:
+    """The latest version of each of `scorer_ids`, then each of `version_ids`, in the order
+    given; an Invalid naming unknown or archived scorers, a scorer asked for twice, and
+    judges that are no model of the project."""
+    if not scorer_ids and not version_ids:
+        return []
+    errors: dict[str, Any] = {}
+    chosen = _chosen_versions(session, project, version_ids, errors)
+    wanted = [*scorer_ids, *(v.scorer_id for v in chosen)]
     configs = {c.id: c for c in session.scalars(select(ScorerConfig).where(
-        ScorerConfig.project_id == project.id, ScorerConfig.id.in_(scorer_ids)))}
-    latest = scoring.latest_versions(session, list(configs))
+        ScorerConfig.project_id == project.id, ScorerConfig.id.in_(wanted)))}
+    latest = scoring.latest_versions(session, [i for i in scorer_ids if i in configs])
+    versions = [latest[i] for i in scorer_ids if i in latest] + chosen
     problems: dict[str, list[str]] = {}
-    if len(set(scorer_ids)) != len(scorer_ids):
-        problems["scorer_ids"] = ["Each scorer at most once"]
+    if len(set(wanted)) != len(wanted):
+        problems["scorer_ids"] = ["Each scorer at most once"]  # latest or a chosen version
     for index, scorer_id in enumerate(scorer_ids):
         config = configs.get(scorer_id)
         if config is None:
             problems[str(index)] = [f"No scorer {scorer_id} in this project"]
         elif config.archived_at is not None:
             problems[str(index)] = [f"The scorer {config.name!r} is archived"]
-    if not problems:
-        refs = {str(r): config.name for scorer_id, config in configs.items()
-                for r in (latest[scorer_id].params or {}).get("judges") or []}
+    for index, version in enumerate(chosen):
+        config = configs[version.scorer_id]
+        if config.archived_at is not None:
+            errors.setdefault("scorer_version_ids", {})[str(index)] = [
+                f"The scorer {config.name!r} is archived"]
+    if not problems and not errors:
+        refs = {str(r): configs[v.scorer_id].name for v in versions
+                for r in (v.params or {}).get("judges") or []}
         known = find_judges(session, project.id, refs)
         for ref, name in sorted(refs.items()):
             if ref not in known:
@@ -219,8 +247,10 @@ def _scorer_versions(session: Session, project: Project,
                     f"The scorer {name!r} judges with {ref!r}, which is no model of this "
                     f"project")
     if problems:
-        raise Invalid("Some scorers are not valid", {"json": {"scorer_ids": problems}})
-    return [latest[scorer_id] for scorer_id in scorer_ids]
+        errors["scorer_ids"] = problems
+    if errors:
+        raise Invalid("Some scorers are not valid", {"json": errors})
+    return versions
 
 
 def _resolve_targets(session: Session, project: Project, spec: RunSpec) -> Resolved:

@@ -2,6 +2,7 @@
 import { parseDollars } from '@/lib/money';
 import { emptyParams, validateParams, type ParamForm, type ParamName } from '@/features/models/params';
 import type { Params, RunCreateBody, RunTargetBody } from './api';
+import type { ScorerPick } from './scoring/api';
 
 export const MAX_TARGETS = 20; // before the grid expands
 export const MAX_EXPANDED_TARGETS = 50;
@@ -50,6 +51,8 @@ export interface RunForm {
   timeout: string;
   budget: string;
   alertPercent: string;
+  /** Scorers the run pins: at their latest version, or at a chosen one. */
+  scorers: ScorerPick[];
 }
 
 export const initialRunForm: RunForm = {
@@ -65,6 +68,7 @@ export const initialRunForm: RunForm = {
   timeout: '',
   budget: '',
   alertPercent: '80',
+  scorers: [],
 };
 
 let seq = 0;
@@ -150,6 +154,13 @@ export interface BuildOptions {
 }
 
 /** Checks the form and builds the RunCreate body (the same body goes to /estimate and to create). */
+/** A scorer picked at its latest version goes in scorer_ids, one at a chosen version in scorer_version_ids. */
+function scorerFields(picks: ScorerPick[]): Pick<RunCreateBody, 'scorer_ids' | 'scorer_version_ids'> {
+  const latest = picks.filter((p) => p.versionId === null).map((p) => p.scorerId);
+  const chosen = picks.flatMap((p) => (p.versionId === null ? [] : [p.versionId]));
+  return { ...(latest.length ? { scorer_ids: latest } : {}), ...(chosen.length ? { scorer_version_ids: chosen } : {}) };
+}
+
 export function buildRunBody(form: RunForm, options: BuildOptions = {}): { body: RunCreateBody | null; errors: FormErrors } {
   const errors: FormErrors = {};
   if (form.datasetId === null) errors.dataset = 'Choose a dataset.';
@@ -215,6 +226,7 @@ export function buildRunBody(form: RunForm, options: BuildOptions = {}): { body:
       max_history_pairs: history!,
       budget_micros: budget.ok ? budget.micros : null,
       alert_threshold: alert!,
+      ...scorerFields(form.scorers),
     },
   };
 }

@@ -29,7 +29,9 @@ export function RunReportPage() {
   const stats = useStatistics(project.id, runs.isPending ? null : runId);
   const scorers = stats.data?.scorers ?? [];
   const versionParam = params.get('scorer_version');
-  const versionId = versionParam ? Number(versionParam) : (scorers[0]?.scorer_version_id ?? null);
+  // Default: the first scorer at the newest version the run holds (a run scored again keeps both).
+  const newest = scorers.filter((s) => s.scorer_id === scorers[0]?.scorer_id).sort((a, b) => b.version - a.version)[0];
+  const versionId = versionParam ? Number(versionParam) : (newest?.scorer_version_id ?? null);
   const facets = useFacets(project.id, stats.data ? runId : null, scorers.length ? versionId : null);
   const pairs = useComparisonSummary(project.id, runs.isPending ? null : runId);
   const set = (name: string, value: string | null) =>

@@ -42,6 +42,7 @@ import {
 import { ConfirmRunDialog } from '../components/ConfirmRunDialog';
 import { RunProblems } from '../components/RunProblems';
 import { TargetCard } from '../components/TargetCard';
+import { RunScorersCard } from '../scoring/RunScorersCard';
 import { useCreateRun, useDatasets, useDatasetVersions, useEstimateRun, useModels, usePrompts } from '../hooks/useRuns';
 
 /** The run configuration page: dataset and version, targets with overrides and a grid, settings, review and start. */
@@ -147,7 +148,10 @@ export function NewRunPage() {
     </Field>
   );
   const otherErrors = Object.entries(errors).filter(
-    ([k]) => !['dataset', 'targets', 'repeats', 'concurrency', 'maxHistoryPairs', 'timeout', 'budget', 'alertPercent'].includes(k) && !k.startsWith('t-') && !k.startsWith('g-'),
+    ([k]) => !['dataset', 'targets', 'repeats', 'concurrency', 'maxHistoryPairs', 'timeout', 'budget', 'alertPercent'].includes(k) &&
+      !k.startsWith('t-') &&
+      !k.startsWith('g-') &&
+      !k.startsWith('scorer'),
   );
 
   return (
@@ -272,6 +276,13 @@ export function NewRunPage() {
             )}
           </CardContent>
         </Card>
+
+        <RunScorersCard
+          projectId={projectId}
+          value={form.scorers}
+          onChange={(scorers) => set({ scorers })}
+          error={Object.entries(errors).find(([k]) => k.startsWith('scorer'))?.[1] ?? null}
+        />
 
         <Card>
           <CardHeader>

@@ -25,6 +25,7 @@ function serve(state: State, hooks: { onProgress?: () => void } = {}) {
       return json(state.progress);
     }
     if (path === '/api/projects/3/runs/7/summary') return json(summary);
+    if (path === '/api/projects/3/runs/7/comparisons/summary') return json(noComparisons);
     const one = /^\/api\/projects\/3\/runs\/7\/outputs\/(\d+)$/.exec(path);
     if (one) {
       const o = state.outputs.find((x) => x.id === Number(one[1]))!;
@@ -60,6 +61,8 @@ beforeEach(() => {
 afterEach(() => {
   FakeEventSource.instances = [];
 });
+
+const noComparisons = { run_id: 7, pairs: [], ratings: { available: false, message: null, n_comparisons: 0, confidence: 0.95, items: [] } };
 
 describe('RunPage', { timeout: 20_000 }, () => {
   it('moves one bar per target, cost, tokens and phases live from the event stream', async () => {

@@ -21,6 +21,8 @@ import { SummaryTable } from '../components/SummaryTable';
 import { useProgress, useRun } from '../hooks/useRuns';
 import { progressFromRun } from '../live';
 import { ResultsLinks } from '@/features/results/components/ResultsLinks';
+import { AddScorersAction } from '../scoring/AddScorersAction';
+import { PairwiseSection } from '../scoring/PairwiseSection';
 
 export const FALLBACK_POLL_MS = 3000;
 export const SAFETY_POLL_MS = 10_000;
@@ -100,6 +102,7 @@ export function RunPage() {
         <div className="flex flex-col items-end gap-2">
           {canEdit && <RunControls projectId={projectId} runId={runId} progress={p} />}
           <RunExports projectId={projectId} runId={runId} />
+          {canEdit && terminal && <AddScorersAction projectId={projectId} run={r} />}
         </div>
       </header>
       <ResultsLinks projectId={projectId} runId={runId} />
@@ -134,6 +137,8 @@ export function RunPage() {
           <FailuresList projectId={projectId} runId={runId} progress={p} canEdit={canEdit} />
         </CardContent>
       </Card>
+
+      {terminal && <PairwiseSection projectId={projectId} run={r} canEdit={canEdit} />}
 
       <Card>
         <CardHeader>
