@@ -6598,14 +6598,35 @@ export interface components {
             /** @description Best first: mean score, then pass rate, then success rate */
             items: components["schemas"]["LeaderboardRow"][];
         };
-        CostSums: {
+        CostKind: {
+            /** @enum {string} */
+            kind: "model_calls" | "judges" | "judge_mode" | "generation";
             spent_micros: number;
+        };
+        CostTotal: {
+            /** @description Every spend: calls_micros + judge_micros + generation_micros */
+            spent_micros: number;
+            /** @description The models' own calls in runs */
+            calls_micros: number;
+            /** @description Judges of run outputs, judge-mode runs' included */
+            judge_micros: number;
+            /** @description Generation jobs (none in a report on one dataset) */
+            generation_micros: number;
             outputs: number;
             tokens_in: number;
             tokens_out: number;
+            /** @description Every kind of spend, in this order: model_calls, judges, judge_mode, generation */
+            by_kind: components["schemas"]["CostKind"][];
         };
         CostByModel: {
+            /** @description Every spend: calls_micros + judge_micros + generation_micros */
             spent_micros: number;
+            /** @description The models' own calls in runs */
+            calls_micros: number;
+            /** @description Judges of run outputs, judge-mode runs' included */
+            judge_micros: number;
+            /** @description Generation jobs (none in a report on one dataset) */
+            generation_micros: number;
             outputs: number;
             tokens_in: number;
             tokens_out: number;
@@ -6613,7 +6634,14 @@ export interface components {
             model_name: string | null;
         };
         CostByRun: {
+            /** @description Every spend: calls_micros + judge_micros + generation_micros */
             spent_micros: number;
+            /** @description The models' own calls in runs */
+            calls_micros: number;
+            /** @description Judges of run outputs, judge-mode runs' included */
+            judge_micros: number;
+            /** @description Generation jobs (none in a report on one dataset) */
+            generation_micros: number;
             outputs: number;
             tokens_in: number;
             tokens_out: number;
@@ -6622,9 +6650,18 @@ export interface components {
             status: string;
             /** Format: date-time */
             created_at: string;
+            /** @description A judge-mode run: judges rating a dataset's questions */
+            judge_mode: boolean;
         };
         CostByDay: {
+            /** @description Every spend: calls_micros + judge_micros + generation_micros */
             spent_micros: number;
+            /** @description The models' own calls in runs */
+            calls_micros: number;
+            /** @description Judges of run outputs, judge-mode runs' included */
+            judge_micros: number;
+            /** @description Generation jobs (none in a report on one dataset) */
+            generation_micros: number;
             outputs: number;
             tokens_in: number;
             tokens_out: number;
@@ -6632,7 +6669,7 @@ export interface components {
             day: string;
         };
         CostReport: {
-            total: components["schemas"]["CostSums"];
+            total: components["schemas"]["CostTotal"];
             by_model: components["schemas"]["CostByModel"][];
             by_run: components["schemas"]["CostByRun"][];
             by_day: components["schemas"]["CostByDay"][];

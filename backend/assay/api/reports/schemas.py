@@ -7,6 +7,7 @@ from marshmallow import Schema, fields, validate
 
 from assay.api.base import PageArgs
 from assay.api.fields import MAX_ID
+from assay.core.reports.costs import KINDS
 from assay.core.reports.diff import OUTCOMES
 from assay.core.reports.exports import FORMATS
 from assay.core.reports.scope import VERSION_CHOICES
@@ -143,10 +144,27 @@ class LeaderboardSchema(Schema):
 
 
 class CostSumsSchema(Schema):
-    spent_micros = _int()
+    spent_micros = fields.Integer(required=True, metadata={
+        "description": "Every spend: calls_micros + judge_micros + generation_micros"})
+    calls_micros = fields.Integer(required=True, metadata={
+        "description": "The models' own calls in runs"})
+    judge_micros = fields.Integer(required=True, metadata={
+        "description": "Judges of run outputs, judge-mode runs' included"})
+    generation_micros = fields.Integer(required=True, metadata={
+        "description": "Generation jobs (none in a report on one dataset)"})
     outputs = _int()
     tokens_in = _int()
     tokens_out = _int()
+
+
+class CostKindSchema(Schema):
+    kind = fields.String(required=True, validate=validate.OneOf(KINDS))
+    spent_micros = _int()
+
+
+class CostTotalSchema(CostSumsSchema):
+    by_kind = fields.List(fields.Nested(CostKindSchema), required=True, metadata={
+        "description": "Every kind of spend, in this order: " + ", ".join(KINDS)})
 
 
 class CostByModelSchema(CostSumsSchema):
@@ -159,6 +177,8 @@ class CostByRunSchema(CostSumsSchema):
     run_name = fields.String(required=True)
     status = fields.String(required=True)
     created_at = fields.DateTime(required=True)
+    judge_mode = fields.Boolean(required=True, metadata={
+        "description": "A judge-mode run: judges rating a dataset's questions"})
 
 
 class CostByDaySchema(CostSumsSchema):
@@ -166,7 +186,7 @@ class CostByDaySchema(CostSumsSchema):
 
 
 class CostReportSchema(Schema):
-    total = _nested(CostSumsSchema)
+    total = _nested(CostTotalSchema)
     by_model = fields.List(fields.Nested(CostByModelSchema), required=True)
     by_run = fields.List(fields.Nested(CostByRunSchema), required=True)
     by_day = fields.List(fields.Nested(CostByDaySchema), required=True)
