@@ -3710,6 +3710,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/reports/scorers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * How many scores each of the project's scorers has (all versions pooled, every run):
+         *     the reports open on a scorer that has some.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ScorerCoverageList"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/reports/costs": {
         parameters: {
             query?: never;
@@ -6597,6 +6641,19 @@ export interface components {
             confidence: number;
             /** @description Best first: mean score, then pass rate, then success rate */
             items: components["schemas"]["LeaderboardRow"][];
+        };
+        ScorerCoverage: {
+            scorer_id: number;
+            /** @description Scores with a value */
+            values: number;
+            /** @description Pass/fail verdicts */
+            verdicts: number;
+            /** @description Models (recorded traces and judge mode's questions count as one) */
+            models: number;
+        };
+        ScorerCoverageList: {
+            /** @description The project's scorers that have scores, by id; the others have none */
+            items: components["schemas"]["ScorerCoverage"][];
         };
         CostKind: {
             /** @enum {string} */

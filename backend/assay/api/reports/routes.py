@@ -15,11 +15,13 @@ from assay.api.reports.schemas import (
     RunDiffSchema,
     ScopeArgs,
     ScorerArgs,
+    ScorerCoverageListSchema,
     ScoreTrendSchema,
     TokenUsageSchema,
     TrendArgs,
 )
 from assay.core.projects.models import Role
+from assay.core.reports import rollups
 from assay.core.reports.costs import cost_report, token_usage
 from assay.core.reports.dashboard import dashboard
 from assay.core.reports.diff import run_diff
@@ -48,6 +50,17 @@ def get_leaderboard(args: dict[str, Any], project_id: int) -> Any:
     versions=latest. 422 for a scorer or dataset of another project or a reversed range."""
     project, _ = project_access(project_id, Role.viewer)
     return leaderboard(session(), project, _filters(args))
+
+
+@blp.get("/scorers")
+@blp.response(200, ScorerCoverageListSchema)
+def get_scorer_coverage(project_id: int) -> Any:
+    """How many scores each of the project's scorers has (all versions pooled, every run):
+    the reports open on a scorer that has some."""
+    project, _ = project_access(project_id, Role.viewer)
+    return {"items": [
+        {"scorer_id": s, "values": n, "verdicts": j, "models": m}
+        for s, n, j, m in rollups.scorer_coverage(session(), project.id)]}
 
 
 @blp.get("/costs")

@@ -308,3 +308,16 @@ class ScoreTrendSchema(Schema):
         "description": "Every model with a score in any of the runs, by name"})
     runs = fields.List(fields.Nested(TrendRunSchema), required=True, metadata={
         "description": "The most recent runs with a score of the scorer, oldest first"})
+
+
+class ScorerCoverageSchema(Schema):
+    scorer_id = _int()
+    values = fields.Integer(required=True, metadata={"description": "Scores with a value"})
+    verdicts = fields.Integer(required=True, metadata={"description": "Pass/fail verdicts"})
+    models = fields.Integer(required=True, metadata={
+        "description": "Models (recorded traces and judge mode's questions count as one)"})
+
+
+class ScorerCoverageListSchema(Schema):
+    items = fields.List(fields.Nested(ScorerCoverageSchema), required=True, metadata={
+        "description": "The project's scorers that have scores, by id; the others have none"})

@@ -32,7 +32,7 @@ from assay.core.reports.models import ScoreCase, SpendDay, TargetDay, TargetLate
 from assay.core.reports.scope import Scope, run_conditions
 from assay.core.reports.sql import day_of
 from assay.core.runs.models import CellStatus, Output, Run, RunTarget
-from assay.core.scoring.models import Score, ScorerVersion
+from assay.core.scoring.models import Score, ScorerConfig, ScorerVersion
 
 _DAYS = cast(Table, TargetDay.__table__)
 _LATENCIES = cast(Table, TargetLatency.__table__)
@@ -367,3 +367,14 @@ def rebuild(session: Session) -> None:
             .join(RunTarget, RunTarget.id == Score.target_id)
             .join(ScorerVersion, ScorerVersion.id == Score.scorer_version_id)
             .group_by(*key, *([Score.scorer_version_id] if per_version else []))))
+
+
+def scorer_coverage(session: Session, project_id: int) -> list[tuple[int, int, int, int]]:
+    """(scorer id, values, verdicts, models) of each of the project's scorers that has
+    scores, over every version pooled: which scorer a report can open on."""
+    return [(int(s), int(n or 0), int(j or 0), int(m)) for s, n, j, m in session.execute(
+        select(ScoreCase.scorer_id, func.sum(ScoreCase.n), func.sum(ScoreCase.judged),
+               func.count(func.distinct(ScoreCase.model_key)))
+        .join(ScorerConfig, ScorerConfig.id == ScoreCase.scorer_id)
+        .where(ScorerConfig.project_id == project_id, ScoreCase.version_key == 0)
+        .group_by(ScoreCase.scorer_id).order_by(ScoreCase.scorer_id))]

@@ -19,6 +19,7 @@ export type TargetStatistics = RunStatistics['items'][number];
 export type RunFacets = Get<`${OneRun}/statistics/facets`>;
 export type ComparisonSummary = Get<`${OneRun}/comparisons/summary`>;
 export type ScorerPage = Get<'/api/projects/{project_id}/scorers'>;
+export type ScorerCoverage = Get<`${Reports}/scorers`>;
 export type Scorer = ScorerPage['items'][number];
 export type RunPage = Get<'/api/projects/{project_id}/runs'>;
 export type RunItem = RunPage['items'][number];
@@ -59,6 +60,7 @@ export const reportsApi = {
     request<RunFacets>('GET', `${run(projectId, runId)}/statistics/facets`, { query: { scorer_version_id: versionId } }),
   comparisons: (projectId: number, runId: number) =>
     request<ComparisonSummary>('GET', `${run(projectId, runId)}/comparisons/summary`),
+  scorerCoverage: (projectId: number) => request<ScorerCoverage>('GET', `${reports(projectId)}/scorers`),
   scorers: (projectId: number) =>
     request<ScorerPage>('GET', `/api/projects/${projectId}/scorers`, { query: { page_size: 100 } }),
   runs: (projectId: number) => request<RunPage>('GET', `/api/projects/${projectId}/runs`, { query: { page_size: 100 } }),

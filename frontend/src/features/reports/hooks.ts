@@ -19,6 +19,8 @@ export const useReportDatasets = (projectId: number) => useQuery({ queryKey: key
 export const useQuestionQuality = (projectId: number) =>
   useQuery({ queryKey: key(projectId, 'question-quality'), queryFn: () => reportsApi.questionQuality(projectId) });
 export const useScorers = (projectId: number) => useQuery({ queryKey: key(projectId, 'scorers'), queryFn: () => reportsApi.scorers(projectId) });
+export const useScorerCoverage = (projectId: number) =>
+  useQuery({ queryKey: key(projectId, 'scorer-coverage'), queryFn: () => reportsApi.scorerCoverage(projectId) });
 export const useReportRuns = (projectId: number) => useQuery({ queryKey: key(projectId, 'runs'), queryFn: () => reportsApi.runs(projectId) });
 export const useStatistics = (projectId: number, runId: number | null) =>
   useQuery({ queryKey: key(projectId, 'run', runId, 'statistics'), queryFn: () => reportsApi.statistics(projectId, runId!), enabled: runId !== null });
