@@ -18,6 +18,9 @@ export type RunStatistics = Get<`${OneRun}/statistics`>;
 export type TargetStatistics = RunStatistics['items'][number];
 export type RunFacets = Get<`${OneRun}/statistics/facets`>;
 export type ComparisonSummary = Get<`${OneRun}/comparisons/summary`>;
+export type RunView = Get<OneRun>;
+export type RunDashboard = Get<`${Reports}/runs/{run_id}/dashboard`>;
+export type TargetComparison = Get<`${OneRun}/compare-targets`>;
 export type ScorerPage = Get<'/api/projects/{project_id}/scorers'>;
 export type ScorerCoverage = Get<`${Reports}/scorers`>;
 export type Scorer = ScorerPage['items'][number];
@@ -61,6 +64,13 @@ export const reportsApi = {
   comparisons: (projectId: number, runId: number) =>
     request<ComparisonSummary>('GET', `${run(projectId, runId)}/comparisons/summary`),
   scorerCoverage: (projectId: number) => request<ScorerCoverage>('GET', `${reports(projectId)}/scorers`),
+  run: (projectId: number, runId: number) => request<RunView>('GET', run(projectId, runId)),
+  dashboard: (projectId: number, runId: number, scorerId: number | null) =>
+    request<RunDashboard>('GET', `${reports(projectId)}/runs/${runId}/dashboard`, { query: { scorer_id: scorerId ?? undefined } }),
+  compareTargets: (projectId: number, runId: number, targetA: number, targetB: number, versionId: number) =>
+    request<TargetComparison>('GET', `${run(projectId, runId)}/compare-targets`, {
+      query: { target_a: targetA, target_b: targetB, scorer_version_id: versionId },
+    }),
   scorers: (projectId: number) =>
     request<ScorerPage>('GET', `/api/projects/${projectId}/scorers`, { query: { page_size: 100 } }),
   runs: (projectId: number) => request<RunPage>('GET', `/api/projects/${projectId}/runs`, { query: { page_size: 100 } }),

@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQueries, useQuery } from '@tanstack/react-query';
 import { reportsApi, type Scope, type Versions } from './api';
 
 const key = (projectId: number, ...rest: unknown[]) => ['project', projectId, 'reports', ...rest] as const;
@@ -32,3 +32,18 @@ export const useFacets = (projectId: number, runId: number | null, versionId: nu
   });
 export const useComparisonSummary = (projectId: number, runId: number | null) =>
   useQuery({ queryKey: key(projectId, 'run', runId, 'comparisons'), queryFn: () => reportsApi.comparisons(projectId, runId!), enabled: runId !== null });
+export const useDashboard = (projectId: number, runId: number | null, scorerId: number | null) =>
+  useQuery({ queryKey: key(projectId, 'run', runId, 'dashboard', scorerId), queryFn: () => reportsApi.dashboard(projectId, runId!, scorerId), enabled: runId !== null });
+/** Every pair of the run's targets (first against each later one), compared on one scorer version. */
+export const useTargetPairs = (projectId: number, runId: number, targetIds: number[], versionId: number | null) =>
+  useQueries({
+    queries: targetIds.flatMap((a, i) =>
+      targetIds.slice(i + 1).map((b) => ({
+        queryKey: key(projectId, 'run', runId, 'compare-targets', a, b, versionId),
+        queryFn: () => reportsApi.compareTargets(projectId, runId, a, b, versionId!),
+        enabled: versionId !== null,
+      })),
+    ),
+  });
+export const useReportRun = (projectId: number, runId: number | null) =>
+  useQuery({ queryKey: key(projectId, 'run', runId, 'view'), queryFn: () => reportsApi.run(projectId, runId!), enabled: runId !== null });
