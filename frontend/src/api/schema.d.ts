@@ -3710,6 +3710,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/reports/ratings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Bradley-Terry ratings of the project's models (95% bootstrap intervals) from every
+         *     judged pairwise comparison across its runs: a tie or a disagreement of the two orders
+         *     is half a win each. 422 for a scorer or dataset of another project or a reversed
+         *     range.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description First UTC day (YYYY-MM-DD) of the outputs counted, by when they finished */
+                    date_from?: string | null;
+                    /** @description Last UTC day, included; not before date_from (else 422) */
+                    date_to?: string | null;
+                    /** @description Only runs on this dataset of the project (else 422) */
+                    dataset_id?: number | null;
+                    /** @description A pairwise scorer of this project (else 422); default: every one */
+                    scorer_id?: number | null;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProjectRatings"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/reports/scorers": {
         parameters: {
             query?: never;
@@ -6641,6 +6697,38 @@ export interface components {
             confidence: number;
             /** @description Best first: mean score, then pass rate, then success rate */
             items: components["schemas"]["LeaderboardRow"][];
+        };
+        ModelRating: {
+            model_id: number;
+            model_name: string | null;
+            /** @description Bradley-Terry on an Elo-like scale (mean 1000; +400 = 10:1 odds) */
+            rating: number | null;
+            /** @description Percentile bootstrap interval over the comparisons */
+            low: number | null;
+            high: number | null;
+            games: number;
+            wins: number;
+            /** @description Ties, and judgements whose orders disagreed */
+            ties: number;
+            losses: number;
+            /** @description no_games, undefeated, winless */
+            flags: string[];
+        };
+        ProjectRatings: {
+            available: boolean;
+            /** @description Why there are no ratings */
+            message: string | null;
+            /** @description Judged comparisons between two different models (the games) */
+            n_comparisons: number;
+            /** @description Comparisons of two outputs of the same model: left out */
+            same_model: number;
+            /** @description Comparisons involving a recorded trace: left out */
+            without_model: number;
+            /** @description Runs they come from */
+            runs: number;
+            confidence: number;
+            /** @description Best first */
+            items: components["schemas"]["ModelRating"][];
         };
         ScorerCoverage: {
             scorer_id: number;

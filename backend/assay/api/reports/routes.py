@@ -11,6 +11,8 @@ from assay.api.reports.schemas import (
     CostReportSchema,
     LeaderboardArgs,
     LeaderboardSchema,
+    PairwiseArgs,
+    ProjectRatingsSchema,
     RunDiffArgs,
     RunDiffSchema,
     ScopeArgs,
@@ -26,6 +28,7 @@ from assay.core.reports.costs import cost_report, token_usage
 from assay.core.reports.dashboard import dashboard
 from assay.core.reports.diff import run_diff
 from assay.core.reports.leaderboard import leaderboard
+from assay.core.reports.pairwise import project_ratings
 from assay.core.reports.scope import ReportFilter
 from assay.core.reports.trend import score_trend
 
@@ -50,6 +53,18 @@ def get_leaderboard(args: dict[str, Any], project_id: int) -> Any:
     versions=latest. 422 for a scorer or dataset of another project or a reversed range."""
     project, _ = project_access(project_id, Role.viewer)
     return leaderboard(session(), project, _filters(args))
+
+
+@blp.get("/ratings")
+@blp.arguments(PairwiseArgs, location="query")
+@blp.response(200, ProjectRatingsSchema)
+def get_ratings(args: dict[str, Any], project_id: int) -> Any:
+    """Bradley-Terry ratings of the project's models (95% bootstrap intervals) from every
+    judged pairwise comparison across its runs: a tie or a disagreement of the two orders
+    is half a win each. 422 for a scorer or dataset of another project or a reversed
+    range."""
+    project, _ = project_access(project_id, Role.viewer)
+    return project_ratings(session(), project, _filters(args))
 
 
 @blp.get("/scorers")

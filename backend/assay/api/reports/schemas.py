@@ -321,3 +321,40 @@ class ScorerCoverageSchema(Schema):
 class ScorerCoverageListSchema(Schema):
     items = fields.List(fields.Nested(ScorerCoverageSchema), required=True, metadata={
         "description": "The project's scorers that have scores, by id; the others have none"})
+
+
+class PairwiseArgs(ScopeArgs):
+    scorer_id = _id_arg("A pairwise scorer of this project (else 422); default: every one")
+
+
+class ModelRatingSchema(Schema):
+    model_id = _int()
+    model_name = fields.String(required=True, allow_none=True)
+    rating = fields.Float(required=True, allow_none=True, metadata={
+        "description": "Bradley-Terry on an Elo-like scale (mean 1000; +400 = 10:1 odds)"})
+    low = fields.Float(required=True, allow_none=True, metadata={
+        "description": "Percentile bootstrap interval over the comparisons"})
+    high = _float()
+    games = _int()
+    wins = _int()
+    ties = fields.Integer(required=True, metadata={
+        "description": "Ties, and judgements whose orders disagreed"})
+    losses = _int()
+    flags = fields.List(fields.String(), required=True, metadata={
+        "description": "no_games, undefeated, winless"})
+
+
+class ProjectRatingsSchema(Schema):
+    available = fields.Boolean(required=True)
+    message = fields.String(required=True, allow_none=True, metadata={
+        "description": "Why there are no ratings"})
+    n_comparisons = fields.Integer(required=True, metadata={
+        "description": "Judged comparisons between two different models (the games)"})
+    same_model = fields.Integer(required=True, metadata={
+        "description": "Comparisons of two outputs of the same model: left out"})
+    without_model = fields.Integer(required=True, metadata={
+        "description": "Comparisons involving a recorded trace: left out"})
+    runs = fields.Integer(required=True, metadata={"description": "Runs they come from"})
+    confidence = fields.Float(required=True)
+    items = fields.List(fields.Nested(ModelRatingSchema), required=True, metadata={
+        "description": "Best first"})
