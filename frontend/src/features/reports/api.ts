@@ -19,6 +19,7 @@ export type TargetStatistics = RunStatistics['items'][number];
 export type RunFacets = Get<`${OneRun}/statistics/facets`>;
 export type ComparisonSummary = Get<`${OneRun}/comparisons/summary`>;
 export type RunView = Get<OneRun>;
+export type ProjectRatings = Get<`${Reports}/ratings`>;
 export type RunDashboard = Get<`${Reports}/runs/{run_id}/dashboard`>;
 export type TargetComparison = Get<`${OneRun}/compare-targets`>;
 export type ScorerPage = Get<'/api/projects/{project_id}/scorers'>;
@@ -64,6 +65,8 @@ export const reportsApi = {
   comparisons: (projectId: number, runId: number) =>
     request<ComparisonSummary>('GET', `${run(projectId, runId)}/comparisons/summary`),
   scorerCoverage: (projectId: number) => request<ScorerCoverage>('GET', `${reports(projectId)}/scorers`),
+  ratings: (projectId: number, scorerId: number | null, scope: Scope = {}) =>
+    request<ProjectRatings>('GET', `${reports(projectId)}/ratings`, { query: { scorer_id: scorerId ?? undefined, ...scope } }),
   run: (projectId: number, runId: number) => request<RunView>('GET', run(projectId, runId)),
   dashboard: (projectId: number, runId: number, scorerId: number | null) =>
     request<RunDashboard>('GET', `${reports(projectId)}/runs/${runId}/dashboard`, { query: { scorer_id: scorerId ?? undefined } }),
