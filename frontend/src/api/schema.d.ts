@@ -3766,6 +3766,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/reports/judge-calibration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Per judge scorer version, over every run it scored: agreement between its judge
+         *     models (Krippendorff's alpha, Cohen's kappa on two judges' verdicts) and with people
+         *     (each manual scorer's reviewers: exact agreement, mean absolute difference, alpha,
+         *     kappa).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Calibration"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/reports/scorers": {
         parameters: {
             query?: never;
@@ -6729,6 +6775,47 @@ export interface components {
             confidence: number;
             /** @description Best first */
             items: components["schemas"]["ModelRating"][];
+        };
+        CalibrationHuman: {
+            /** @description The judge model; null: the mean of the judges */
+            judge: string | null;
+            /** @description The manual scorer people scored with */
+            human_scorer_version_id: number;
+            reviewers: number;
+            /** @description Outputs both the judge and a person scored */
+            n: number;
+            judge_only: number;
+            human_only: number;
+            exact_agreement: number | null;
+            mean_abs_difference: number | null;
+            alpha: components["schemas"]["StatsAlpha"];
+            /** @description Quadratic weights over the distinct values; read alpha for continuous scores */
+            kappa: components["schemas"]["StatsKappa"];
+            /** @description The manual scorer */
+            human_name: string;
+            human_version: number;
+        };
+        CalibrationItem: {
+            scorer_id: number;
+            name: string;
+            kind: string;
+            scorer_version_id: number;
+            /** @description The version's number */
+            version: number;
+            /** @description Runs it scored */
+            runs: number;
+            /** @description Outputs it valued */
+            outputs: number;
+            /** @description Its judge models (by the source they score under) */
+            judges: string[];
+            /** @description Between its judges, over every output; null with fewer than two judges */
+            agreement: components["schemas"]["StatsAgreement"] | (Record<string, never> | null);
+            /** @description Each judge (and their mean, with several) against each manual scorer's reviewers, on the outputs both scored */
+            judge_human: components["schemas"]["CalibrationHuman"][];
+        };
+        Calibration: {
+            /** @description Each judge scorer version with scores from a judge model, by scorer then version */
+            items: components["schemas"]["CalibrationItem"][];
         };
         ScorerCoverage: {
             scorer_id: number;

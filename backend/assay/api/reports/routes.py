@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.api.base import Blueprint, project_access, session
+from assay.api.reports.calibration_schemas import CalibrationSchema
 from assay.api.reports.dashboard_schemas import DashboardSchema
 from assay.api.reports.schemas import (
     CostReportSchema,
@@ -24,6 +25,7 @@ from assay.api.reports.schemas import (
 )
 from assay.core.projects.models import Role
 from assay.core.reports import rollups
+from assay.core.reports.calibration import judge_calibration
 from assay.core.reports.costs import cost_report, token_usage
 from assay.core.reports.dashboard import dashboard
 from assay.core.reports.diff import run_diff
@@ -65,6 +67,17 @@ def get_ratings(args: dict[str, Any], project_id: int) -> Any:
     range."""
     project, _ = project_access(project_id, Role.viewer)
     return project_ratings(session(), project, _filters(args))
+
+
+@blp.get("/judge-calibration")
+@blp.response(200, CalibrationSchema)
+def get_judge_calibration(project_id: int) -> Any:
+    """Per judge scorer version, over every run it scored: agreement between its judge
+    models (Krippendorff's alpha, Cohen's kappa on two judges' verdicts) and with people
+    (each manual scorer's reviewers: exact agreement, mean absolute difference, alpha,
+    kappa)."""
+    project, _ = project_access(project_id, Role.viewer)
+    return judge_calibration(session(), project)
 
 
 @blp.get("/scorers")
