@@ -16,6 +16,7 @@ import { CostsPage } from '@/features/reports/pages/CostsPage';
 import { TrendPage } from '@/features/reports/pages/TrendPage';
 import { RunReportPage } from '@/features/reports/pages/RunReportPage';
 import { RatingsPage } from '@/features/reports/pages/RatingsPage';
+import { JudgesPage } from '@/features/reports/pages/JudgesPage';
 
 /** Renders the project pages as the app routes them (layout + tabs), starting at `route`. */
 export function renderProject(route: string) {
@@ -39,6 +40,7 @@ export function renderProject(route: string) {
           { path: 'reports/trend', element: <TrendPage /> },
           { path: 'reports/runs', element: <RunReportPage /> },
           { path: 'reports/ratings', element: <RatingsPage /> },
+          { path: 'reports/judges', element: <JudgesPage /> },
         ],
       },
       { path: '/projects/:projectId/runs/:runId', element: <p>Run page</p> },

@@ -49,3 +49,5 @@ export const useReportRun = (projectId: number, runId: number | null) =>
   useQuery({ queryKey: key(projectId, 'run', runId, 'view'), queryFn: () => reportsApi.run(projectId, runId!), enabled: runId !== null });
 export const useRatings = (projectId: number, scorerId: number | null, scope: Scope, enabled = true) =>
   useQuery({ queryKey: key(projectId, 'ratings', scorerId, scope), queryFn: () => reportsApi.ratings(projectId, scorerId, scope), enabled });
+export const useCalibration = (projectId: number) =>
+  useQuery({ queryKey: key(projectId, 'judge-calibration'), queryFn: () => reportsApi.calibration(projectId) });

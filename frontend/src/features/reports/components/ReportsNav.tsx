@@ -7,6 +7,7 @@ const links = [
   { to: 'trend', label: 'Score trend', end: false },
   { to: 'runs', label: 'Run breakdown', end: false },
   { to: 'ratings', label: 'Model ratings', end: false },
+  { to: 'judges', label: 'Judge calibration', end: false },
 ];
 
 /** The report pages of a project, one link each (each page is its own chunk). */
