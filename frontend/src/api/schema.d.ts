@@ -3812,6 +3812,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/reports/rag": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Per model, for one RAG metrics scorer over the runs in scope: each metric's mean
+         *     (1-5) and the judges' average with 95% bootstrap intervals clustered by case, the share
+         *     of judgements that produced metrics (Wilson interval), latency p50/p95. 422 for a
+         *     scorer that is not a RAG metrics scorer of this project, another project's dataset or
+         *     a reversed range.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description First UTC day (YYYY-MM-DD) of the outputs counted, by when they finished */
+                    date_from?: string | null;
+                    /** @description Last UTC day, included; not before date_from (else 422) */
+                    date_to?: string | null;
+                    /** @description Only runs on this dataset of the project (else 422) */
+                    dataset_id?: number | null;
+                    /** @description A RAG metrics scorer of this project (else 422); default: the first that has scores */
+                    scorer_id?: number | null;
+                    versions?: "all" | "latest";
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RagSummary"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/reports/scorers": {
         parameters: {
             query?: never;
@@ -6816,6 +6874,40 @@ export interface components {
         Calibration: {
             /** @description Each judge scorer version with scores from a judge model, by scorer then version */
             items: components["schemas"]["CalibrationItem"][];
+        };
+        RagMetric: {
+            mean: number | null;
+            /** @description 95% bootstrap interval, clustered by case; null below two cases */
+            low: number | null;
+            high: number | null;
+            n_cases: number;
+            /** @description Outputs behind it */
+            n_values: number;
+            name: string;
+        };
+        RagModel: {
+            model_id: number | null;
+            model_name: string | null;
+            /** @description Scores of the scorer on the model's outputs (one per judge) */
+            judgements: number;
+            /** @description Outputs with metrics */
+            outputs: number;
+            /** @description Judgements that produced metrics, with a 95% Wilson interval */
+            success_rate: components["schemas"]["Rate"];
+            /** @description Each metric's mean (1-5) of case means, 95% bootstrap interval */
+            metrics: components["schemas"]["RagMetric"][];
+            /** @description The judges' average of the four metrics (1-5) */
+            average: components["schemas"]["Mean"];
+            latency_p50_ms: number | null;
+            latency_p95_ms: number | null;
+        };
+        RagSummary: {
+            /** @description null: the project has no RAG metrics scorer */
+            scorer: components["schemas"]["ScorerRef"] | (Record<string, never> | null);
+            metrics: string[];
+            confidence: number;
+            /** @description Best average first */
+            items: components["schemas"]["RagModel"][];
         };
         ScorerCoverage: {
             scorer_id: number;

@@ -14,6 +14,8 @@ from assay.api.reports.schemas import (
     LeaderboardSchema,
     PairwiseArgs,
     ProjectRatingsSchema,
+    RagArgs,
+    RagSummarySchema,
     RunDiffArgs,
     RunDiffSchema,
     ScopeArgs,
@@ -31,6 +33,7 @@ from assay.core.reports.dashboard import dashboard
 from assay.core.reports.diff import run_diff
 from assay.core.reports.leaderboard import leaderboard
 from assay.core.reports.pairwise import project_ratings
+from assay.core.reports.rag import rag_summary
 from assay.core.reports.scope import ReportFilter
 from assay.core.reports.trend import score_trend
 
@@ -78,6 +81,19 @@ def get_judge_calibration(project_id: int) -> Any:
     kappa)."""
     project, _ = project_access(project_id, Role.viewer)
     return judge_calibration(session(), project)
+
+
+@blp.get("/rag")
+@blp.arguments(RagArgs, location="query")
+@blp.response(200, RagSummarySchema)
+def get_rag_summary(args: dict[str, Any], project_id: int) -> Any:
+    """Per model, for one RAG metrics scorer over the runs in scope: each metric's mean
+    (1-5) and the judges' average with 95% bootstrap intervals clustered by case, the share
+    of judgements that produced metrics (Wilson interval), latency p50/p95. 422 for a
+    scorer that is not a RAG metrics scorer of this project, another project's dataset or
+    a reversed range."""
+    project, _ = project_access(project_id, Role.viewer)
+    return rag_summary(session(), project, _filters(args))
 
 
 @blp.get("/scorers")

@@ -358,3 +358,38 @@ class ProjectRatingsSchema(Schema):
     confidence = fields.Float(required=True)
     items = fields.List(fields.Nested(ModelRatingSchema), required=True, metadata={
         "description": "Best first"})
+
+
+class RagArgs(ScopeArgs):
+    scorer_id = _id_arg("A RAG metrics scorer of this project (else 422); default: the "
+                        "first that has scores")
+    versions = fields.String(load_default="all", validate=validate.OneOf(VERSION_CHOICES))
+
+
+class RagMetricSchema(MeanSchema):
+    name = fields.String(required=True)
+
+
+class RagModelSchema(Schema):
+    model_id = fields.Integer(required=True, allow_none=True)
+    model_name = fields.String(required=True, allow_none=True)
+    judgements = fields.Integer(required=True, metadata={
+        "description": "Scores of the scorer on the model's outputs (one per judge)"})
+    outputs = fields.Integer(required=True, metadata={"description": "Outputs with metrics"})
+    success_rate = fields.Nested(RateSchema, required=True, metadata={
+        "description": "Judgements that produced metrics, with a 95% Wilson interval"})
+    metrics = fields.List(fields.Nested(RagMetricSchema), required=True, metadata={
+        "description": "Each metric's mean (1-5) of case means, 95% bootstrap interval"})
+    average = fields.Nested(MeanSchema, required=True, metadata={
+        "description": "The judges' average of the four metrics (1-5)"})
+    latency_p50_ms = fields.Integer(required=True, allow_none=True)
+    latency_p95_ms = fields.Integer(required=True, allow_none=True)
+
+
+class RagSummarySchema(Schema):
+    scorer = fields.Nested(ScorerRefSchema, required=True, allow_none=True, metadata={
+        "description": "null: the project has no RAG metrics scorer"})
+    metrics = fields.List(fields.String(), required=True)
+    confidence = fields.Float(required=True)
+    items = fields.List(fields.Nested(RagModelSchema), required=True, metadata={
+        "description": "Best average first"})
