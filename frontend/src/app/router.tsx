@@ -50,6 +50,7 @@ export const routes: RouteObject[] = [
               { path: 'reports/runs', lazy: page(() => import('@/features/reports/pages/RunReportPage'), (m) => m.RunReportPage) },
               { path: 'reports/ratings', lazy: page(() => import('@/features/reports/pages/RatingsPage'), (m) => m.RatingsPage) },
               { path: 'reports/judges', lazy: page(() => import('@/features/reports/pages/JudgesPage'), (m) => m.JudgesPage) },
+              { path: 'reports/rag', lazy: page(() => import('@/features/reports/pages/RagPage'), (m) => m.RagPage) },
               { path: 'members', lazy: page(() => import('@/features/projects/pages/ProjectMembersPage'), (m) => m.ProjectMembersPage) },
             ],
           },

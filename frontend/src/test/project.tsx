@@ -17,6 +17,7 @@ import { TrendPage } from '@/features/reports/pages/TrendPage';
 import { RunReportPage } from '@/features/reports/pages/RunReportPage';
 import { RatingsPage } from '@/features/reports/pages/RatingsPage';
 import { JudgesPage } from '@/features/reports/pages/JudgesPage';
+import { RagPage } from '@/features/reports/pages/RagPage';
 
 /** Renders the project pages as the app routes them (layout + tabs), starting at `route`. */
 export function renderProject(route: string) {
@@ -41,6 +42,7 @@ export function renderProject(route: string) {
           { path: 'reports/runs', element: <RunReportPage /> },
           { path: 'reports/ratings', element: <RatingsPage /> },
           { path: 'reports/judges', element: <JudgesPage /> },
+          { path: 'reports/rag', element: <RagPage /> },
         ],
       },
       { path: '/projects/:projectId/runs/:runId', element: <p>Run page</p> },

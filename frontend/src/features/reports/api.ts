@@ -19,6 +19,7 @@ export type TargetStatistics = RunStatistics['items'][number];
 export type RunFacets = Get<`${OneRun}/statistics/facets`>;
 export type ComparisonSummary = Get<`${OneRun}/comparisons/summary`>;
 export type RunView = Get<OneRun>;
+export type RagSummary = Get<`${Reports}/rag`>;
 export type JudgeCalibration = Get<`${Reports}/judge-calibration`>;
 export type ProjectRatings = Get<`${Reports}/ratings`>;
 export type RunDashboard = Get<`${Reports}/runs/{run_id}/dashboard`>;
@@ -69,6 +70,8 @@ export const reportsApi = {
   ratings: (projectId: number, scorerId: number | null, scope: Scope = {}) =>
     request<ProjectRatings>('GET', `${reports(projectId)}/ratings`, { query: { scorer_id: scorerId ?? undefined, ...scope } }),
   calibration: (projectId: number) => request<JudgeCalibration>('GET', `${reports(projectId)}/judge-calibration`),
+  rag: (projectId: number, scorerId: number | null, scope: Scope = {}) =>
+    request<RagSummary>('GET', `${reports(projectId)}/rag`, { query: { scorer_id: scorerId ?? undefined, ...scope } }),
   run: (projectId: number, runId: number) => request<RunView>('GET', run(projectId, runId)),
   dashboard: (projectId: number, runId: number, scorerId: number | null) =>
     request<RunDashboard>('GET', `${reports(projectId)}/runs/${runId}/dashboard`, { query: { scorer_id: scorerId ?? undefined } }),

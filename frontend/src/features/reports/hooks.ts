@@ -51,3 +51,5 @@ export const useRatings = (projectId: number, scorerId: number | null, scope: Sc
   useQuery({ queryKey: key(projectId, 'ratings', scorerId, scope), queryFn: () => reportsApi.ratings(projectId, scorerId, scope), enabled });
 export const useCalibration = (projectId: number) =>
   useQuery({ queryKey: key(projectId, 'judge-calibration'), queryFn: () => reportsApi.calibration(projectId) });
+export const useRag = (projectId: number, scorerId: number | null, scope: Scope, enabled = true) =>
+  useQuery({ queryKey: key(projectId, 'rag', scorerId, scope), queryFn: () => reportsApi.rag(projectId, scorerId, scope), enabled });

@@ -8,6 +8,7 @@ const links = [
   { to: 'runs', label: 'Run breakdown', end: false },
   { to: 'ratings', label: 'Model ratings', end: false },
   { to: 'judges', label: 'Judge calibration', end: false },
+  { to: 'rag', label: 'RAG metrics', end: false },
 ];
 
 /** The report pages of a project, one link each (each page is its own chunk). */
