@@ -125,12 +125,21 @@ test('a judged run: every spend in the cost report, the leaderboard on the score
   const card = page.getByRole('region', { name: 'Helpful v1 (llm_judge)' });
   await expect(card.getByText(`${calibration.outputs} outputs scored across 1 run`)).toBeVisible();
   await expect(card.getByText('One judge: no agreement between judges to measure.')).toBeVisible();
+  await page.getByRole('navigation', { name: 'Reports' }).getByRole('link', { name: 'RAG metrics' }).click();
+  await expect(page.getByText('No RAG metrics scorer')).toBeVisible();
 
   // The report pages fit a phone's width (the app header is another item's: main is measured).
   await page.setViewportSize({ width: 390, height: 800 });
-  for (const path of ['reports/costs', `reports/runs?run=${run.id}`, 'reports/ratings', 'reports/judges']) {
+  const pages: [string, string][] = [
+    ['reports/costs', 'Spend by model'],
+    [`reports/runs?run=${run.id}`, 'Mean score per target'],
+    ['reports/ratings', 'No ratings yet'],
+    ['reports/judges', 'Helpful v1 (llm_judge)'],
+    ['reports/rag', 'No RAG metrics scorer'],
+  ];
+  for (const [path, shown] of pages) {
     await page.goto(`/projects/${projectId}/${path}`);
-    await expect(page.getByRole('navigation', { name: 'Reports' })).toBeVisible();
+    await expect(page.getByRole('region', { name: shown }).or(page.getByText(shown, { exact: true })).first()).toBeVisible();
     expect(await page.evaluate(() => document.getElementById('main')!.scrollWidth - document.getElementById('main')!.clientWidth), path).toBeLessThanOrEqual(0);
   }
 });
