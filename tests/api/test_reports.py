@@ -221,7 +221,9 @@ def test_reports_of_an_empty_project_are_empty(factory: Factory) -> None:
                                                   "items": []}
     assert get(browser, url + "/leaderboard", scorer_id=scorer_id)["items"] == []
     assert get(browser, url + "/costs") == {
-        "total": {"spent_micros": 0, "outputs": 0, "tokens_in": 0, "tokens_out": 0},
+        "total": {**_sums(0, 0, 0, 0), "by_kind": [
+            {"kind": kind, "spent_micros": 0}
+            for kind in ("model_calls", "judges", "judge_mode", "generation")]},
         "by_model": [], "by_run": [], "by_day": []}
     assert get(browser, url + "/tokens") == {"items": []}
 
@@ -252,10 +254,16 @@ def test_bad_report_filters_are_422(world: World, factory: Factory) -> None:
 # --- costs and tokens ---------------------------------------------------------------------------
 
 
+def _sums(spent: int, outputs: int, tokens_in: int, tokens_out: int,
+          judged: int = 0) -> dict[str, int]:
+    return {"spent_micros": spent + judged, "calls_micros": spent, "judge_micros": judged,
+            "generation_micros": 0, "outputs": outputs, "tokens_in": tokens_in,
+            "tokens_out": tokens_out}
+
+
 def test_cost_report_by_model_run_and_day(world: World) -> None:
     body = get(world.browser, world.url + "/costs")
-    assert body["total"] == {"spent_micros": 120, "outputs": 9, "tokens_in": 80,
-                             "tokens_out": 40}
+    assert {k: v for k, v in body["total"].items() if k != "by_kind"} == _sums(120, 9, 80, 40)
     assert [(m["model_name"], m["spent_micros"], m["outputs"], m["tokens_in"])
             for m in body["by_model"]] == [("Fake Smart", 70, 2, 20), ("Fake Fast", 50, 7, 60)]
     assert [(r["run_id"], r["run_name"], r["status"], r["spent_micros"], r["outputs"],
@@ -263,11 +271,31 @@ def test_cost_report_by_model_run_and_day(world: World) -> None:
         (world.run2.run_id, "Second", "completed", 20, 4, 40, 20),
         (world.run1.run_id, "First", "completed", 100, 5, 40, 20)]
     day3, day1 = (rd.days_ago(n).date().isoformat() for n in (3, 1))
-    assert body["by_day"] == [
-        {"day": day3, "spent_micros": 100, "outputs": 5, "tokens_in": 40, "tokens_out": 20},
-        {"day": day1, "spent_micros": 20, "outputs": 4, "tokens_in": 40, "tokens_out": 20}]
+    assert body["by_day"] == [{"day": day3, **_sums(100, 5, 40, 20)},
+                              {"day": day1, **_sums(20, 4, 40, 20)}]
     since = get(world.browser, world.url + "/costs", date_from=day1)
     assert since["total"]["spent_micros"] == 20 and len(since["by_run"]) == 1
+
+
+def test_the_cost_report_adds_the_judges_and_lists_runs_newest_first(world: World) -> None:
+    """Judges' cost is spend (by kind, model, run and day), and "newest first" means
+    created last, not the highest id (a run can be recorded with an earlier date)."""
+    older = rd.run(world.project, world.data.version_id, [(world.smart, "Fake Smart")],
+                   "Imported", created_at=rd.days_ago(30))
+    rd.output(older, world.data.case_ids[0], cost_micros=100, judge_cost_micros=40,
+              finished_at=rd.days_ago(1))
+    body = get(world.browser, world.url + "/costs")
+    total = body["total"]
+    assert (total["spent_micros"], total["calls_micros"], total["judge_micros"]) == (
+        260, 220, 40)
+    assert [(k["kind"], k["spent_micros"]) for k in total["by_kind"]] == [
+        ("model_calls", 220), ("judges", 40), ("judge_mode", 0), ("generation", 0)]
+    assert [(r["run_name"], r["spent_micros"], r["judge_micros"]) for r in body["by_run"]] == [
+        ("Second", 20, 0), ("First", 100, 0), ("Imported", 140, 40)]
+    smart = next(m for m in body["by_model"] if m["model_name"] == "Fake Smart")
+    assert (smart["spent_micros"], smart["judge_micros"]) == (210, 40)
+    day1 = rd.days_ago(1).date().isoformat()
+    assert next(d for d in body["by_day"] if d["day"] == day1)["spent_micros"] == 160
 
 
 def test_token_usage_per_day_and_model(world: World) -> None:

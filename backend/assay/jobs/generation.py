@@ -8,7 +8,7 @@ import logging
 
 from rq import Queue
 
-from assay.core.generation import service, store
+from assay.core.generation import service, spend, store
 from assay.core.generation.service import BatchResult, Call
 from assay.events.publish import publish
 from assay.providers.client import LLMClient
@@ -60,4 +60,10 @@ async def run_job(rt: Runtime, job_id: int) -> None:
         log.exception("generation %s failed", job_id)
         failure = service.failure_text(exc)
     service.conclude(state, [b.count for b in call.batches] if call else [], results, failure)
+    try:  # before "finished": the cost report has it when the client hears the job is done
+        with rt.db.factory() as session:
+            spend.record(session, state)
+            session.commit()
+    except Exception:
+        log.exception("generation %s: its spend was not recorded", job_id)
     emit(FINISHED)

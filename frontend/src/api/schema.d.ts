@@ -4066,6 +4066,210 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/reports/ratings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Bradley-Terry ratings of the project's models (95% bootstrap intervals) from every
+         *     judged pairwise comparison across its runs: a tie or a disagreement of the two orders
+         *     is half a win each. 422 for a scorer or dataset of another project or a reversed
+         *     range.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description First UTC day (YYYY-MM-DD) of the outputs counted, by when they finished */
+                    date_from?: string | null;
+                    /** @description Last UTC day, included; not before date_from (else 422) */
+                    date_to?: string | null;
+                    /** @description Only runs on this dataset of the project (else 422) */
+                    dataset_id?: number | null;
+                    /** @description A pairwise scorer of this project (else 422); default: every one */
+                    scorer_id?: number | null;
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProjectRatings"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/reports/judge-calibration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Per judge scorer version, over every run it scored: agreement between its judge
+         *     models (Krippendorff's alpha, Cohen's kappa on two judges' verdicts) and with people
+         *     (each manual scorer's reviewers: exact agreement, mean absolute difference, alpha,
+         *     kappa).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Calibration"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/reports/rag": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Per model, for one RAG metrics scorer over the runs in scope: each metric's mean
+         *     (1-5) and the judges' average with 95% bootstrap intervals clustered by case, the share
+         *     of judgements that produced metrics (Wilson interval), latency p50/p95. 422 for a
+         *     scorer that is not a RAG metrics scorer of this project, another project's dataset or
+         *     a reversed range.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description First UTC day (YYYY-MM-DD) of the outputs counted, by when they finished */
+                    date_from?: string | null;
+                    /** @description Last UTC day, included; not before date_from (else 422) */
+                    date_to?: string | null;
+                    /** @description Only runs on this dataset of the project (else 422) */
+                    dataset_id?: number | null;
+                    /** @description A RAG metrics scorer of this project (else 422); default: the first that has scores */
+                    scorer_id?: number | null;
+                    versions?: "all" | "latest";
+                };
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RagSummary"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/reports/scorers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * How many scores each of the project's scorers has (all versions pooled, every run):
+         *     the reports open on a scorer that has some.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ScorerCoverageList"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/reports/costs": {
         parameters: {
             query?: never;
@@ -7111,14 +7315,155 @@ export interface components {
             /** @description Best first: mean score, then pass rate, then success rate */
             items: components["schemas"]["LeaderboardRow"][];
         };
-        CostSums: {
+        ModelRating: {
+            model_id: number;
+            model_name: string | null;
+            /** @description Bradley-Terry on an Elo-like scale (mean 1000; +400 = 10:1 odds) */
+            rating: number | null;
+            /** @description Percentile bootstrap interval over the comparisons */
+            low: number | null;
+            high: number | null;
+            games: number;
+            wins: number;
+            /** @description Ties, and judgements whose orders disagreed */
+            ties: number;
+            losses: number;
+            /** @description no_games, undefeated, winless */
+            flags: string[];
+        };
+        ProjectRatings: {
+            available: boolean;
+            /** @description Why there are no ratings */
+            message: string | null;
+            /** @description Judged comparisons between two different models (the games) */
+            n_comparisons: number;
+            /** @description Comparisons of two outputs of the same model: left out */
+            same_model: number;
+            /** @description Comparisons involving a recorded trace: left out */
+            without_model: number;
+            /** @description Runs they come from */
+            runs: number;
+            confidence: number;
+            /** @description Best first */
+            items: components["schemas"]["ModelRating"][];
+        };
+        CalibrationHuman: {
+            /** @description The judge model; null: the mean of the judges */
+            judge: string | null;
+            /** @description The manual scorer people scored with */
+            human_scorer_version_id: number;
+            reviewers: number;
+            /** @description Outputs both the judge and a person scored */
+            n: number;
+            judge_only: number;
+            human_only: number;
+            exact_agreement: number | null;
+            mean_abs_difference: number | null;
+            alpha: components["schemas"]["StatsAlpha"];
+            /** @description Quadratic weights over the distinct values; read alpha for continuous scores */
+            kappa: components["schemas"]["StatsKappa"];
+            /** @description The manual scorer */
+            human_name: string;
+            human_version: number;
+        };
+        CalibrationItem: {
+            scorer_id: number;
+            name: string;
+            kind: string;
+            scorer_version_id: number;
+            /** @description The version's number */
+            version: number;
+            /** @description Runs it scored */
+            runs: number;
+            /** @description Outputs it valued */
+            outputs: number;
+            /** @description Its judge models (by the source they score under) */
+            judges: string[];
+            /** @description Between its judges, over every output; null with fewer than two judges */
+            agreement: components["schemas"]["StatsAgreement"] | (Record<string, never> | null);
+            /** @description Each judge (and their mean, with several) against each manual scorer's reviewers, on the outputs both scored */
+            judge_human: components["schemas"]["CalibrationHuman"][];
+        };
+        Calibration: {
+            /** @description Each judge scorer version with scores from a judge model, by scorer then version */
+            items: components["schemas"]["CalibrationItem"][];
+        };
+        RagMetric: {
+            mean: number | null;
+            /** @description 95% bootstrap interval, clustered by case; null below two cases */
+            low: number | null;
+            high: number | null;
+            n_cases: number;
+            /** @description Outputs behind it */
+            n_values: number;
+            name: string;
+        };
+        RagModel: {
+            model_id: number | null;
+            model_name: string | null;
+            /** @description Scores of the scorer on the model's outputs (one per judge) */
+            judgements: number;
+            /** @description Outputs with metrics */
+            outputs: number;
+            /** @description Judgements that produced metrics, with a 95% Wilson interval */
+            success_rate: components["schemas"]["Rate"];
+            /** @description Each metric's mean (1-5) of case means, 95% bootstrap interval */
+            metrics: components["schemas"]["RagMetric"][];
+            /** @description The judges' average of the four metrics (1-5) */
+            average: components["schemas"]["Mean"];
+            latency_p50_ms: number | null;
+            latency_p95_ms: number | null;
+        };
+        RagSummary: {
+            /** @description null: the project has no RAG metrics scorer */
+            scorer: components["schemas"]["ScorerRef"] | (Record<string, never> | null);
+            metrics: string[];
+            confidence: number;
+            /** @description Best average first */
+            items: components["schemas"]["RagModel"][];
+        };
+        ScorerCoverage: {
+            scorer_id: number;
+            /** @description Scores with a value */
+            values: number;
+            /** @description Pass/fail verdicts */
+            verdicts: number;
+            /** @description Models (recorded traces and judge mode's questions count as one) */
+            models: number;
+        };
+        ScorerCoverageList: {
+            /** @description The project's scorers that have scores, by id; the others have none */
+            items: components["schemas"]["ScorerCoverage"][];
+        };
+        CostKind: {
+            /** @enum {string} */
+            kind: "model_calls" | "judges" | "judge_mode" | "generation";
             spent_micros: number;
+        };
+        CostTotal: {
+            /** @description Every spend: calls_micros + judge_micros + generation_micros */
+            spent_micros: number;
+            /** @description The models' own calls in runs */
+            calls_micros: number;
+            /** @description Judges of run outputs, judge-mode runs' included */
+            judge_micros: number;
+            /** @description Generation jobs (none in a report on one dataset) */
+            generation_micros: number;
             outputs: number;
             tokens_in: number;
             tokens_out: number;
+            /** @description Every kind of spend, in this order: model_calls, judges, judge_mode, generation */
+            by_kind: components["schemas"]["CostKind"][];
         };
         CostByModel: {
+            /** @description Every spend: calls_micros + judge_micros + generation_micros */
             spent_micros: number;
+            /** @description The models' own calls in runs */
+            calls_micros: number;
+            /** @description Judges of run outputs, judge-mode runs' included */
+            judge_micros: number;
+            /** @description Generation jobs (none in a report on one dataset) */
+            generation_micros: number;
             outputs: number;
             tokens_in: number;
             tokens_out: number;
@@ -7126,7 +7471,14 @@ export interface components {
             model_name: string | null;
         };
         CostByRun: {
+            /** @description Every spend: calls_micros + judge_micros + generation_micros */
             spent_micros: number;
+            /** @description The models' own calls in runs */
+            calls_micros: number;
+            /** @description Judges of run outputs, judge-mode runs' included */
+            judge_micros: number;
+            /** @description Generation jobs (none in a report on one dataset) */
+            generation_micros: number;
             outputs: number;
             tokens_in: number;
             tokens_out: number;
@@ -7135,9 +7487,18 @@ export interface components {
             status: string;
             /** Format: date-time */
             created_at: string;
+            /** @description A judge-mode run: judges rating a dataset's questions */
+            judge_mode: boolean;
         };
         CostByDay: {
+            /** @description Every spend: calls_micros + judge_micros + generation_micros */
             spent_micros: number;
+            /** @description The models' own calls in runs */
+            calls_micros: number;
+            /** @description Judges of run outputs, judge-mode runs' included */
+            judge_micros: number;
+            /** @description Generation jobs (none in a report on one dataset) */
+            generation_micros: number;
             outputs: number;
             tokens_in: number;
             tokens_out: number;
@@ -7145,7 +7506,7 @@ export interface components {
             day: string;
         };
         CostReport: {
-            total: components["schemas"]["CostSums"];
+            total: components["schemas"]["CostTotal"];
             by_model: components["schemas"]["CostByModel"][];
             by_run: components["schemas"]["CostByRun"][];
             by_day: components["schemas"]["CostByDay"][];

@@ -15,6 +15,9 @@ import { LeaderboardPage } from '@/features/reports/pages/LeaderboardPage';
 import { CostsPage } from '@/features/reports/pages/CostsPage';
 import { TrendPage } from '@/features/reports/pages/TrendPage';
 import { RunReportPage } from '@/features/reports/pages/RunReportPage';
+import { RatingsPage } from '@/features/reports/pages/RatingsPage';
+import { JudgesPage } from '@/features/reports/pages/JudgesPage';
+import { RagPage } from '@/features/reports/pages/RagPage';
 
 /** Renders the project pages as the app routes them (layout + tabs), starting at `route`. */
 export function renderProject(route: string) {
@@ -37,6 +40,9 @@ export function renderProject(route: string) {
           { path: 'reports/costs', element: <CostsPage /> },
           { path: 'reports/trend', element: <TrendPage /> },
           { path: 'reports/runs', element: <RunReportPage /> },
+          { path: 'reports/ratings', element: <RatingsPage /> },
+          { path: 'reports/judges', element: <JudgesPage /> },
+          { path: 'reports/rag', element: <RagPage /> },
         ],
       },
       { path: '/projects/:projectId/runs/:runId', element: <p>Run page</p> },

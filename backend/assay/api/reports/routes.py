@@ -6,24 +6,34 @@ from __future__ import annotations
 from typing import Any
 
 from assay.api.base import Blueprint, project_access, session
+from assay.api.reports.calibration_schemas import CalibrationSchema
 from assay.api.reports.dashboard_schemas import DashboardSchema
 from assay.api.reports.schemas import (
     CostReportSchema,
     LeaderboardArgs,
     LeaderboardSchema,
+    PairwiseArgs,
+    ProjectRatingsSchema,
+    RagArgs,
+    RagSummarySchema,
     RunDiffArgs,
     RunDiffSchema,
     ScopeArgs,
     ScorerArgs,
+    ScorerCoverageListSchema,
     ScoreTrendSchema,
     TokenUsageSchema,
     TrendArgs,
 )
 from assay.core.projects.models import Role
+from assay.core.reports import rollups
+from assay.core.reports.calibration import judge_calibration
 from assay.core.reports.costs import cost_report, token_usage
 from assay.core.reports.dashboard import dashboard
 from assay.core.reports.diff import run_diff
 from assay.core.reports.leaderboard import leaderboard
+from assay.core.reports.pairwise import project_ratings
+from assay.core.reports.rag import rag_summary
 from assay.core.reports.scope import ReportFilter
 from assay.core.reports.trend import score_trend
 
@@ -48,6 +58,53 @@ def get_leaderboard(args: dict[str, Any], project_id: int) -> Any:
     versions=latest. 422 for a scorer or dataset of another project or a reversed range."""
     project, _ = project_access(project_id, Role.viewer)
     return leaderboard(session(), project, _filters(args))
+
+
+@blp.get("/ratings")
+@blp.arguments(PairwiseArgs, location="query")
+@blp.response(200, ProjectRatingsSchema)
+def get_ratings(args: dict[str, Any], project_id: int) -> Any:
+    """Bradley-Terry ratings of the project's models (95% bootstrap intervals) from every
+    judged pairwise comparison across its runs: a tie or a disagreement of the two orders
+    is half a win each. 422 for a scorer or dataset of another project or a reversed
+    range."""
+    project, _ = project_access(project_id, Role.viewer)
+    return project_ratings(session(), project, _filters(args))
+
+
+@blp.get("/judge-calibration")
+@blp.response(200, CalibrationSchema)
+def get_judge_calibration(project_id: int) -> Any:
+    """Per judge scorer version, over every run it scored: agreement between its judge
+    models (Krippendorff's alpha, Cohen's kappa on two judges' verdicts) and with people
+    (each manual scorer's reviewers: exact agreement, mean absolute difference, alpha,
+    kappa)."""
+    project, _ = project_access(project_id, Role.viewer)
+    return judge_calibration(session(), project)
+
+
+@blp.get("/rag")
+@blp.arguments(RagArgs, location="query")
+@blp.response(200, RagSummarySchema)
+def get_rag_summary(args: dict[str, Any], project_id: int) -> Any:
+    """Per model, for one RAG metrics scorer over the runs in scope: each metric's mean
+    (1-5) and the judges' average with 95% bootstrap intervals clustered by case, the share
+    of judgements that produced metrics (Wilson interval), latency p50/p95. 422 for a
+    scorer that is not a RAG metrics scorer of this project, another project's dataset or
+    a reversed range."""
+    project, _ = project_access(project_id, Role.viewer)
+    return rag_summary(session(), project, _filters(args))
+
+
+@blp.get("/scorers")
+@blp.response(200, ScorerCoverageListSchema)
+def get_scorer_coverage(project_id: int) -> Any:
+    """How many scores each of the project's scorers has (all versions pooled, every run):
+    the reports open on a scorer that has some."""
+    project, _ = project_access(project_id, Role.viewer)
+    return {"items": [
+        {"scorer_id": s, "values": n, "verdicts": j, "models": m}
+        for s, n, j, m in rollups.scorer_coverage(session(), project.id)]}
 
 
 @blp.get("/costs")

@@ -7,6 +7,7 @@ from marshmallow import Schema, fields, validate
 
 from assay.api.base import PageArgs
 from assay.api.fields import MAX_ID
+from assay.core.reports.costs import KINDS
 from assay.core.reports.diff import OUTCOMES
 from assay.core.reports.exports import FORMATS
 from assay.core.reports.scope import VERSION_CHOICES
@@ -146,10 +147,27 @@ class LeaderboardSchema(Schema):
 
 
 class CostSumsSchema(Schema):
-    spent_micros = _int()
+    spent_micros = fields.Integer(required=True, metadata={
+        "description": "Every spend: calls_micros + judge_micros + generation_micros"})
+    calls_micros = fields.Integer(required=True, metadata={
+        "description": "The models' own calls in runs"})
+    judge_micros = fields.Integer(required=True, metadata={
+        "description": "Judges of run outputs, judge-mode runs' included"})
+    generation_micros = fields.Integer(required=True, metadata={
+        "description": "Generation jobs (none in a report on one dataset)"})
     outputs = _int()
     tokens_in = _int()
     tokens_out = _int()
+
+
+class CostKindSchema(Schema):
+    kind = fields.String(required=True, validate=validate.OneOf(KINDS))
+    spent_micros = _int()
+
+
+class CostTotalSchema(CostSumsSchema):
+    by_kind = fields.List(fields.Nested(CostKindSchema), required=True, metadata={
+        "description": "Every kind of spend, in this order: " + ", ".join(KINDS)})
 
 
 class CostByModelSchema(CostSumsSchema):
@@ -162,6 +180,8 @@ class CostByRunSchema(CostSumsSchema):
     run_name = fields.String(required=True)
     status = fields.String(required=True)
     created_at = fields.DateTime(required=True)
+    judge_mode = fields.Boolean(required=True, metadata={
+        "description": "A judge-mode run: judges rating a dataset's questions"})
 
 
 class CostByDaySchema(CostSumsSchema):
@@ -169,7 +189,7 @@ class CostByDaySchema(CostSumsSchema):
 
 
 class CostReportSchema(Schema):
-    total = _nested(CostSumsSchema)
+    total = _nested(CostTotalSchema)
     by_model = fields.List(fields.Nested(CostByModelSchema), required=True)
     by_run = fields.List(fields.Nested(CostByRunSchema), required=True)
     by_day = fields.List(fields.Nested(CostByDaySchema), required=True)
@@ -291,3 +311,88 @@ class ScoreTrendSchema(Schema):
         "description": "Every model with a score in any of the runs, by name"})
     runs = fields.List(fields.Nested(TrendRunSchema), required=True, metadata={
         "description": "The most recent runs with a score of the scorer, oldest first"})
+
+
+class ScorerCoverageSchema(Schema):
+    scorer_id = _int()
+    values = fields.Integer(required=True, metadata={"description": "Scores with a value"})
+    verdicts = fields.Integer(required=True, metadata={"description": "Pass/fail verdicts"})
+    models = fields.Integer(required=True, metadata={
+        "description": "Models (recorded traces and judge mode's questions count as one)"})
+
+
+class ScorerCoverageListSchema(Schema):
+    items = fields.List(fields.Nested(ScorerCoverageSchema), required=True, metadata={
+        "description": "The project's scorers that have scores, by id; the others have none"})
+
+
+class PairwiseArgs(ScopeArgs):
+    scorer_id = _id_arg("A pairwise scorer of this project (else 422); default: every one")
+
+
+class ModelRatingSchema(Schema):
+    model_id = _int()
+    model_name = fields.String(required=True, allow_none=True)
+    rating = fields.Float(required=True, allow_none=True, metadata={
+        "description": "Bradley-Terry on an Elo-like scale (mean 1000; +400 = 10:1 odds)"})
+    low = fields.Float(required=True, allow_none=True, metadata={
+        "description": "Percentile bootstrap interval over the comparisons"})
+    high = _float()
+    games = _int()
+    wins = _int()
+    ties = fields.Integer(required=True, metadata={
+        "description": "Ties, and judgements whose orders disagreed"})
+    losses = _int()
+    flags = fields.List(fields.String(), required=True, metadata={
+        "description": "no_games, undefeated, winless"})
+
+
+class ProjectRatingsSchema(Schema):
+    available = fields.Boolean(required=True)
+    message = fields.String(required=True, allow_none=True, metadata={
+        "description": "Why there are no ratings"})
+    n_comparisons = fields.Integer(required=True, metadata={
+        "description": "Judged comparisons between two different models (the games)"})
+    same_model = fields.Integer(required=True, metadata={
+        "description": "Comparisons of two outputs of the same model: left out"})
+    without_model = fields.Integer(required=True, metadata={
+        "description": "Comparisons involving a recorded trace: left out"})
+    runs = fields.Integer(required=True, metadata={"description": "Runs they come from"})
+    confidence = fields.Float(required=True)
+    items = fields.List(fields.Nested(ModelRatingSchema), required=True, metadata={
+        "description": "Best first"})
+
+
+class RagArgs(ScopeArgs):
+    scorer_id = _id_arg("A RAG metrics scorer of this project (else 422); default: the "
+                        "first that has scores")
+    versions = fields.String(load_default="all", validate=validate.OneOf(VERSION_CHOICES))
+
+
+class RagMetricSchema(MeanSchema):
+    name = fields.String(required=True)
+
+
+class RagModelSchema(Schema):
+    model_id = fields.Integer(required=True, allow_none=True)
+    model_name = fields.String(required=True, allow_none=True)
+    judgements = fields.Integer(required=True, metadata={
+        "description": "Scores of the scorer on the model's outputs (one per judge)"})
+    outputs = fields.Integer(required=True, metadata={"description": "Outputs with metrics"})
+    success_rate = fields.Nested(RateSchema, required=True, metadata={
+        "description": "Judgements that produced metrics, with a 95% Wilson interval"})
+    metrics = fields.List(fields.Nested(RagMetricSchema), required=True, metadata={
+        "description": "Each metric's mean (1-5) of case means, 95% bootstrap interval"})
+    average = fields.Nested(MeanSchema, required=True, metadata={
+        "description": "The judges' average of the four metrics (1-5)"})
+    latency_p50_ms = fields.Integer(required=True, allow_none=True)
+    latency_p95_ms = fields.Integer(required=True, allow_none=True)
+
+
+class RagSummarySchema(Schema):
+    scorer = fields.Nested(ScorerRefSchema, required=True, allow_none=True, metadata={
+        "description": "null: the project has no RAG metrics scorer"})
+    metrics = fields.List(fields.String(), required=True)
+    confidence = fields.Float(required=True)
+    items = fields.List(fields.Nested(RagModelSchema), required=True, metadata={
+        "description": "Best average first"})

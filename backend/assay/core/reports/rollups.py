@@ -2,14 +2,18 @@
 
 Writers, each in the transaction that changes what the rollups sum:
 - planning a trace run adds its recorded outputs (succeeded at once);
-- `record_results` adds each batch of finished outputs (`add_finished`) and their scores
-  (`add_scores`); the scoring job adds the scores it backfills (`add_scores`);
+- `record_results` adds each batch of finished outputs (`add_finished`, with what their
+  judges cost) and their scores (`add_scores`); the scoring job adds the scores it
+  backfills (`add_scores`) and what their judges cost (`add_judged`, via judge_spend);
+- starting judge mode adds its questions (succeeded at once, free);
 - reopening failed cells takes them out first (`remove_reopened`): they are no longer
   finished, and their next result is added when it lands;
 - a reviewer's manual score recounts its one (version, model, case) (`recount_case`).
 Succeeded outputs and their automatic scores never change afterwards, so nothing else can
-move a sum. Rows are upserted in key order, so two transactions adding to the same
-(version, model, case) take its row locks in the same order and cannot deadlock."""
+move a sum. `spend_days` is written by `add_spend` only (generation jobs) and is not
+recounted: its source expires from Redis. Rows are upserted in key order, so two
+transactions adding to the same (version, model, case) take its row locks in the same order
+and cannot deadlock."""
 
 from __future__ import annotations
 
@@ -25,15 +29,16 @@ from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
 from assay.core.datasets.models import Case
-from assay.core.reports.models import ScoreCase, TargetDay, TargetLatency
+from assay.core.reports.models import ScoreCase, SpendDay, TargetDay, TargetLatency
 from assay.core.reports.scope import Scope, run_conditions
 from assay.core.reports.sql import day_of
 from assay.core.runs.models import CellStatus, Output, Run, RunTarget
-from assay.core.scoring.models import Score, ScorerVersion
+from assay.core.scoring.models import Score, ScorerConfig, ScorerVersion
 
 _DAYS = cast(Table, TargetDay.__table__)
 _LATENCIES = cast(Table, TargetLatency.__table__)
 _SCORE_CASES = cast(Table, ScoreCase.__table__)
+_SPEND = cast(Table, SpendDay.__table__)
 
 
 def _add(session: Session, table: Table, rows: Sequence[dict[str, Any]],
@@ -81,7 +86,7 @@ def add_finished(session: Session, day: date, targets: Mapping[int, Tally],
     _add(session, _DAYS, [
         {"target_id": t, "day": day, "outputs": s.succeeded + s.failed,
          "succeeded": s.succeeded, "spent_micros": s.spent, "tokens_in": s.tokens_in,
-         "tokens_out": s.tokens_out} for t, s in targets.items()],
+         "tokens_out": s.tokens_out, "judge_micros": s.judged} for t, s in targets.items()],
         ("target_id", "day"))
     _add(session, _LATENCIES, [
         {"target_id": t, "day": day, "latency_ms": ms, "n": n}
@@ -99,13 +104,44 @@ def remove_reopened(session: Session, reopened: Iterable[ColumnElement[bool]]) -
     rows = session.execute(
         select(Output.target_id, day, func.count(), func.coalesce(func.sum(Output.cost_micros), 0),
                func.coalesce(func.sum(Output.tokens_in), 0),
-               func.coalesce(func.sum(Output.tokens_out), 0))
+               func.coalesce(func.sum(Output.tokens_out), 0),
+               func.coalesce(func.sum(Output.judge_cost_micros), 0))
         .where(*reopened, Output.status == CellStatus.failed, Output.finished_at.is_not(None))
         .group_by(Output.target_id, day)).all()
     _add(session, _DAYS, [
         {"target_id": t, "day": _day(d), "outputs": -int(n), "succeeded": 0,
-         "spent_micros": -int(spent), "tokens_in": -int(t_in), "tokens_out": -int(t_out)}
-        for t, d, n, spent, t_in, t_out in rows], ("target_id", "day"))
+         "spent_micros": -int(spent), "tokens_in": -int(t_in), "tokens_out": -int(t_out),
+         "judge_micros": -int(judged)}
+        for t, d, n, spent, t_in, t_out, judged in rows], ("target_id", "day"))
+
+
+def add_judged(session: Session, costs: Mapping[int, int]) -> None:
+    """What judges cost on finished outputs (output id -> micro-dollars), added to the day
+    each output finished (as a recount from `outputs.judge_cost_micros` sums it)."""
+    ids = sorted(o for o, cost in costs.items() if cost)
+    if not ids:
+        return
+    day = day_of(session, Output.finished_at)
+    sums: dict[tuple[int, date], int] = {}
+    for output_id, target_id, finished in session.execute(
+            select(Output.id, Output.target_id, day).where(
+                Output.id.in_(ids), Output.finished_at.is_not(None),
+                Output.status.in_((CellStatus.succeeded, CellStatus.failed)))):
+        key = (target_id, _day(finished))
+        sums[key] = sums.get(key, 0) + costs[output_id]
+    _add(session, _DAYS, [
+        {"target_id": t, "day": d, "outputs": 0, "succeeded": 0, "spent_micros": 0,
+         "tokens_in": 0, "tokens_out": 0, "judge_micros": cost}
+        for (t, d), cost in sums.items()], ("target_id", "day"))
+
+
+def add_spend(session: Session, project_id: int, day: date, kind: str, model_id: int | None,
+              calls: int, spent_micros: int, tokens_in: int, tokens_out: int) -> None:
+    """Spend outside runs (a generation job's calls) into the project's day."""
+    _add(session, _SPEND, [
+        {"project_id": project_id, "day": day, "kind": kind, "model_key": model_id or 0,
+         "calls": calls, "spent_micros": spent_micros, "tokens_in": tokens_in,
+         "tokens_out": tokens_out}], ("project_id", "day", "kind", "model_key"))
 
 
 def models_of(session: Session, target_ids: Iterable[int]) -> dict[int, int]:
@@ -201,14 +237,31 @@ def _targets_in(scope: Scope, target_column: Any) -> list[ColumnElement[bool]]:
 
 
 def target_days(session: Session, scope: Scope
-                ) -> list[tuple[int, date, int, int, int, int, int]]:
-    """(target id, day, outputs, succeeded, spent, tokens in, tokens out) in scope."""
-    return [(t, d, int(n), int(ok), int(spent), int(t_in), int(t_out))
-            for t, d, n, ok, spent, t_in, t_out in session.execute(
+                ) -> list[tuple[int, date, int, int, int, int, int, int]]:
+    """(target id, day, outputs, succeeded, spent, tokens in, tokens out, judges' spend) in
+    scope."""
+    return [(t, d, int(n), int(ok), int(spent), int(t_in), int(t_out), int(judged))
+            for t, d, n, ok, spent, t_in, t_out, judged in session.execute(
         select(TargetDay.target_id, TargetDay.day, TargetDay.outputs, TargetDay.succeeded,
-               TargetDay.spent_micros, TargetDay.tokens_in, TargetDay.tokens_out)
+               TargetDay.spent_micros, TargetDay.tokens_in, TargetDay.tokens_out,
+               TargetDay.judge_micros)
         .where(*_targets_in(scope, TargetDay.target_id),
                *day_conditions(scope, TargetDay.day)))]
+
+
+def spend_days(session: Session, scope: Scope
+               ) -> list[tuple[date, str, int, int, int, int, int]]:
+    """(day, kind, model key, calls, spent, tokens in, tokens out) of the project's spend
+    outside runs in the scope's days. None when a dataset is chosen: that spend belongs to
+    no run on it."""
+    if scope.dataset_id is not None:
+        return []
+    return [(d, kind, int(m), int(calls), int(spent), int(t_in), int(t_out))
+            for d, kind, m, calls, spent, t_in, t_out in session.execute(
+        select(SpendDay.day, SpendDay.kind, SpendDay.model_key, SpendDay.calls,
+               SpendDay.spent_micros, SpendDay.tokens_in, SpendDay.tokens_out)
+        .where(SpendDay.project_id == scope.project_id,
+               *day_conditions(scope, SpendDay.day)))]
 
 
 def latency_counts(session: Session, scope: Scope) -> dict[int | None, list[tuple[int, int]]]:
@@ -288,12 +341,14 @@ def rebuild(session: Session) -> None:
     day = day_of(session, Output.finished_at)
     done = [Output.finished_at.is_not(None)]
     session.execute(_DAYS.insert().from_select(
-        ["target_id", "day", "outputs", "succeeded", "spent_micros", "tokens_in", "tokens_out"],
+        ["target_id", "day", "outputs", "succeeded", "spent_micros", "tokens_in", "tokens_out",
+         "judge_micros"],
         select(Output.target_id, day, func.count(),
                func.sum(case((Output.status == CellStatus.succeeded, 1), else_=0)),
                func.coalesce(func.sum(Output.cost_micros), 0),
                func.coalesce(func.sum(Output.tokens_in), 0),
-               func.coalesce(func.sum(Output.tokens_out), 0))
+               func.coalesce(func.sum(Output.tokens_out), 0),
+               func.coalesce(func.sum(Output.judge_cost_micros), 0))
         .where(*done, Output.status.in_((CellStatus.succeeded, CellStatus.failed)))
         .group_by(Output.target_id, day)))
     session.execute(_LATENCIES.insert().from_select(
@@ -313,3 +368,14 @@ def rebuild(session: Session) -> None:
             .join(RunTarget, RunTarget.id == Score.target_id)
             .join(ScorerVersion, ScorerVersion.id == Score.scorer_version_id)
             .group_by(*key, *([Score.scorer_version_id] if per_version else []))))
+
+
+def scorer_coverage(session: Session, project_id: int) -> list[tuple[int, int, int, int]]:
+    """(scorer id, values, verdicts, models) of each of the project's scorers that has
+    scores, over every version pooled: which scorer a report can open on."""
+    return [(int(s), int(n or 0), int(j or 0), int(m)) for s, n, j, m in session.execute(
+        select(ScoreCase.scorer_id, func.sum(ScoreCase.n), func.sum(ScoreCase.judged),
+               func.count(func.distinct(ScoreCase.model_key)))
+        .join(ScorerConfig, ScorerConfig.id == ScoreCase.scorer_id)
+        .where(ScorerConfig.project_id == project_id, ScoreCase.version_key == 0)
+        .group_by(ScoreCase.scorer_id).order_by(ScoreCase.scorer_id))]

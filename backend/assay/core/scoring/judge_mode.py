@@ -15,6 +15,7 @@ rendered one per line as "name: value".
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, cast
@@ -31,6 +32,7 @@ from assay.core.errors import Invalid
 from assay.core.llm.models import ModelConfig
 from assay.core.pagination import Page, paginate
 from assay.core.projects.models import Project
+from assay.core.reports import rollups
 from assay.core.runs.models import CellStatus, Output, Run, RunStatus, RunTarget
 from assay.core.scoring import service as scoring
 from assay.core.scoring.models import RunScorer, ScorerConfig, ScorerVersion
@@ -193,6 +195,8 @@ def _plan_questions(session: Session, run: Run, target: RunTarget, dataset: Data
             for case_id, data, trace in cases]
     if rows:
         session.execute(insert(_OUTPUTS), rows)
+        rollups.add_finished(session, now.date(), {target.id: rollups.Tally(
+            succeeded=len(rows))}, Counter({(target.id, 0): len(rows)}))
     return len(rows)
 
 

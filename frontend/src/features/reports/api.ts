@@ -18,7 +18,14 @@ export type RunStatistics = Get<`${OneRun}/statistics`>;
 export type TargetStatistics = RunStatistics['items'][number];
 export type RunFacets = Get<`${OneRun}/statistics/facets`>;
 export type ComparisonSummary = Get<`${OneRun}/comparisons/summary`>;
+export type RunView = Get<OneRun>;
+export type RagSummary = Get<`${Reports}/rag`>;
+export type JudgeCalibration = Get<`${Reports}/judge-calibration`>;
+export type ProjectRatings = Get<`${Reports}/ratings`>;
+export type RunDashboard = Get<`${Reports}/runs/{run_id}/dashboard`>;
+export type TargetComparison = Get<`${OneRun}/compare-targets`>;
 export type ScorerPage = Get<'/api/projects/{project_id}/scorers'>;
+export type ScorerCoverage = Get<`${Reports}/scorers`>;
 export type Scorer = ScorerPage['items'][number];
 export type RunPage = Get<'/api/projects/{project_id}/runs'>;
 export type RunItem = RunPage['items'][number];
@@ -59,6 +66,19 @@ export const reportsApi = {
     request<RunFacets>('GET', `${run(projectId, runId)}/statistics/facets`, { query: { scorer_version_id: versionId } }),
   comparisons: (projectId: number, runId: number) =>
     request<ComparisonSummary>('GET', `${run(projectId, runId)}/comparisons/summary`),
+  scorerCoverage: (projectId: number) => request<ScorerCoverage>('GET', `${reports(projectId)}/scorers`),
+  ratings: (projectId: number, scorerId: number | null, scope: Scope = {}) =>
+    request<ProjectRatings>('GET', `${reports(projectId)}/ratings`, { query: { scorer_id: scorerId ?? undefined, ...scope } }),
+  calibration: (projectId: number) => request<JudgeCalibration>('GET', `${reports(projectId)}/judge-calibration`),
+  rag: (projectId: number, scorerId: number | null, scope: Scope = {}) =>
+    request<RagSummary>('GET', `${reports(projectId)}/rag`, { query: { scorer_id: scorerId ?? undefined, ...scope } }),
+  run: (projectId: number, runId: number) => request<RunView>('GET', run(projectId, runId)),
+  dashboard: (projectId: number, runId: number, scorerId: number | null) =>
+    request<RunDashboard>('GET', `${reports(projectId)}/runs/${runId}/dashboard`, { query: { scorer_id: scorerId ?? undefined } }),
+  compareTargets: (projectId: number, runId: number, targetA: number, targetB: number, versionId: number) =>
+    request<TargetComparison>('GET', `${run(projectId, runId)}/compare-targets`, {
+      query: { target_a: targetA, target_b: targetB, scorer_version_id: versionId },
+    }),
   scorers: (projectId: number) =>
     request<ScorerPage>('GET', `/api/projects/${projectId}/scorers`, { query: { page_size: 100 } }),
   runs: (projectId: number) => request<RunPage>('GET', `/api/projects/${projectId}/runs`, { query: { page_size: 100 } }),

@@ -57,16 +57,38 @@ export const quality = (): QuestionQuality => ({
   ],
 });
 
+const kinds = (calls: number, judges: number, judgeMode: number, generation: number) => [
+  { kind: 'model_calls' as const, spent_micros: calls },
+  { kind: 'judges' as const, spent_micros: judges },
+  { kind: 'judge_mode' as const, spent_micros: judgeMode },
+  { kind: 'generation' as const, spent_micros: generation },
+];
+/** Sums as the API spells them: the total and its calls, judges and generation parts. */
+const sums = (calls: number, judges: number, generation: number, outputs: number, tokensIn: number, tokensOut: number) => ({
+  spent_micros: calls + judges + generation,
+  calls_micros: calls,
+  judge_micros: judges,
+  generation_micros: generation,
+  outputs,
+  tokens_in: tokensIn,
+  tokens_out: tokensOut,
+});
+
 export const costs = (): CostReport => ({
-  total: { spent_micros: 1_250_000, outputs: 10, tokens_in: 1000, tokens_out: 500 },
+  total: { ...sums(1_250_000, 300_000, 50_000, 10, 1100, 600), by_kind: kinds(1_250_000, 200_000, 100_000, 50_000) },
   by_model: [
-    { model_id: 1, model_name: 'Fake Smart', spent_micros: 1_000_000, outputs: 5, tokens_in: 600, tokens_out: 300 },
-    { model_id: 2, model_name: 'Fake Fast', spent_micros: 250_000, outputs: 5, tokens_in: 400, tokens_out: 200 },
+    { model_id: 1, model_name: 'Fake Smart', ...sums(1_000_000, 200_000, 0, 5, 600, 300) },
+    { model_id: 2, model_name: 'Fake Fast', ...sums(250_000, 0, 0, 5, 400, 200) },
+    { model_id: null, model_name: null, ...sums(0, 100_000, 0, 0, 0, 0) },
+    { model_id: 3, model_name: 'Writer', ...sums(0, 0, 50_000, 0, 100, 100) },
   ],
-  by_run: [{ run_id: 77, run_name: 'Nightly', status: 'completed', created_at: ts, spent_micros: 1_250_000, outputs: 10, tokens_in: 1000, tokens_out: 500 }],
+  by_run: [
+    { run_id: 78, run_name: 'Judge questions', status: 'completed', created_at: ts, judge_mode: true, ...sums(0, 100_000, 0, 0, 0, 0) },
+    { run_id: 77, run_name: 'Nightly', status: 'completed', created_at: ts, judge_mode: false, ...sums(1_250_000, 200_000, 0, 10, 1000, 500) },
+  ],
   by_day: [
-    { day: '2026-11-19', spent_micros: 250_000, outputs: 2, tokens_in: 200, tokens_out: 100 },
-    { day: '2026-11-20', spent_micros: 1_000_000, outputs: 8, tokens_in: 800, tokens_out: 400 },
+    { day: '2026-11-19', ...sums(250_000, 0, 50_000, 2, 300, 200) },
+    { day: '2026-11-20', ...sums(1_000_000, 300_000, 0, 8, 800, 400) },
   ],
 });
 
@@ -77,7 +99,7 @@ export const tokens = (): TokenUsage => ({
   ],
 });
 
-export const emptyCosts = (): CostReport => ({ total: { spent_micros: 0, outputs: 0, tokens_in: 0, tokens_out: 0 }, by_model: [], by_run: [], by_day: [] });
+export const emptyCosts = (): CostReport => ({ total: { ...sums(0, 0, 0, 0, 0, 0), by_kind: kinds(0, 0, 0, 0) }, by_model: [], by_run: [], by_day: [] });
 
 export const trend = (): ScoreTrend => ({
   scorer: { id: 5, name: 'Exact', kind: 'exact_match', versions: [1] },

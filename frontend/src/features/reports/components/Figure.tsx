@@ -85,7 +85,8 @@ export function Figure<R>({
   const descId = useId();
   const { ref, width } = useWidth();
   return (
-    <Card>
+    // min-w-0: in a grid a card may not grow to its chart's first (unmeasured) width
+    <Card className="min-w-0">
       <section aria-labelledby={titleId}>
         <CardContent className="space-y-3">
           <div className="flex flex-wrap items-start justify-between gap-3">
@@ -107,7 +108,7 @@ export function Figure<R>({
           {asTable ? (
             <DataTable caption={title} {...table} />
           ) : (
-            <figure ref={ref} aria-labelledby={titleId} aria-describedby={descId} className="w-full">
+            <figure ref={ref} aria-labelledby={titleId} aria-describedby={descId} className="w-full overflow-hidden">
               {chart(width, height)}
             </figure>
           )}

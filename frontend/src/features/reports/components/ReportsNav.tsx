@@ -6,6 +6,9 @@ const links = [
   { to: 'costs', label: 'Costs and tokens', end: false },
   { to: 'trend', label: 'Score trend', end: false },
   { to: 'runs', label: 'Run breakdown', end: false },
+  { to: 'ratings', label: 'Model ratings', end: false },
+  { to: 'judges', label: 'Judge calibration', end: false },
+  { to: 'rag', label: 'RAG metrics', end: false },
 ];
 
 /** The report pages of a project, one link each (each page is its own chunk). */

@@ -1,26 +1,35 @@
 import { useId } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { Select } from '@/components/ui';
-import { POINTWISE } from '../api';
-import { useScorers } from '../hooks';
+import { POINTWISE, type Scorer } from '../api';
+import { useScorerCoverage, useScorers } from '../hooks';
+
+/** Judge mode rates questions, not models: a report does not open on it by itself. */
+const RATES_MODELS = (s: Scorer) => s.kind !== 'question_quality';
 
 /**
  * The scorer a report ranks by, kept in the address (?scorer=) so a report can be shared.
- * Without a choice the project's first pointwise scorer is used; "none" reads success only.
+ * Without a choice: the first pointwise scorer that has scores (`unscored` when none has:
+ * the report reads success only and says why); "none" reads success only.
  */
 export function useScorerChoice(projectId: number) {
   const scorers = useScorers(projectId);
+  const coverage = useScorerCoverage(projectId);
   const [params, setParams] = useSearchParams();
   const raw = params.get('scorer');
   const options = (scorers.data?.items ?? []).filter(POINTWISE);
-  const scorerId = raw === 'none' ? null : raw ? Number(raw) : (options[0]?.id ?? null);
+  const scored = new Set((coverage.data?.items ?? []).filter((c) => c.values + c.verdicts > 0).map((c) => c.scorer_id));
+  // Coverage unreadable: the first scorer, as before there was any.
+  const fallback = coverage.isError ? options[0] : (options.find((s) => scored.has(s.id) && RATES_MODELS(s)) ?? options.find((s) => scored.has(s.id)));
+  const scorerId = raw === 'none' ? null : raw ? Number(raw) : (fallback?.id ?? null);
+  const unscored = !raw && fallback === undefined;
   const setScorer = (id: number | null) =>
     setParams((p) => {
       const next = new URLSearchParams(p);
       next.set('scorer', id === null ? 'none' : String(id));
       return next;
     });
-  return { scorers, options, scorerId, setScorer, ready: !scorers.isPending };
+  return { scorers, options, scorerId, setScorer, unscored, ready: !scorers.isPending && !coverage.isPending };
 }
 
 export function ScorerPicker({ choice, allowNone = true }: { choice: ReturnType<typeof useScorerChoice>; allowNone?: boolean }) {

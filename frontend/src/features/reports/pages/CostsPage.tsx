@@ -4,38 +4,67 @@ import { cn, focusRing } from '@/lib/cn';
 import { absoluteTime } from '@/lib/format';
 import { useProjectOutlet } from '@/features/projects/pages/ProjectLayout';
 import type { CostReport, TokenUsage } from '../api';
-import { Figure } from '../components/Figure';
+import { Figure, type Column } from '../components/Figure';
 import { SeriesBars } from '../components/charts';
 import { Loading, LoadError, NoRunsYet, ReportsShell } from '../components/ReportsShell';
 import { ScopeFilters, useScope } from '../components/ScopeFilters';
-import { int, modelName, money } from '../format';
+import { int, money } from '../format';
 import { useCosts, useTokens } from '../hooks';
 
 const dollars = (micros: number) => micros / 1_000_000;
 const perOutput = (spent: number, outputs: number) => (outputs > 0 ? money(spent / outputs) : '—');
+/** A model row without a model: recorded traces and judge-mode runs' questions. */
+const spendModel = (name: string | null | undefined) => name ?? 'No model (traces, judge mode)';
+
+export const KIND_LABELS: Record<CostReport['total']['by_kind'][number]['kind'], string> = {
+  model_calls: 'Model calls',
+  judges: 'Judges',
+  judge_mode: 'Judge mode',
+  generation: 'Generation',
+};
+
+function Stats({ items, label }: { items: [string, string][]; label: string }) {
+  return (
+    <dl aria-label={label} className="grid grid-cols-2 gap-4 sm:grid-cols-5">
+      {items.map(([k, v]) => (
+        <div key={k}>
+          <dt className="text-sm text-zinc-600">{k}</dt>
+          <dd className="text-lg font-semibold tabular-nums text-zinc-900">{v}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
 
 function Totals({ total }: { total: CostReport['total'] }) {
-  const items = [
-    ['Spent', money(total.spent_micros)],
-    ['Finished outputs', int(total.outputs)],
-    ['Cost per output', perOutput(total.spent_micros, total.outputs)],
-    ['Tokens in', int(total.tokens_in)],
-    ['Tokens out', int(total.tokens_out)],
-  ];
   return (
     <Card>
-      <CardContent>
-        <dl className="grid grid-cols-2 gap-4 sm:grid-cols-5">
-          {items.map(([k, v]) => (
-            <div key={k}>
-              <dt className="text-sm text-zinc-600">{k}</dt>
-              <dd className="text-lg font-semibold tabular-nums text-zinc-900">{v}</dd>
-            </div>
-          ))}
-        </dl>
+      <CardContent className="space-y-4">
+        <Stats
+          label="Totals"
+          items={[
+            ['Spent', money(total.spent_micros)],
+            ['Finished outputs', int(total.outputs)],
+            ['Model cost per output', perOutput(total.calls_micros, total.outputs)],
+            ['Tokens in', int(total.tokens_in)],
+            ['Tokens out', int(total.tokens_out)],
+          ]}
+        />
+        <Stats label="Spent by kind" items={total.by_kind.map((k) => [KIND_LABELS[k.kind], money(k.spent_micros)])} />
       </CardContent>
     </Card>
   );
+}
+
+type Spend = Omit<CostReport['total'], 'by_kind'>;
+/** The spend columns every breakdown shares: the total and its three parts. */
+function spendColumns<R extends Spend>(): Column<R>[] {
+  return [
+    { key: 'spent', header: 'Spent', cell: (r) => money(r.spent_micros), numeric: true },
+    { key: 'calls', header: 'Model calls', cell: (r) => money(r.calls_micros), numeric: true },
+    { key: 'judges', header: 'Judges', cell: (r) => money(r.judge_micros), numeric: true },
+    { key: 'generation', header: 'Generation', cell: (r) => money(r.generation_micros), numeric: true },
+  ];
 }
 
 /** Token usage per day as a wide table: one column per model (tokens in + out). */
@@ -44,7 +73,7 @@ function tokensByDay(usage: TokenUsage) {
   const days = new Map<string, Record<string, number | string>>();
   for (const it of usage.items) {
     const key = `m${it.model_id ?? 'traces'}`;
-    models.set(key, modelName(it.model_name));
+    models.set(key, spendModel(it.model_name));
     const row = days.get(it.day) ?? { day: it.day };
     row[key] = ((row[key] as number | undefined) ?? 0) + it.tokens_in + it.tokens_out;
     days.set(it.day, row);
@@ -64,14 +93,14 @@ export function CostsPage() {
   else if (costs.isPending || tokens.isPending) body = <Loading label="Loading the cost report" />;
   else if (costs.isError) body = <LoadError what="the cost report" error={costs.error} retry={() => costs.refetch()} retrying={costs.isFetching} />;
   else if (tokens.isError) body = <LoadError what="token usage" error={tokens.error} retry={() => tokens.refetch()} retrying={tokens.isFetching} />;
-  else if (costs.data.total.outputs === 0 && filtered)
+  else if (costs.data.total.outputs === 0 && costs.data.total.spent_micros === 0 && filtered)
     body = <EmptyState title="Nothing in this scope" description="No finished output matches the dataset and dates chosen. Widen the range or choose All datasets." />;
-  else if (costs.data.total.outputs === 0)
+  else if (costs.data.total.outputs === 0 && costs.data.total.spent_micros === 0)
     body = (
       <NoRunsYet
         projectId={project.id}
         title="Nothing spent yet"
-        description="Costs and tokens are counted from the outputs of your runs. Start a run; its spend by model, run and day shows here as outputs finish."
+        description="Every spend is counted here: runs' model calls and judges, judge mode and generation jobs. Start a run; its spend by model, run and day shows here as outputs finish."
       />
     );
   else {
@@ -83,18 +112,18 @@ export function CostsPage() {
         <div className="grid gap-4 lg:grid-cols-2">
           <Figure
             title="Spend by model"
-            description="Dollars spent on each model's finished outputs."
+            description="Per model: its calls, the judges of its outputs and the generation jobs it ran."
             chart={(w, h) => (
-              <SeriesBars width={w} height={h} series={[{ key: 'dollars', label: 'Spent ($)' }]} data={c.by_model.map((m) => ({ name: modelName(m.model_name), dollars: dollars(m.spent_micros) }))} />
+              <SeriesBars width={w} height={h} series={[{ key: 'dollars', label: 'Spent ($)' }]} data={c.by_model.map((m) => ({ name: spendModel(m.model_name), dollars: dollars(m.spent_micros) }))} />
             )}
             table={{
-              rowKey: (m) => m.model_id ?? 'traces',
+              rowKey: (m) => m.model_id ?? 'none',
               rows: c.by_model,
               columns: [
-                { key: 'model', header: 'Model', cell: (m) => modelName(m.model_name) },
-                { key: 'spent', header: 'Spent', cell: (m) => money(m.spent_micros), numeric: true },
+                { key: 'model', header: 'Model', cell: (m) => spendModel(m.model_name) },
+                ...spendColumns<CostReport['by_model'][number]>(),
                 { key: 'outputs', header: 'Outputs', cell: (m) => int(m.outputs), numeric: true },
-                { key: 'per', header: 'Cost per output', cell: (m) => perOutput(m.spent_micros, m.outputs), numeric: true },
+                { key: 'per', header: 'Model cost per output', cell: (m) => perOutput(m.calls_micros, m.outputs), numeric: true },
                 { key: 'in', header: 'Tokens in', cell: (m) => int(m.tokens_in), numeric: true },
                 { key: 'out', header: 'Tokens out', cell: (m) => int(m.tokens_out), numeric: true },
               ],
@@ -111,14 +140,14 @@ export function CostsPage() {
                   { key: 'in', label: 'Tokens in' },
                   { key: 'out', label: 'Tokens out' },
                 ]}
-                data={c.by_model.map((m) => ({ name: modelName(m.model_name), in: m.tokens_in, out: m.tokens_out }))}
+                data={c.by_model.map((m) => ({ name: spendModel(m.model_name), in: m.tokens_in, out: m.tokens_out }))}
               />
             )}
             table={{
-              rowKey: (m) => m.model_id ?? 'traces',
+              rowKey: (m) => m.model_id ?? 'none',
               rows: c.by_model,
               columns: [
-                { key: 'model', header: 'Model', cell: (m) => modelName(m.model_name) },
+                { key: 'model', header: 'Model', cell: (m) => spendModel(m.model_name) },
                 { key: 'in', header: 'Tokens in', cell: (m) => int(m.tokens_in), numeric: true },
                 { key: 'out', header: 'Tokens out', cell: (m) => int(m.tokens_out), numeric: true },
                 { key: 'per', header: 'Tokens per output', cell: (m) => (m.outputs ? int((m.tokens_in + m.tokens_out) / m.outputs) : '—'), numeric: true },
@@ -127,14 +156,14 @@ export function CostsPage() {
           />
           <Figure
             title="Spend per day"
-            description="Dollars spent per UTC day, by when each output finished."
+            description="Dollars spent per UTC day: by when each output finished (its judges too), and when each generation job ended."
             chart={(w, h) => <SeriesBars width={w} height={h} series={[{ key: 'dollars', label: 'Spent ($)' }]} data={c.by_day.map((d) => ({ name: d.day, dollars: dollars(d.spent_micros) }))} />}
             table={{
               rowKey: (d) => d.day,
               rows: c.by_day,
               columns: [
                 { key: 'day', header: 'Day (UTC)', cell: (d) => d.day },
-                { key: 'spent', header: 'Spent', cell: (d) => money(d.spent_micros), numeric: true },
+                ...spendColumns<CostReport['by_day'][number]>(),
                 { key: 'outputs', header: 'Outputs', cell: (d) => int(d.outputs), numeric: true },
                 { key: 'in', header: 'Tokens in', cell: (d) => int(d.tokens_in), numeric: true },
                 { key: 'out', header: 'Tokens out', cell: (d) => int(d.tokens_out), numeric: true },
@@ -150,7 +179,7 @@ export function CostsPage() {
               rows: tokens.data.items,
               columns: [
                 { key: 'day', header: 'Day (UTC)', cell: (t) => t.day },
-                { key: 'model', header: 'Model', cell: (t) => modelName(t.model_name) },
+                { key: 'model', header: 'Model', cell: (t) => spendModel(t.model_name) },
                 { key: 'in', header: 'Tokens in', cell: (t) => int(t.tokens_in), numeric: true },
                 { key: 'out', header: 'Tokens out', cell: (t) => int(t.tokens_out), numeric: true },
                 { key: 'outputs', header: 'Outputs', cell: (t) => int(t.outputs), numeric: true },
@@ -160,9 +189,9 @@ export function CostsPage() {
         </div>
         <Figure
           title="Spend by run"
-          description="Dollars spent per run, newest first."
+          description="Dollars spent per run, its model calls and judges, newest first."
           chart={(w, h) => (
-            <SeriesBars width={w} height={h} series={[{ key: 'dollars', label: 'Spent ($)' }]} data={[...c.by_run].reverse().map((r) => ({ name: r.run_name, dollars: dollars(r.spent_micros) }))} />
+            <SeriesBars width={w} height={h} series={[{ key: 'dollars', label: 'Spent ($)' }]} data={c.by_run.map((r) => ({ name: r.run_name, dollars: dollars(r.spent_micros) }))} />
           )}
           table={{
             rowKey: (r) => r.run_id,
@@ -177,9 +206,10 @@ export function CostsPage() {
                   </Link>
                 ),
               },
-              { key: 'status', header: 'Status', cell: (r) => r.status },
+              { key: 'status', header: 'Status', cell: (r) => (r.judge_mode ? `${r.status} (judge mode)` : r.status) },
               { key: 'created', header: 'Started', cell: (r) => absoluteTime(r.created_at) },
               { key: 'spent', header: 'Spent', cell: (r) => money(r.spent_micros), numeric: true },
+              { key: 'judges', header: 'Judges', cell: (r) => money(r.judge_micros), numeric: true },
               { key: 'outputs', header: 'Outputs', cell: (r) => int(r.outputs), numeric: true },
               { key: 'tokens', header: 'Tokens (in / out)', cell: (r) => `${int(r.tokens_in)} / ${int(r.tokens_out)}`, numeric: true },
             ],
@@ -189,7 +219,7 @@ export function CostsPage() {
     );
   }
   return (
-    <ReportsShell projectId={project.id} title="Costs and tokens" intro="What the project's runs cost and how many tokens they used: in total, by model, by run and by day.">
+    <ReportsShell projectId={project.id} title="Costs and tokens" intro="Everything the project spent (model calls, judges, judge mode, generation jobs) and the tokens used: in total, by kind, by model, by run and by day.">
       <ScopeFilters projectId={project.id} state={scope} />
       {body}
     </ReportsShell>

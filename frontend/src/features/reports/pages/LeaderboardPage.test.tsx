@@ -150,4 +150,30 @@ describe('LeaderboardPage', () => {
     renderProject('/projects/3/reports');
     expect(await screen.findByText('Could not load the leaderboard')).toBeInTheDocument();
   });
+
+  it('opens on the first scorer that has scores, not the first scorer made', async () => {
+    const coverage = { items: [{ scorer_id: 6, values: 4, verdicts: 0, models: 2 }] };
+    const fetch = serveReports({ [`${R}/leaderboard`]: leaderboard(), [`${R}/question-quality`]: quality(), [`${R}/scorers`]: coverage, '/api/projects/3/scorers': scorers(), '/api/projects/3/datasets': datasets });
+    renderProject('/projects/3/reports');
+    await screen.findByRole('table', { name: 'Leaderboard' });
+    const board = requestsOf(fetch).find((r) => r.url.includes('/leaderboard'))!;
+    expect(new URL(board.url).searchParams.get('scorer_id')).toBe('6'); // Exact (5) has no scores
+    expect(screen.getByLabelText('Scorer')).toHaveValue('6');
+  });
+
+  it('says plainly when no scorer has scores, and ranks by success rate', async () => {
+    const fetch = serveReports({
+      [`${R}/leaderboard`]: { ...leaderboard(), scorer: null, items: leaderboard().items.map((r) => ({ ...r, score: null, pass_rate: null })) },
+      [`${R}/question-quality`]: quality(),
+      [`${R}/scorers`]: { items: [] },
+      '/api/projects/3/scorers': scorers(),
+      '/api/projects/3/datasets': datasets,
+    });
+    renderProject('/projects/3/reports');
+    expect(await screen.findByText('No scores yet')).toBeInTheDocument();
+    expect(screen.getByText(/None of the project’s scorers has scored an output yet/)).toBeInTheDocument();
+    const board = requestsOf(fetch).find((r) => r.url.includes('/leaderboard'))!;
+    expect(new URL(board.url).searchParams.get('scorer_id')).toBeNull();
+    expect(screen.getByRole('table', { name: 'Leaderboard' })).toBeInTheDocument();
+  });
 });

@@ -200,7 +200,16 @@ export function LeaderboardPage() {
   else
     body = (
       <div className="space-y-4">
-        {board.data.scorer === null ? (
+        {board.data.scorer === null && choice.unscored ? (
+          <EmptyState
+            title="No scores yet"
+            description={
+              choice.options.length === 0
+                ? 'The project has no scorer yet, so models are ranked by success rate below. Add a scorer (Scorers tab) to a run to compare mean scores and pass rates.'
+                : 'None of the project’s scorers has scored an output yet, so models are ranked by success rate below. Add a scorer to a run, or score outputs by hand, and its scores show here.'
+            }
+          />
+        ) : board.data.scorer === null ? (
           <Card>
             <CardContent className="text-sm text-zinc-700">
               No scorer chosen: models are ranked by success rate. Choose a scorer above to see mean scores and pass rates with their intervals.

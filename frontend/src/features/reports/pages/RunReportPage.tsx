@@ -5,6 +5,7 @@ import { cn, focusRing } from '@/lib/cn';
 import { useProjectOutlet } from '@/features/projects/pages/ProjectLayout';
 import { AgreementSection, CriteriaSection, FacetHeatmap, PairwiseSection } from '../components/RunSections';
 import { Loading, LoadError, NoRunsYet, ReportsShell } from '../components/ReportsShell';
+import { RunInsights } from '../components/RunInsights';
 import { useComparisonSummary, useFacets, useReportRuns, useStatistics } from '../hooks';
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
@@ -104,9 +105,14 @@ export function RunReportPage() {
     <ReportsShell
       projectId={project.id}
       title="Run breakdown"
-      intro="One run's scores broken down by criterion, facet, pairwise comparison and judge agreement, every estimate with its 95% interval."
+      intro="One run's headline, its targets compared, flaky cases, and its scores broken down by criterion, facet, pairwise comparison and judge agreement, every estimate with its 95% interval."
       controls={controls}
     >
+      <div className="pb-8">
+        <Section title="Headline">
+          <RunInsights projectId={project.id} runId={runId} versionId={versionId} />
+        </Section>
+      </div>
       {stats.isPending ? (
         <Loading label="Loading the run's statistics" />
       ) : stats.isError ? (
