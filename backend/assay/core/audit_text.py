@@ -53,8 +53,12 @@ def _joined(parts: list[str]) -> str:
 
 def _project_updated(d: Data) -> str:
     after = d.get("after") or {}
-    return _joined([_setting(k, v) for k, v in after.items()]) if after else \
-        "updated the project"
+    if not after:
+        return "updated the project"
+    parts = [_setting(k, v) for k, v in after.items()]
+    # "set A to 1 and B to 2": one "set" for a row of them
+    return _joined([p.removeprefix("set ") if i and p.startswith("set ")
+                    and parts[i - 1].startswith("set ") else p for i, p in enumerate(parts)])
 
 
 def _quoted(key: str) -> Callable[[Data], str]:

@@ -106,8 +106,9 @@ def audit_trail(args: dict[str, Any], project_id: int) -> Any:
             .order_by(AuditEvent.id.desc()))
     page = paginate(session(), stmt, args["page"], args["page_size"])
     actors = {e.actor_id for e in page.items if e.actor_id is not None}
-    names = dict(session().execute(select(User.id, User.name).where(User.id.in_(actors)))
-                 .tuples().all()) if actors else {}
+    names: dict[int, str | None] = {
+        row.id: row.name for row in session().execute(
+            select(User.id, User.name).where(User.id.in_(actors)))} if actors else {}
     return page_dict(page, [
         {**{c: getattr(e, c) for c in AUDIT_FIELDS},
          "description": describe(e, names.get(e.actor_id) if e.actor_id else None)}
