@@ -49,6 +49,7 @@ export const routes: RouteObject[] = [
               { path: 'reports/trend', lazy: page(() => import('@/features/reports/pages/TrendPage'), (m) => m.TrendPage) },
               { path: 'reports/runs', lazy: page(() => import('@/features/reports/pages/RunReportPage'), (m) => m.RunReportPage) },
               { path: 'members', lazy: page(() => import('@/features/projects/pages/ProjectMembersPage'), (m) => m.ProjectMembersPage) },
+              { path: 'settings', lazy: page(() => import('@/features/settings/pages/ProjectSettingsPage'), (m) => m.ProjectSettingsPage) },
             ],
           },
           {

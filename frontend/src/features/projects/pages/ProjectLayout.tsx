@@ -22,6 +22,7 @@ const tabs = [
   { to: 'models', label: 'Models', end: false },
   { to: 'reports', label: 'Reports', end: false },
   { to: 'members', label: 'Members', end: false },
+  { to: 'settings', label: 'Settings', end: false },
 ];
 
 const tabClass = ({ isActive }: { isActive: boolean }) =>
