@@ -10,8 +10,10 @@ export function BudgetMeter({ settings }: { settings: ProjectSettings }) {
   return (
     <div className="space-y-2" aria-label="Project spend">
       <p className="text-sm">
-        <span className="font-medium">Spent so far: {formatMicros(spent)}</span>
-        {cap !== null ? <> of {formatMicros(cap)}</> : <span className="text-zinc-500"> (no cap)</span>}
+        <span className="font-medium">
+          {`Spent so far: ${formatMicros(spent)}`}
+          {cap !== null ? ` of ${formatMicros(cap)}` : ' (no cap)'}
+        </span>
         {reserved > 0 && <span className="text-zinc-500"> · {formatMicros(reserved)} held by calls in flight</span>}
       </p>
       {cap !== null && (
