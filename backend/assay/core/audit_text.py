@@ -14,8 +14,10 @@ Data = dict[str, Any]
 def money(micros: Any) -> str:
     if micros is None:
         return "no cap"
-    dollars = int(micros) / 1_000_000
-    return f"${dollars:,.2f}" if dollars >= 0.01 or dollars == 0 else f"${dollars:.6f}"
+    # as the SPA shows money: 2 to 6 decimals, exact (integer micro-dollars, no float)
+    whole, frac = divmod(int(micros), 1_000_000)
+    digits = f"{frac:06d}".rstrip("0").ljust(2, "0")
+    return f"${whole:,}.{digits}"
 
 
 def _percent(value: Any) -> str:
