@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 
 // Project settings (edison FR-PM-003/004): a project budget small enough that the demo run
 // stops as budget exceeded, with the reason on the run page; an invite for an email nobody
@@ -27,6 +27,13 @@ async function newProject(page: Page, name: string): Promise<string> {
   return page.url();
 }
 
+async function fitsWithin(region: Locator, width: number) {
+  await expect(region).toBeVisible();
+  const box = await region.boundingBox();
+  expect(box && box.x + box.width).toBeLessThanOrEqual(width);
+  expect(await region.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+}
+
 const tab = (page: Page, name: string) => page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name });
 
 test('a project budget stops the demo run as budget exceeded, with the reason shown', async ({ page }) => {
@@ -48,6 +55,10 @@ test('a project budget stops the demo run as budget exceeded, with the reason sh
   await page.getByRole('button', { name: 'Save settings' }).click();
   await expect(page.getByText('Settings saved.')).toBeVisible();
   await expect(page.getByText('Spent so far: $0.00 of $0.001')).toBeVisible();
+  // Narrow screens: the form wraps within the width (the app header is checked elsewhere).
+  await page.setViewportSize({ width: 390, height: 844 });
+  await fitsWithin(page.getByRole('form', { name: 'Project settings' }), 390);
+  await page.setViewportSize({ width: 1280, height: 800 });
 
   // The demo run reserves each call's maximum against the cap and stops when none fits.
   await page.goto(projectUrl);
@@ -57,9 +68,13 @@ test('a project budget stops the demo run as budget exceeded, with the reason sh
   await expect(page.getByTestId('budget-alert')).toContainText('Budget exceeded');
   await expect(page.getByText(/Stopped: The next call may cost up to \d+ micro-dollars and the budget has \d+ left/)).toBeVisible();
 
-  // Settings show the spend the run made; the activity log reads as sentences.
-  await page.goto(`${projectUrl}/settings`);
-  await expect(page.getByText(/Spent so far: \$0\.\d+ of \$0\.001/)).toBeVisible();
+  // Settings show the spend the run made once its last call in flight settled (the Fake
+  // Smart call that could cost more than the cap was never sent); the log reads as sentences.
+  await expect(async () => {
+    await page.goto(`${projectUrl}/settings`);
+    await expect(page.getByText(/^Spent so far: \$0\.0*[1-9]\d* of \$0\.001$/)).toBeVisible({ timeout: 2_000 });
+    await expect(page.getByText(/held by calls in flight/)).toHaveCount(0);
+  }).toPass({ timeout: 30_000 });
   await tab(page, 'Members').click();
   const activity = page.getByRole('table', { name: 'Activity' });
   await expect(activity.getByText(/set the project budget to \$0\.001, the budget alert threshold to 50% and the default max retries to 1$/)).toBeVisible();
@@ -81,6 +96,9 @@ test('an invite for an unregistered email becomes a membership when that email r
   await expect(pending.getByRole('row')).toHaveCount(2); // header + the invite
   await expect(pending.getByText(invitee)).toBeVisible();
   await expect(page.getByRole('table', { name: 'Activity' }).getByText(`invited ${invitee} as editor`)).toBeVisible();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await fitsWithin(page.locator('[aria-labelledby="invites-heading"]'), 390);
+  await page.setViewportSize({ width: 1280, height: 800 });
 
   // A second invite, revoked: it leaves the list.
   const revoked = unique('e2e-revoked');

@@ -3,8 +3,18 @@ import { Alert, Badge, Button, Card, CardContent, CardHeader, CardTitle, ErrorSt
 import { errorMessage } from '@/api/errors';
 import { roleAtLeast, type Role } from '@/api/types';
 import { absoluteTime, relativeTime } from '@/lib/format';
-import { useInvites, useRevokeInvite } from '../hooks/useInvites';
+import { useInvites, useRevokeInvite, type Invite } from '../hooks/useInvites';
 import { RoleBadge } from './RoleBadge';
+
+function expiry(i: Invite) {
+  return i.expired ? (
+    <Badge tone="warning">Expired</Badge>
+  ) : (
+    <time dateTime={i.expires_at} title={absoluteTime(i.expires_at)}>
+      expires {relativeTime(i.expires_at)}
+    </time>
+  );
+}
 
 /** Invites waiting for someone to register with the invited email; admins revoke them. */
 export function InvitesSection({ projectId, role }: { projectId: number; role: Role }) {
@@ -31,8 +41,8 @@ export function InvitesSection({ projectId, role }: { projectId: number; role: R
             <THead>
               <TR>
                 <TH>Email</TH>
-                <TH>Role</TH>
-                <TH>Expires</TH>
+                <TH className="hidden sm:table-cell">Role</TH>
+                <TH className="hidden sm:table-cell">Expires</TH>
                 {canManage && (
                   <TH>
                     <span className="sr-only">Actions</span>
@@ -43,19 +53,18 @@ export function InvitesSection({ projectId, role }: { projectId: number; role: R
             <TBody>
               {invites.data.items.map((i) => (
                 <TR key={i.id}>
-                  <TD className="break-all font-medium">{i.email}</TD>
                   <TD>
+                    <div className="font-medium [overflow-wrap:anywhere]">{i.email}</div>
+                    {/* narrow screens: role and expiry under the email, not in columns */}
+                    <div className="mt-1 flex flex-wrap items-center gap-2 text-sm text-zinc-600 sm:hidden">
+                      <RoleBadge role={i.role} />
+                      {expiry(i)}
+                    </div>
+                  </TD>
+                  <TD className="hidden sm:table-cell">
                     <RoleBadge role={i.role} />
                   </TD>
-                  <TD className="text-zinc-600">
-                    {i.expired ? (
-                      <Badge tone="warning">Expired</Badge>
-                    ) : (
-                      <time dateTime={i.expires_at} title={absoluteTime(i.expires_at)}>
-                        {relativeTime(i.expires_at)}
-                      </time>
-                    )}
-                  </TD>
+                  <TD className="hidden text-zinc-600 sm:table-cell">{expiry(i)}</TD>
                   {canManage && (
                     <TD className="text-right">
                       <Button

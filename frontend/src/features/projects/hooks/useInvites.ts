@@ -1,6 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '@/api/client';
+import type { paths } from '@/api/schema';
 import type { Role } from '@/api/types';
+
+export type Invite = Json<paths['/api/projects/{project_id}/invites']['get']['responses'][200]>['items'][number];
+type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
 
 const invitesKey = (projectId: number) => ['project', projectId, 'invites'] as const;
 
