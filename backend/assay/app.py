@@ -22,9 +22,11 @@ from assay.api.generation.documents import blp as documents_blp
 from assay.api.generation.routes import blp as generation_blp
 from assay.api.health.routes import blp as health_blp
 from assay.api.judgments.routes import blp as judgments_blp
+from assay.api.members.invites import blp as invites_blp
 from assay.api.members.routes import blp as members_blp
 from assay.api.models.routes import blp as models_blp
 from assay.api.projects.routes import blp as projects_blp
+from assay.api.projects.settings import blp as project_settings_blp
 from assay.api.prompts.routes import blp as prompts_blp
 from assay.api.reports.exports import blp as run_exports_blp
 from assay.api.reports.routes import blp as reports_blp
@@ -37,7 +39,8 @@ from assay.settings import REPO_ROOT, Settings
 BLUEPRINTS = [auth_blp, projects_blp, members_blp, provider_kinds_blp, credentials_blp,
               models_blp, datasets_blp, dataset_transfer_blp, prompts_blp, scorer_kinds_blp,
               scorers_blp, runs_blp, run_exports_blp, reports_blp, generation_blp,
-              documents_blp, judgments_blp, health_blp, critiques_blp]
+              documents_blp, judgments_blp, health_blp, critiques_blp, project_settings_blp,
+              invites_blp]
 DOCS_ASSETS = "/api/docs/assets/"
 
 

@@ -1,7 +1,7 @@
 """judge and generation spend in the cost report
 
 Revision ID: c4e81f2a9d17
-Revises: 7b3e9d2c4a51
+Revises: 3c8f1a6d2e47
 Create Date: 2026-11-25 23:40:00.000000
 
 """
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = 'c4e81f2a9d17'
-down_revision = '7b3e9d2c4a51'
+down_revision = '3c8f1a6d2e47'
 branch_labels = None
 depends_on = None
 

@@ -22,6 +22,7 @@ from assay.core.auth.models import ApiToken, User
 from assay.core.datasets.models import Dataset
 from assay.core.datasets.service import latest_version, version_cases
 from assay.core.llm.models import Credential, ModelConfig
+from assay.core.projects.invites import create_invite
 from assay.core.projects.models import Project, Role
 from assay.core.prompts.service import create_prompt
 from assay.extensions import db
@@ -56,6 +57,7 @@ class World:
     prompt_version_id: int = 0
     scorer_id: int = 0  # a manual scorer (scale 1-5)
     scorer_version_id: int = 0
+    invite_id: int = 0
 
     def path_args(self) -> dict[str, int]:
         return {"project_id": self.project.id, "run_id": self.run_id,
@@ -66,7 +68,7 @@ class World:
                 "output_id": self.output_id,
                 "prompt_id": self.prompt_id, "prompt_version_id": self.prompt_version_id,
                 "scorer_id": self.scorer_id,
-                "scorer_version_id": self.scorer_version_id}
+                "scorer_version_id": self.scorer_version_id, "invite_id": self.invite_id}
 
 
 def run_body(w: World) -> dict[str, Any]:
@@ -76,7 +78,8 @@ def run_body(w: World) -> dict[str, Any]:
                          "prompt_version_id": w.prompt_version_id,
                          "grid": {"max_tokens": [64, 128]}}],
             "repeats": 1, "concurrency": 8, "cache": False, "timeout_s": 30, "stream": False,
-            "max_history_pairs": 5, "budget_micros": 10**9, "alert_threshold": 0.5,
+            "max_retries": 1, "max_history_pairs": 5, "budget_micros": 10**9,
+            "alert_threshold": 0.5,
             "shards": 2, "scorer_ids": [w.scorer_id]}
 
 
@@ -99,6 +102,12 @@ VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
     ("POST", "/api/projects/{project_id}/members"): lambda w: {
         "email": w.newcomer.email, "role": "viewer"},
     ("PATCH", "/api/projects/{project_id}/members/{user_id}"): lambda w: {"role": "editor"},
+    ("PATCH", "/api/projects/{project_id}/settings"): lambda w: {
+        "name": "Renamed", "description": "words", "budget_micros": 10**9,
+        "alert_threshold": 0.5, "default_concurrency": 4, "default_timeout_s": 30,
+        "default_max_retries": 1, "code_execution": True},
+    ("POST", "/api/projects/{project_id}/invites"): lambda w: {
+        "email": "invited@example.com", "role": "viewer"},
     ("POST", "/api/projects/{project_id}/runs"): lambda w: run_body(w),
     ("POST", "/api/projects/{project_id}/runs/estimate"): lambda w: run_body(w),
     ("PATCH", "/api/projects/{project_id}/runs/{run_id}"): lambda w: {
@@ -247,6 +256,9 @@ def world(factory: Factory) -> World:
             "name": "Input prompt", "template": "Answer: {{question}}"})
         session.commit()
         prompt_id, prompt_version_id = prompt.id, prompt_version.id
+        invite_id = create_invite(session, session.merge(owner), Role.owner,
+                                  session.merge(project), "pending@example.com", Role.viewer).id
+        session.commit()
     scorer_id, scorer_version_id = factory.scorer(project)
     output_id = first_output(run_id)
     succeed(output_id)
@@ -257,7 +269,8 @@ def world(factory: Factory) -> World:
                  document_id=make_document(project.id), output_id=output_id,
                  version_id=version_id,
                  prompt_id=prompt_id, prompt_version_id=prompt_version_id,
-                 scorer_id=scorer_id, scorer_version_id=scorer_version_id)
+                 scorer_id=scorer_id, scorer_version_id=scorer_version_id,
+                 invite_id=invite_id)
 
 
 def _row_counts() -> dict[str, int]:

@@ -21,6 +21,7 @@ from assay.core.auth.models import User
 from assay.core.datasets.models import DatasetVersion
 from assay.core.datasets.service import create_dataset, latest_version, version_cases
 from assay.core.llm.models import Credential, ModelConfig
+from assay.core.projects.invites import create_invite
 from assay.core.projects.models import AuditEvent, Membership, Project, Role
 from assay.core.prompts.service import create_prompt
 from assay.core.runs.models import Output, Run, RunTarget
@@ -64,6 +65,7 @@ class World:
     prompt_version_id: int = 0  # version 1 of prompt_id
     scorer_id: int = 0  # a manual scorer (scale 1-5)
     scorer_version_id: int = 0
+    invite_id: int = 0  # set per call by fresh_invite
 
     def path_args(self) -> dict[str, int]:
         return {"project_id": self.project.id, "run_id": self.run_id,
@@ -73,7 +75,17 @@ class World:
                 "job_id": self.job_id, "document_id": self.document_id,
                 "output_id": self.output_id,
                 "prompt_id": self.prompt_id, "prompt_version_id": self.prompt_version_id,
-                "scorer_id": self.scorer_id, "scorer_version_id": self.scorer_version_id}
+                "scorer_id": self.scorer_id, "scorer_version_id": self.scorer_version_id,
+                "invite_id": self.invite_id}
+
+    def fresh_invite(self) -> dict[str, int]:
+        """A pending invite of the project to revoke."""
+        with db.factory() as session:
+            owner = session.merge(self.users[Role.owner.value])
+            invite = create_invite(session, owner, Role.owner, session.merge(self.project),
+                                   f"invitee{self.newcomer.id}@example.com", Role.viewer)
+            session.commit()
+            return {"invite_id": invite.id}
 
     def fresh_targets(self) -> None:
         """A new member to act on, a new user to add, an unused credential and model, and a
@@ -167,6 +179,14 @@ ROUTES: dict[tuple[str, str], Rule] = {
     ("PATCH", PROJECT): Rule(Role.admin, 200, lambda w: {"name": "Renamed"}),
     ("DELETE", PROJECT): Rule(Role.owner, 204),
     ("GET", PROJECT + "/audit"): Rule(Role.admin),
+    ("GET", PROJECT + "/settings"): Rule(Role.viewer),
+    ("PATCH", PROJECT + "/settings"): Rule(Role.admin, 200, lambda w: {
+        "description": f"Words {w.newcomer.id}", "default_max_retries": 1}),
+    ("GET", PROJECT + "/invites"): Rule(Role.viewer),
+    ("POST", PROJECT + "/invites"): Rule(Role.admin, 201, lambda w: {
+        "email": f"invited{w.newcomer.id}@example.com", "role": "viewer"}),
+    ("DELETE", PROJECT + "/invites/{invite_id}"): Rule(Role.admin, 204,
+                                                     path=World.fresh_invite),
     ("GET", PROJECT + "/members"): Rule(Role.viewer),
     ("POST", PROJECT + "/members"): Rule(
         Role.admin, 201, lambda w: {"email": w.newcomer.email, "role": "viewer"}),

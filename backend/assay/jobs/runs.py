@@ -29,7 +29,7 @@ from assay.core.scoring import context as scoring_context
 from assay.events.publish import BUDGET_ALERT, FINISHED, PROGRESS, STARTED, STATUS
 from assay.jobs.collections_policy import fewer_collections
 from assay.jobs.journal import Journal
-from assay.providers.client import LLMClient
+from assay.providers.client import LLMClient, RetryPolicy
 from assay.providers.ratelimit import from_settings as rate_limiter
 from assay.runtime import Runtime, current
 from assay.settings import lease_seconds
@@ -105,9 +105,11 @@ class _Shard:
             started = service.start_run(session, run_id)
             window = service.run_concurrency(session, run_id, rt.settings.run_concurrency)
             timeout_s = service.call_timeout(session, run_id, CALL_TIMEOUT_S)
+            retries = service.call_retries(session, run_id)
         if started:
             publish(rt, run_id, STARTED)
         client = LLMClient(timeout_s=timeout_s, max_connections=window,
+                           retry=RetryPolicy(attempts=retries + 1),
                            allow_private=not rt.settings.block_private_urls,
                            limiter=rate_limiter(rt.settings))
         try:

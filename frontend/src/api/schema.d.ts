@@ -5405,6 +5405,180 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Settings"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SettingsFields"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Settings"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/projects/{project_id}/invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InviteList"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["InviteCreate"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Invite"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/invites/{invite_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                invite_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    invite_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No Content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5522,6 +5696,8 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+            /** @description One readable sentence, e.g. “Ana set the project budget to $10.00” */
+            description: string;
             /** Format: date-time */
             created_at: string;
         };
@@ -6261,6 +6437,7 @@ export interface components {
             cache: boolean;
             stream: boolean;
             timeout_s: number | null;
+            max_retries: number;
             max_history_pairs: number;
             shards: number | null;
         };
@@ -6884,6 +7061,11 @@ export interface components {
              * @default null
              */
             timeout_s?: number | null;
+            /**
+             * @description Retries of a transient call failure (rate limit, timeout, 5xx); default: the project's
+             * @default null
+             */
+            max_retries?: number | null;
             /**
              * @description Conversations: user/assistant exchanges sent before each turn
              * @default 10
@@ -8083,6 +8265,59 @@ export interface components {
             /** @description Judges applying it would often disagree */
             high_variance: boolean | null;
             judge: string;
+        };
+        Settings: {
+            name: string;
+            description: string | null;
+            budget_micros: number | null;
+            alert_threshold: number;
+            default_concurrency: number | null;
+            default_timeout_s: number | null;
+            default_max_retries: number | null;
+            code_execution: boolean;
+            /** @description Spent so far by every run of the project */
+            spent_micros: number;
+            /** @description Held by calls in flight */
+            reserved_micros: number;
+            /** @description Admin or owner */
+            can_edit: boolean;
+        };
+        SettingsFields: {
+            name?: string;
+            description?: string | null;
+            /** @description The project's spending cap across all its runs (null: none) */
+            budget_micros?: number | null;
+            /** @description Share of the project budget whose crossing raises the alert */
+            alert_threshold?: number;
+            /** @description New runs' calls in flight per worker (null: the server's default) */
+            default_concurrency?: number | null;
+            /** @description New runs' seconds per call attempt (null: the server's default) */
+            default_timeout_s?: number | null;
+            /** @description New runs' retries of a transient failure (null: 2) */
+            default_max_retries?: number | null;
+            /** @description Allow the sandboxed code_execution scorer in this project */
+            code_execution?: boolean;
+        };
+        Invite: {
+            id: number;
+            email: string;
+            /** @enum {string} */
+            role: "viewer" | "reviewer" | "editor" | "admin" | "owner";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** @description Past expires_at: registering no longer accepts it */
+            expired: boolean;
+        };
+        InviteList: {
+            items: components["schemas"]["Invite"][];
+        };
+        InviteCreate: {
+            /** Format: email */
+            email: string;
+            /** @enum {string} */
+            role: "viewer" | "reviewer" | "editor" | "admin" | "owner";
         };
     };
     responses: {

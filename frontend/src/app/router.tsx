@@ -59,6 +59,7 @@ export const routes: RouteObject[] = [
               { path: 'reports/judges', lazy: page(() => import('@/features/reports/pages/JudgesPage'), (m) => m.JudgesPage) },
               { path: 'reports/rag', lazy: page(() => import('@/features/reports/pages/RagPage'), (m) => m.RagPage) },
               { path: 'members', lazy: page(() => import('@/features/projects/pages/ProjectMembersPage'), (m) => m.ProjectMembersPage) },
+              { path: 'settings', lazy: page(() => import('@/features/settings/pages/ProjectSettingsPage'), (m) => m.ProjectSettingsPage) },
             ],
           },
           {

@@ -22,6 +22,7 @@ from assay.api.security import CSRF_COOKIE, SESSION_COOKIE
 from assay.core.auth import service as auth
 from assay.core.auth import sessions
 from assay.core.errors import DomainError
+from assay.core.projects import invites
 from assay.ratelimit import Limiter
 
 blp = Blueprint("auth", __name__, url_prefix="/api/auth", description="Accounts and sessions")
@@ -44,6 +45,7 @@ def register(data: dict[str, Any]) -> Any:
     try:
         created = auth.register(session(), data["email"], data["password"], data["name"],
                                 runtime().settings.bcrypt_rounds)
+        invites.accept_invites(session(), created)  # pending invites become memberships
         commit()
     except IntegrityError as error:  # a concurrent registration of this email got in first
         session().rollback()

@@ -24,11 +24,15 @@ from assay.api.projects.schemas import (
     ProjectSchema,
     ProjectUpdateSchema,
 )
+from assay.core.audit_text import describe
+from assay.core.auth.models import User
 from assay.core.pagination import paginate
 from assay.core.projects import service as projects
 from assay.core.projects.models import AuditEvent, Membership, Project, Role
 
 SLUG_ATTEMPTS = 5
+AUDIT_FIELDS = ("id", "action", "actor_email", "target_type", "target_id", "data",
+                "created_at")
 blp = Blueprint("projects", __name__, url_prefix="/api/projects", description="Projects")
 
 
@@ -101,4 +105,11 @@ def audit_trail(args: dict[str, Any], project_id: int) -> Any:
     stmt = (select(AuditEvent).where(AuditEvent.project_id == project.id)
             .order_by(AuditEvent.id.desc()))
     page = paginate(session(), stmt, args["page"], args["page_size"])
-    return page_dict(page, page.items)
+    actors = {e.actor_id for e in page.items if e.actor_id is not None}
+    names: dict[int, str | None] = {
+        row.id: row.name for row in session().execute(
+            select(User.id, User.name).where(User.id.in_(actors)))} if actors else {}
+    return page_dict(page, [
+        {**{c: getattr(e, c) for c in AUDIT_FIELDS},
+         "description": describe(e, names.get(e.actor_id) if e.actor_id else None)}
+        for e in page.items])

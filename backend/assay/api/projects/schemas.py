@@ -46,4 +46,6 @@ class AuditEventSchema(Schema):
     target_type = fields.String(required=True)
     target_id = fields.String(required=True, allow_none=True)
     data = fields.Dict(required=True)
+    description = fields.String(required=True, metadata={
+        "description": "One readable sentence, e.g. “Ana set the project budget to $10.00”"})
     created_at = fields.DateTime(required=True)

@@ -63,6 +63,9 @@ class RunCreateSchema(Schema):
         "description": "Stream replies, so each output records its time to first token"})
     timeout_s = Count(1, 3600, load_default=None, allow_none=True, metadata={
         "description": "Wall-clock seconds one attempt of a call may take (default 120)"})
+    max_retries = Count(0, 10, load_default=None, allow_none=True, metadata={
+        "description": "Retries of a transient call failure (rate limit, timeout, 5xx); "
+                       "default: the project's"})
     max_history_pairs = Count(1, 50, load_default=10, metadata={
         "description": "Conversations: user/assistant exchanges sent before each turn"})
     budget_micros = Count(1, MAX_MICROS, load_default=None, allow_none=True, metadata={
@@ -89,6 +92,7 @@ class RunSettingsSchema(Schema):
     cache = fields.Boolean(required=True)
     stream = fields.Boolean(required=True)
     timeout_s = fields.Integer(required=True, allow_none=True)
+    max_retries = fields.Integer(required=True)
     max_history_pairs = fields.Integer(required=True)
     shards = fields.Integer(required=True, allow_none=True)
 

@@ -8,6 +8,7 @@ from sqlalchemy import select
 
 from assay.api.base import session
 from assay.core.datasets.models import DatasetVersion
+from assay.core.projects.settings import DEFAULT_MAX_RETRIES
 from assay.core.runs.models import Run
 from assay.core.runs.planning import run_targets
 from assay.core.scoring.service import pinned
@@ -19,7 +20,8 @@ RUN_FIELDS = ("id", "name", "status", "total", "succeeded", "failed", "skipped",
 TARGET_FIELDS = ("id", "model_id", "label", "params", "prompt_version_id", "total",
                  "succeeded", "failed", "skipped", "spent_micros", "tokens_in", "tokens_out")
 SETTINGS = {"repeats": 1, "concurrency": None, "cache": True, "stream": False,
-            "timeout_s": None, "max_history_pairs": 10, "shards": None}
+            "timeout_s": None, "max_retries": DEFAULT_MAX_RETRIES, "max_history_pairs": 10,
+            "shards": None}
 
 
 def run_views(items: list[Run]) -> list[dict[str, Any]]:

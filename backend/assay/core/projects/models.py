@@ -41,6 +41,8 @@ class Project(Base):
     budget_micros: Mapped[int | None] = mapped_column(BigInteger)
     reserved_micros: Mapped[int] = mapped_column(BigInteger, default=0)
     spent_micros: Mapped[int] = mapped_column(BigInteger, default=0)
+    # Share of the project cap whose crossing raises the budget alert of the run crossing it.
+    alert_threshold: Mapped[float] = mapped_column(default=0.8)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
 
@@ -58,6 +60,23 @@ class Membership(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     user: Mapped[User] = relationship(lazy="joined")
+
+
+class Invite(Base):
+    """A role waiting for an email nobody registered yet; accepted when that email registers
+    (before it expires), revoked by deleting it."""
+
+    __tablename__ = "invites"
+    __table_args__ = (UniqueConstraint("project_id", "email"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    email: Mapped[str] = mapped_column(String(255), index=True)
+    role: Mapped[str] = mapped_column(String(16))
+    invited_by_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime]
 
 
 class AuditEvent(Base):

@@ -134,7 +134,7 @@ def _owner_count(session: Session, project: Project) -> int:
         Membership.project_id == project.id, Membership.role == Role.owner)) or 0
 
 
-def _check_grant(actor_role: Role, target_role: Role | None, new_role: Role | None) -> None:
+def check_grant(actor_role: Role, target_role: Role | None, new_role: Role | None) -> None:
     """Admins manage roles up to admin; only owners touch owners or make new ones."""
     if actor_role == Role.owner:
         return
@@ -148,7 +148,7 @@ def already_member() -> Conflict:
 
 def add_member(session: Session, actor: User, actor_role: Role, project: Project,
                email: str, role: Role) -> Membership:
-    _check_grant(actor_role, None, role)
+    check_grant(actor_role, None, role)
     user = session.scalar(select(User).where(User.email == normalize_email(email)))
     if user is None:
         raise NotFound("No user with that email. Ask them to register first.",
@@ -170,7 +170,7 @@ def change_role(session: Session, actor: User, actor_role: Role, project: Projec
                 user_id: int, role: Role) -> Membership:
     member = _member(session, project, user_id)
     old = Role(member.role)
-    _check_grant(actor_role, old, role)
+    check_grant(actor_role, old, role)
     if old == Role.owner and role != Role.owner and _owner_count(session, project) <= 1:
         raise Conflict("A project needs at least one owner", code="LAST_OWNER")
     member.role = role
@@ -183,7 +183,7 @@ def change_role(session: Session, actor: User, actor_role: Role, project: Projec
 def remove_member(session: Session, actor: User, actor_role: Role, project: Project,
                   user_id: int) -> None:
     member = _member(session, project, user_id)
-    _check_grant(actor_role, Role(member.role), None)
+    check_grant(actor_role, Role(member.role), None)
     if member.role == Role.owner and _owner_count(session, project) <= 1:
         raise Conflict("The last owner cannot be removed", code="LAST_OWNER")
     session.delete(member)

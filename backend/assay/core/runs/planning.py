@@ -33,6 +33,7 @@ from assay.core.errors import Invalid, RunNotReady
 from assay.core.llm import kinds as kinds_
 from assay.core.llm.models import ModelConfig
 from assay.core.llm.params import KNOWN, check_params, clean_params
+from assay.core.projects import settings as project_settings
 from assay.core.projects.models import Project
 from assay.core.prompts.models import Prompt, PromptVersion
 from assay.core.prompts.service import version_in_project
@@ -68,6 +69,7 @@ class RunSpec:
     cache: bool = True
     stream: bool = False
     timeout_s: int | None = None
+    max_retries: int | None = None  # None: the project's default
     max_history_pairs: int = 10
     budget_micros: int | None = None
     alert_threshold: float = 0.8
@@ -90,7 +92,8 @@ class RunSpec:
     def settings(self) -> dict[str, Any]:
         return {"repeats": self.repeats, "concurrency": self.concurrency, "cache": self.cache,
                 "stream": self.stream, "timeout_s": self.timeout_s,
-                "max_history_pairs": self.max_history_pairs, "shards": self.shards}
+                "max_retries": self.max_retries, "max_history_pairs": self.max_history_pairs,
+                "shards": self.shards}
 
 
 @dataclass
@@ -338,6 +341,9 @@ def plan_run(session: Session, actor: User | None, project: Project, spec: RunSp
     dataset, version = resolved.dataset, resolved.version
     trace = resolved.is_trace
     settings = spec.settings()
+    for key, value in project_settings.run_defaults(project).items():
+        if settings.get(key) is None:  # what the request left unset, the project decides
+            settings[key] = value
     if trace:
         settings["repeats"] = 1  # the recorded trace is one output per case
     run = Run(project_id=project.id, name=spec.name or f"{dataset.name} v{version.number}",

@@ -18,6 +18,7 @@ from assay.core.llm.models import Credential, ModelConfig
 from assay.core.llm.secrets import resolve_api_key
 from assay.core.pagination import Page, paginate
 from assay.core.projects.models import Project
+from assay.core.projects.settings import DEFAULT_MAX_RETRIES
 from assay.core.prompts.models import PromptVersion
 from assay.core.reports import rollups
 from assay.core.runs import budget, rendering
@@ -58,6 +59,14 @@ def call_timeout(session: Session, run_id: int, default: float) -> float:
     run = session.get(Run, run_id)
     chosen = (run.settings or {}).get("timeout_s") if run else None
     return float(chosen or default)
+
+
+def call_retries(session: Session, run_id: int) -> int:
+    """Retries of a transient failure per call of this run (runs planned before retries
+    were a setting: the default)."""
+    run = session.get(Run, run_id)
+    chosen = (run.settings or {}).get("max_retries") if run else None
+    return DEFAULT_MAX_RETRIES if chosen is None else int(chosen)
 
 
 def start_run(session: Session, run_id: int) -> bool:
@@ -439,13 +448,14 @@ def _settle(session: Session, run_id: int, tallies: dict[int, rollups.Tally]) ->
             update(Project).where(Project.id == run.project_id).values(
                 spent_micros=Project.spent_micros + spent,
                 reserved_micros=Project.reserved_micros - total.released)
-            .returning(Project.budget_micros, Project.spent_micros),
+            .returning(Project.budget_micros, Project.spent_micros, Project.alert_threshold),
             execution_options=NO_SYNC).one()
     if run.alerted_at is not None or not spent:
         return False
     crossed = budget.crossed_alert(run.budget_micros, run.spent_micros, run.alert_threshold) or (
         project is not None and budget.crossed_alert(project.budget_micros,
-                                                     project.spent_micros, run.alert_threshold))
+                                                     project.spent_micros,
+                                                     project.alert_threshold))
     if not crossed:
         return False
     moved = session.execute(update(Run).where(Run.id == run_id, Run.alerted_at.is_(None))

@@ -60,6 +60,7 @@ describe('run configuration', () => {
       budget: '0.29',
       alertPercent: '85',
       timeout: '30',
+      maxRetries: '0',
     };
     const { body, errors } = buildRunBody(form);
     expect(errors).toEqual({});
@@ -73,12 +74,14 @@ describe('run configuration', () => {
       cache: true,
       stream: false,
       timeout_s: 30,
+      max_retries: 0,
       max_history_pairs: 10,
       budget_micros: 290_000, // 0.29 * 1e6 in floating point is 289999.99999999994
       alert_threshold: 0.85,
     });
     expect(buildRunBody({ ...form, budget: '1234.567891' }).body?.budget_micros).toBe(1_234_567_891);
     expect(buildRunBody({ ...form, budget: '' }).body?.budget_micros).toBeNull();
+    expect(buildRunBody({ ...form, maxRetries: '' }).body?.max_retries).toBeNull(); // the project's default
   });
 
   it('reports every field problem, and sends no targets for a traces dataset', () => {
@@ -86,6 +89,7 @@ describe('run configuration', () => {
       ...initialRunForm,
       targets: [target({ params: { ...emptyParams, max_tokens: 'lots' }, grid: [{ key: 'g9', param: 'temperature', values: 'x' }] })],
       repeats: '11',
+      maxRetries: '11',
       budget: '1.0000001',
       alertPercent: '2',
     };
@@ -96,6 +100,7 @@ describe('run configuration', () => {
       't-x.max_tokens': 'Enter a whole number.',
       g9: '"x" is not a number.',
       repeats: 'A whole number from 1 to 10.',
+      maxRetries: "A whole number from 0 to 10, or empty for the project's default.",
       alertPercent: 'A percentage from 5 to 100.',
     });
     expect(errors.budget).toMatch(/6 decimals/);

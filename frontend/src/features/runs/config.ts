@@ -10,6 +10,7 @@ export const REPEATS_MAX = 10;
 export const CONCURRENCY_MAX = 1000;
 export const HISTORY_MAX = 50;
 export const TIMEOUT_MAX = 3600;
+export const RETRIES_MAX = 10;
 
 /** The parameters a grid row can vary, and whether their values are whole numbers. */
 export const GRID_PARAMS: ReadonlyArray<{ name: ParamName; integer: boolean }> = [
@@ -49,6 +50,8 @@ export interface RunForm {
   cache: boolean;
   stream: boolean;
   timeout: string;
+  /** '' : the project's default. */
+  maxRetries: string;
   budget: string;
   alertPercent: string;
   /** Scorers the run pins: at their latest version, or at a chosen one. */
@@ -66,6 +69,7 @@ export const initialRunForm: RunForm = {
   cache: true,
   stream: false,
   timeout: '',
+  maxRetries: '',
   budget: '',
   alertPercent: '80',
   scorers: [],
@@ -203,6 +207,11 @@ export function buildRunBody(form: RunForm, options: BuildOptions = {}): { body:
     timeout = wholeNumber(form.timeout, 1, TIMEOUT_MAX);
     if (timeout === null) errors.timeout = `Seconds, a whole number from 1 to ${TIMEOUT_MAX}, or empty for the default.`;
   }
+  let maxRetries: number | null = null;
+  if (form.maxRetries.trim()) {
+    maxRetries = wholeNumber(form.maxRetries, 0, RETRIES_MAX);
+    if (maxRetries === null) errors.maxRetries = `A whole number from 0 to ${RETRIES_MAX}, or empty for the project's default.`;
+  }
   const budget = parseDollars(form.budget);
   if (!budget.ok) errors.budget = budget.error.replace('a price', 'an amount');
   else if (budget.micros === 0) errors.budget = 'A budget must be more than $0 (leave it empty for no cap).';
@@ -223,6 +232,7 @@ export function buildRunBody(form: RunForm, options: BuildOptions = {}): { body:
       cache: form.cache,
       stream: form.stream,
       timeout_s: timeout,
+      max_retries: maxRetries,
       max_history_pairs: history!,
       budget_micros: budget.ok ? budget.micros : null,
       alert_threshold: alert!,

@@ -26,22 +26,17 @@ export function AuditSection({ projectId }: { projectId: number }) {
             <Table aria-label="Activity">
               <THead>
                 <TR>
-                  <TH>Action</TH>
-                  <TH>By</TH>
-                  <TH>Target</TH>
+                  <TH>What happened</TH>
                   <TH>When</TH>
                 </TR>
               </THead>
               <TBody>
                 {audit.data.items.map((e) => (
                   <TR key={e.id}>
-                    <TD className="font-medium">{e.action}</TD>
-                    <TD className="text-zinc-600">{e.actor_email ?? 'system'}</TD>
-                    <TD className="text-zinc-600">
-                      {e.target_type}
-                      {e.target_id ? ` #${e.target_id}` : ''}
+                    <TD className="break-words" title={e.action}>
+                      {e.description}
                     </TD>
-                    <TD className="text-zinc-600">
+                    <TD className="whitespace-nowrap text-zinc-600">
                       <time dateTime={e.created_at} title={absoluteTime(e.created_at)}>
                         {relativeTime(e.created_at)}
                       </time>

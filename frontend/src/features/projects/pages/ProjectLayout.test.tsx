@@ -23,6 +23,7 @@ function serve(role: Role, extra: (req: Request, path: string) => Response | und
     if (path === '/api/projects/3/members') return json(page(members));
     if (path === '/api/projects/3/runs') return json(page([]));
     if (path === '/api/projects/3/audit') return json(page([]));
+    if (path === '/api/projects/3/invites') return json({ items: [] });
     return json({ code: 'NOT_FOUND', status: 404, message: 'Not found', errors: {} }, 404);
   });
 }

@@ -24,6 +24,7 @@ const tabs = [
   { to: 'scorers', label: 'Scorers', end: false },
   { to: 'reports', label: 'Reports', end: false },
   { to: 'members', label: 'Members', end: false },
+  { to: 'settings', label: 'Settings', end: false },
 ];
 
 const tabClass = ({ isActive }: { isActive: boolean }) =>

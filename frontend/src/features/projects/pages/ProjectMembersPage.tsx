@@ -1,6 +1,7 @@
 import { roleAtLeast } from '@/api/types';
 import { useMe } from '@/features/auth/hooks/useAuth';
 import { AuditSection } from '../components/AuditSection';
+import { InvitesSection } from '../components/InvitesSection';
 import { MembersSection } from '../components/MembersSection';
 import { useProjectOutlet } from './ProjectLayout';
 
@@ -11,6 +12,7 @@ export function ProjectMembersPage() {
   return (
     <div className="space-y-6">
       <MembersSection projectId={project.id} role={project.role} meId={me.data?.id} />
+      <InvitesSection projectId={project.id} role={project.role} />
       {roleAtLeast(project.role, 'admin') && <AuditSection projectId={project.id} />}
     </div>
   );

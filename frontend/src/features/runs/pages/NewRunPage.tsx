@@ -135,7 +135,7 @@ export function NewRunPage() {
   }
 
   const err = (k: string) => errors[k] ?? null;
-  const numberField = (key: 'repeats' | 'concurrency' | 'maxHistoryPairs' | 'timeout', label: string, hint: string) => (
+  const numberField = (key: 'repeats' | 'concurrency' | 'maxHistoryPairs' | 'timeout' | 'maxRetries', label: string, hint: string) => (
     <Field id={`run-${key}`} label={label} error={err(key)} hint={hint}>
       <Input
         id={`run-${key}`}
@@ -148,7 +148,7 @@ export function NewRunPage() {
     </Field>
   );
   const otherErrors = Object.entries(errors).filter(
-    ([k]) => !['dataset', 'targets', 'repeats', 'concurrency', 'maxHistoryPairs', 'timeout', 'budget', 'alertPercent'].includes(k) &&
+    ([k]) => !['dataset', 'targets', 'repeats', 'concurrency', 'maxHistoryPairs', 'timeout', 'maxRetries', 'budget', 'alertPercent'].includes(k) &&
       !k.startsWith('t-') &&
       !k.startsWith('g-') &&
       !k.startsWith('scorer'),
@@ -290,10 +290,11 @@ export function NewRunPage() {
           </CardHeader>
           <CardContent className="grid gap-4 sm:grid-cols-2">
             {numberField('repeats', 'Repeats', `Samples per case and target, 1 to ${REPEATS_MAX}.`)}
-            {numberField('concurrency', 'Concurrency (optional)', 'Calls in flight at once, per worker.')}
+            {numberField('concurrency', 'Concurrency (optional)', "Calls in flight at once, per worker; empty: the project's default.")}
             {kind === 'conversations' &&
               numberField('maxHistoryPairs', 'Max history pairs', `Earlier user/assistant pairs sent with each turn, 1 to ${HISTORY_MAX}.`)}
-            {numberField('timeout', 'Timeout in seconds (optional)', 'Per attempt of a call; default 120.')}
+            {numberField('timeout', 'Timeout in seconds (optional)', "Per attempt of a call; empty: the project's default (else 120).")}
+            {numberField('maxRetries', 'Max retries (optional)', "Retries of a rate limit, timeout or server error, 0 to 10; empty: the project's default.")}
             <Field id="run-budget" label="Budget in dollars (optional)" error={err('budget')} hint="The run stops as budget exceeded before spending more.">
               <Input
                 id="run-budget"
