@@ -44,7 +44,8 @@ class ProgressSchema(Schema):
     status = fields.String(required=True, validate=validate.OneOf([s.value for s in RunStatus]))
     total = fields.Integer(required=True)
     done = fields.Integer(required=True, metadata={
-        "description": "succeeded + failed + skipped"})
+        "description": "succeeded + failed: the cells sent; skipped cells (never sent) are "
+                       "not done"})
     succeeded = fields.Integer(required=True)
     failed = fields.Integer(required=True)
     skipped = fields.Integer(required=True)
@@ -134,7 +135,8 @@ class TargetSummarySchema(Schema):
     pending = fields.Integer(required=True, metadata={"description": "Not finished yet "
                                                                      "(pending or running)"})
     success_rate = fields.Float(required=True, allow_none=True, metadata={
-        "description": "succeeded / (succeeded + failed); null when none finished"})
+        "description": "succeeded / (succeeded + failed + skipped): a skipped cell got no "
+                       "reply; null when none ended"})
     spent_micros = fields.Integer(required=True)
     tokens_in = fields.Integer(required=True)
     tokens_out = fields.Integer(required=True)
@@ -151,5 +153,5 @@ class TargetSummarySchema(Schema):
 class RunSummarySchema(Schema):
     run_id = fields.Integer(required=True)
     success_rate = fields.Float(required=True, allow_none=True, metadata={
-        "description": "Over every target: succeeded / (succeeded + failed)"})
+        "description": "Over every target: succeeded / (succeeded + failed + skipped)"})
     targets = fields.List(fields.Nested(TargetSummarySchema), required=True)
