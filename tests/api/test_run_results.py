@@ -369,7 +369,7 @@ def test_summary_counts_costs_rates_and_errors(factory: Factory, owner: Any, pro
              "spent_micros": 14, "tokens_in": 20, "tokens_out": 10, "cached": 0,
              "latency_p50_ms": 100, "latency_p95_ms": 100, "ttft_p50_ms": None,
              "ttft_p95_ms": None, "errors": {"timeout": 1, "rate_limited": 1,
-                                             "cancelled": 2}}]}
+                                             "cancelled": 2}}], "scoring": []}
 
 
 def test_summary_of_a_run_with_nothing_finished(factory: Factory, owner: Any,

@@ -4,12 +4,14 @@ so each test states exactly which cells ended how."""
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from typing import Any
 
 import pytest
 
 from assay.core.projects.models import Project
 from assay.core.runs.models import RunStatus
+from tests.api import report_data as rd
 from tests.api.test_run_results import base, get_json, ok, set_run, set_target, skipped
 from tests.factories import Factory, Session
 
@@ -59,3 +61,58 @@ def test_summary_success_rate_counts_skipped_cells_as_not_succeeded(
     assert summary["success_rate"] == pytest.approx(0.2)
     assert [t["success_rate"] for t in summary["targets"]] == [pytest.approx(0.2)] * 2
     assert [(t["succeeded"], t["skipped"]) for t in summary["targets"]] == [(1, 4)] * 2
+
+
+# --- scoring failures are failures (C10) ------------------------------------------------------
+
+REJECTED = ("Judge 'fake-judge' reply rejected: reply is not JSON. The judge must answer with "
+            "only the JSON object the prompt describes")
+CALL_FAILED = "Judge 'fake-judge' call failed (timeout): timed out after 30 s"
+
+
+def _judged(factory: Factory) -> tuple[Session, Project, Any, list[int], int]:
+    """One target, four cases, a Judge scorer: c0 passed, c1 failed, c2 and c3 errored (a
+    rejected reply, a failed judge call)."""
+    owner = factory.user()
+    project = factory.project(owner, "Judged")
+    fast, _ = rd.models(owner, project)
+    data = rd.dataset(project, rd.questions(4))
+    judge_id, [judge] = rd.scorer(project, "Judge")
+    run = rd.run(project, data.version_id, [(fast, "Fake Fast")], "Judged run")
+    rd.pin(run.run_id, judge)
+    outputs = [rd.output(run, c, 0) for c in data.case_ids]
+    rd.score(outputs[0], judge, 1.0, True, source="fake-judge", rationale="Right")
+    rd.score(outputs[1], judge, 0.0, False, source="fake-judge", rationale="Wrong")
+    rd.score(outputs[2], judge, None, None, source="fake-judge", error=REJECTED)
+    rd.score(outputs[3], judge, None, None, source="fake-judge", error=CALL_FAILED)
+    return factory.login(owner), project, run, data.case_ids, judge_id
+
+
+def test_summary_counts_scores_passed_failed_and_errored_by_class(factory: Factory) -> None:
+    browser, project, run, _, judge_id = _judged(factory)
+    summary = get_json(browser, base(project, run.run_id) + "/summary")
+    assert summary["scoring"] == [{
+        "scorer_id": judge_id, "name": "Judge", "kind": "llm_judge", "scores": 4,
+        "passed": 1, "failed": 1, "errored": 2,
+        "errors": {"judge_reply_rejected": 1, "judge_call_timeout": 1}}]
+
+
+def test_summary_scoring_is_empty_without_scorers(
+        factory: Factory, owner: Any, project: Project, browser: Session) -> None:
+    planned = _cancelled_at_a_fifth(factory, owner, project)
+    assert get_json(browser, base(project, planned.run_id) + "/summary")["scoring"] == []
+
+
+def test_junit_counts_each_failed_or_errored_score_as_a_failure(factory: Factory) -> None:
+    browser, project, run, _, _ = _judged(factory)
+    reply = browser.get(base(project, run.run_id) + "/export", query_string={"format": "junit"})
+    assert reply.status_code == 200
+    root = ET.fromstring(reply.get_data())
+    assert [root.get(k) for k in ("tests", "failures", "errors", "skipped")] == [
+        "4", "3", "0", "0"]
+    cases = root.findall("testsuite/testcase")
+    assert [c.find("failure") is not None for c in cases] == [False, True, True, True]
+    rejected = cases[2].find("failure")
+    assert rejected is not None
+    assert rejected.get("message", "").startswith("Judge could not score it: Judge 'fake-judge'")
+    assert "reply is not JSON" in (rejected.text or "")

@@ -5647,7 +5647,7 @@ export interface components {
             /** @enum {string} */
             status: "pending" | "running" | "paused" | "completed" | "partial" | "failed" | "cancelled" | "budget_exceeded";
             total: number;
-            /** @description succeeded + failed + skipped */
+            /** @description succeeded + failed: the cells sent; skipped cells (never sent) are not done */
             done: number;
             succeeded: number;
             failed: number;
@@ -5759,7 +5759,7 @@ export interface components {
             skipped: number;
             /** @description Not finished yet (pending or running) */
             pending: number;
-            /** @description succeeded / (succeeded + failed); null when none finished */
+            /** @description succeeded / (succeeded + failed + skipped): a skipped cell got no reply; null when none ended */
             success_rate: number | null;
             spent_micros: number;
             tokens_in: number;
@@ -5777,11 +5777,28 @@ export interface components {
                 [key: string]: number;
             };
         };
+        ScorerOutcome: {
+            scorer_id: number;
+            name: string;
+            kind: string;
+            /** @description Score rows (one per judge model or reviewer per output) */
+            scores: number;
+            passed: number;
+            failed: number;
+            /** @description Scoring failed (no value): a failure, never a pass */
+            errored: number;
+            /** @description Errored scores by class */
+            errors: {
+                [key: string]: number;
+            };
+        };
         RunSummary: {
             run_id: number;
-            /** @description Over every target: succeeded / (succeeded + failed) */
+            /** @description Over every target: succeeded / (succeeded + failed + skipped) */
             success_rate: number | null;
             targets: components["schemas"]["TargetSummary"][];
+            /** @description Per scorer with scores on the run: passed, failed, errored */
+            scoring: components["schemas"]["ScorerOutcome"][];
         };
         CaseOfRun: {
             id: number;

@@ -150,8 +150,24 @@ class TargetSummarySchema(Schema):
     errors = _errors()
 
 
+class ScorerOutcomeSchema(Schema):
+    scorer_id = fields.Integer(required=True)
+    name = fields.String(required=True)
+    kind = fields.String(required=True)
+    scores = fields.Integer(required=True, metadata={
+        "description": "Score rows (one per judge model or reviewer per output)"})
+    passed = fields.Integer(required=True)
+    failed = fields.Integer(required=True)
+    errored = fields.Integer(required=True, metadata={
+        "description": "Scoring failed (no value): a failure, never a pass"})
+    errors = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True,
+                         metadata={"description": "Errored scores by class"})
+
+
 class RunSummarySchema(Schema):
     run_id = fields.Integer(required=True)
     success_rate = fields.Float(required=True, allow_none=True, metadata={
         "description": "Over every target: succeeded / (succeeded + failed + skipped)"})
     targets = fields.List(fields.Nested(TargetSummarySchema), required=True)
+    scoring = fields.List(fields.Nested(ScorerOutcomeSchema), required=True, metadata={
+        "description": "Per scorer with scores on the run: passed, failed, errored"})

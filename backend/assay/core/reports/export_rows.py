@@ -60,7 +60,8 @@ class ScorerResult:
 
     @property
     def failing(self) -> list[ScoreResult]:
-        return [r for r in self.results if r.passed is False]
+        """Failed or errored: a score that could not be given is no pass."""
+        return [r for r in self.results if r.passed is False or r.error is not None]
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ CSV: a cell that a spreadsheet would read as a formula (starting with = + - @, o
 carriage return that hides one) is prefixed with a single quote, so opening an export never
 runs what a model wrote. JUnit: one testsuite per target, one testcase per case x repeat
 (its turns together); a testcase fails when a scorer failed it (the rationale is the
-message) and errs when the call failed; skipped and unfinished cells are skipped."""
+message) or could not score it (its error is), and errs when the call failed; skipped
+and unfinished cells are skipped."""
 
 from __future__ import annotations
 
@@ -116,7 +117,10 @@ def json_export(session: Session, run: Run) -> Iterator[str]:
     head = {"id": run.id, "name": run.name, "status": run.status,
             "dataset_version_id": run.dataset_version_id,
             "created_at": run.created_at.isoformat(),
-            "finished_at": run.finished_at.isoformat() if run.finished_at else None}
+            "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+            # skipped cells were never sent: a cancelled run's file says so up front
+            "cells": {"total": run.total, "succeeded": run.succeeded, "failed": run.failed,
+                      "skipped": run.skipped}}
     yield (f'{{"run": {json.dumps(head, ensure_ascii=False)}, "scorers": '
            f'{json.dumps([_scorer_view(s) for s in scorers], ensure_ascii=False)}, '
            '"outputs": [')
@@ -153,8 +157,10 @@ def _testcase(label: str, case_id: int, repeat: int, cells: list[Row]) -> str:
                for result in r.scores for score in result.failing]
     if failing:
         _, scorer, score = failing[0]
-        message = score.rationale or f"{scorer} failed it"
-        details = "\n".join(f"turn {t}: {name} ({s.source or 'rule'}): {s.rationale}"
+        message = (f"{scorer} could not score it: {score.error}" if score.error is not None
+                   else score.rationale or f"{scorer} failed it")
+        details = "\n".join(f"turn {t}: {name} ({s.source or 'rule'}): "
+                            f"{s.rationale if s.error is None else 'error: ' + s.error}"
                             for t, name, s in failing)
         return (f"{opening}>\n      <failure message={_attr(message[:MESSAGE_CHARS])} "
                 f"type={_attr(scorer)}>{escape(_xml(details))}</failure>\n    </testcase>\n")
@@ -166,7 +172,8 @@ def _suite_counts(session: Session, run: Run, scorers: list[ExportScorer]
     """target id -> {tests, failures, errors, skipped}, counted per testcase (case x
     repeat) the way _testcase decides, in one query."""
     versions = [v for s in scorers for v in s.version_ids]
-    failing = (select(Score.output_id).where(Score.run_id == run.id, Score.passed.is_(False),
+    failing = (select(Score.output_id).where(Score.run_id == run.id,
+                                             Score.passed.is_(False) | Score.error.is_not(None),
                                              Score.scorer_version_id.in_(versions))
                .distinct().subquery())
     flag = func.max

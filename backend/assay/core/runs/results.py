@@ -21,6 +21,7 @@ from assay.core.errors import Invalid, NotFound
 from assay.core.pagination import Page, paginate
 from assay.core.runs.models import CellStatus, Output, Run, RunTarget
 from assay.core.runs.progress import errors_by_target
+from assay.core.runs.scoring_outcomes import scoring_outcomes
 from assay.core.scoring.models import Score, ScorerConfig, ScorerVersion
 
 PERCENTILES = (50, 95)
@@ -192,8 +193,9 @@ def _rate(succeeded: int, failed: int, skipped: int) -> float | None:
 
 def summary(session: Session, run: Run) -> dict[str, Any]:
     """Per target: cells by status, success rate (succeeded / (succeeded + failed +
-    skipped); pending cells are not counted yet), cost, tokens, cached cells, latency and time-to-first-token
-    p50/p95, errors by class. Everything is read from the outputs themselves."""
+    skipped); pending cells are not counted yet), cost, tokens, cached cells, latency and
+    time-to-first-token p50/p95, errors by class; per scorer, its scores passed, failed and
+    errored. Everything is read from the outputs and scores themselves."""
     totals = _totals(session, run.id)
     latency = percentiles(session, run.id, Output.latency_ms)
     ttft = percentiles(session, run.id, Output.ttft_ms)
@@ -220,4 +222,4 @@ def summary(session: Session, run: Run) -> dict[str, Any]:
             "ttft_p50_ms": first.get(50), "ttft_p95_ms": first.get(95),
             "errors": errors.get(target.id, {})})
     return {"run_id": run.id, "success_rate": _rate(all_ok, all_failed, all_skipped),
-            "targets": targets}
+            "targets": targets, "scoring": scoring_outcomes(session, run.id)}

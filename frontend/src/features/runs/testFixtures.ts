@@ -1,4 +1,4 @@
-import type { Output, Progress, Run, RunTarget, TargetProgress } from './api';
+import type { RunSummary, Output, Progress, Run, RunTarget, TargetProgress } from './api';
 
 export const ts = '2024-01-01T00:00:00Z';
 
@@ -60,4 +60,5 @@ export const summary = {
       ttft_p50_ms: null, ttft_p95_ms: null, errors: { timeout: 1 },
     },
   ],
+  scoring: [] as RunSummary['scoring'],
 };

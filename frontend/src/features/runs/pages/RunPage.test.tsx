@@ -14,7 +14,7 @@ interface State {
   outputs: Output[];
 }
 
-function serve(state: State, hooks: { onProgress?: () => void } = {}) {
+function serve(state: State, hooks: { onProgress?: () => void; summary?: typeof summary } = {}) {
   return mockFetch(async (req) => {
     const url = new URL(req.url);
     const path = url.pathname;
@@ -24,7 +24,7 @@ function serve(state: State, hooks: { onProgress?: () => void } = {}) {
       hooks.onProgress?.();
       return json(state.progress);
     }
-    if (path === '/api/projects/3/runs/7/summary') return json(summary);
+    if (path === '/api/projects/3/runs/7/summary') return json(hooks.summary ?? summary);
     const one = /^\/api\/projects\/3\/runs\/7\/outputs\/(\d+)$/.exec(path);
     if (one) {
       const o = state.outputs.find((x) => x.id === Number(one[1]))!;
@@ -307,6 +307,19 @@ describe('RunPage', { timeout: 20_000 }, () => {
     expect(bar.firstElementChild).not.toHaveClass('bg-emerald-600');
     expect(screen.getByTestId('target-11-counts')).toHaveTextContent('1/4 · 3 skipped');
     expect(screen.getByRole('progressbar', { name: 'Progress of Fake Fast' }).firstElementChild).toHaveClass('bg-amber-500');
+  });
+
+  it('never says "No failures" when the judge scores all errored: shows them by class beside call errors', async () => {
+    const state: State = { run: makeRun({ status: 'completed', succeeded: 8 }), progress: progress('completed', [4, 0], [4, 0]), outputs: [] };
+    const scoring = [
+      { scorer_id: 30, name: 'Judge', kind: 'llm_judge', scores: 8, passed: 0, failed: 0, errored: 8, errors: { judge_reply_rejected: 6, judge_call_timeout: 2 } },
+    ];
+    serve(state, { summary: { ...summary, scoring } });
+    renderRun();
+    expect(await screen.findByTestId('scoring-30')).toHaveTextContent('Judge: 8 scores · 0 passed · 8 errored');
+    expect(screen.getByRole('list', { name: 'Scoring errors of Judge by class' })).toHaveTextContent('judge_reply_rejected: 6');
+    expect(await screen.findByTestId('no-call-failures')).toHaveTextContent('No call failed; 8 scores failed or could not be given');
+    expect(screen.queryByText('No failures')).toBeNull();
   });
 
   it('raises the budget of a run stopped for budget, then resumes it', async () => {
