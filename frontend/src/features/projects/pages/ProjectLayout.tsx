@@ -83,7 +83,7 @@ export function ProjectLayout() {
         <p className="text-base text-zinc-600">{p.description || 'No description.'}</p>
       </header>
       {/* However many tabs: they scroll within this bar (never the page) at narrow widths. */}
-      <nav aria-label="Project sections" className="flex max-w-full gap-1 overflow-x-auto overscroll-x-contain border-b border-zinc-200">
+      <nav aria-label="Project sections" className="relative flex max-w-full gap-1 overflow-x-auto overscroll-x-contain border-b border-zinc-200">
         {tabs.map((t) => (
           <NavLink
             key={t.label}
