@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 
+from assay.core.datasets.service import create_dataset, latest_version, version_cases
 from assay.core.projects.models import Project
 from assay.core.runs.models import RunStatus
+from assay.extensions import db
 from tests.api import report_data as rd
 from tests.api.test_run_results import base, get_json, ok, set_run, set_target, skipped
 from tests.factories import Factory, Session
@@ -116,3 +118,43 @@ def test_junit_counts_each_failed_or_errored_score_as_a_failure(factory: Factory
     assert rejected is not None
     assert rejected.get("message", "").startswith("Judge could not score it: Judge 'fake-judge'")
     assert "reply is not JSON" in (rejected.text or "")
+
+
+# --- multi-turn grid: each cell shows the turn it answers (C13) --------------------------------
+
+
+def test_grid_cells_name_the_user_turn_they_answer(factory: Factory) -> None:
+    owner = factory.user()
+    project = factory.project(owner, "Turns")
+    fast, _ = rd.models(owner, project)
+    talk = [{"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "First question"}, {"role": "assistant", "content": "a0"},
+            {"role": "user", "content": "Second question"},
+            {"role": "assistant", "content": "a1"}, {"role": "user", "content": "Last question"}]
+    with db.factory() as session:
+        dataset = create_dataset(session, None, session.merge(project), "Talks",
+                                 "conversations", [{"input": {"messages": talk}}])
+        version = latest_version(session, dataset.id)
+        [case] = version_cases(session, version.id)
+        session.commit()
+        version_id, case_id = version.id, case.id
+    run = rd.run(project, version_id, [(fast, "Fake Fast")], "Talk run")
+    for turn in range(3):
+        rd.output(run, case_id, 0, turn=turn, text=f"Reply to turn {turn}")
+    grid = get_json(factory.login(owner), base(project, run.run_id) + "/grid")
+    [row] = grid["rows"]
+    assert row["turns"] == 3
+    assert row["input"] == "First question"  # beside the first turn's reply, not the last's
+    outputs = row["cells"][0]["outputs"]
+    assert [(o["turn"], o["prompt"], o["text"]) for o in outputs] == [
+        (0, "First question", "Reply to turn 0"), (1, "Second question", "Reply to turn 1"),
+        (2, "Last question", "Reply to turn 2")]
+
+
+def test_grid_of_single_turn_cases_has_no_turn_prompts(
+        factory: Factory, owner: Any, project: Project, browser: Session) -> None:
+    planned = factory.planned_run(owner, project, cases=1, targets=1)
+    ok(planned, 0, 0)
+    [row] = get_json(browser, base(project, planned.run_id) + "/grid")["rows"]
+    assert (row["turns"], row["input"]) == (1, "Question 0?")
+    assert row["cells"][0]["outputs"][0]["prompt"] is None

@@ -6082,6 +6082,8 @@ export interface components {
             id: number;
             repeat: number;
             turn: number;
+            /** @description The user message this turn answers (conversations; clipped), else null */
+            prompt: string | null;
             /** @enum {string} */
             status: "pending" | "running" | "succeeded" | "failed" | "skipped";
             /** @description The first 400 characters; the output detail has it all */
@@ -6105,8 +6107,10 @@ export interface components {
             case_id: number;
             /** @description In the dataset version */
             position: number;
-            /** @description A one-line preview */
+            /** @description A one-line preview (a conversation's first user message) */
             input: string;
+            /** @description User turns of the case (1 unless a conversation) */
+            turns: number;
             tags: string[];
             /** @description One per visible target, in the targets' order */
             cells: components["schemas"]["ResultsGridCell"][];
