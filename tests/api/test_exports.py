@@ -114,8 +114,8 @@ def test_json_export_nests_case_target_and_every_score(exported: Exported) -> No
     assert [(r["source"], r["passed"], r["rationale"]) for r in judge["results"]] == [
         ("judge-a", True, "Fine"), ("judge-b", False, "Too short")]
     assert panel["scores"][1] == {"scorer_id": panel["scores"][1]["scorer_id"],
-                                  "scorer": "Rules", "value": None, "passed": None,
-                                  "results": []}
+                                  "scorer": "Rules", "value": None, "shown": None,
+                                  "passed": None, "results": []}
 
 
 def test_junit_export_one_suite_per_target(exported: Exported) -> None:

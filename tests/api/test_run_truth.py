@@ -4,6 +4,9 @@ so each test states exactly which cells ended how."""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import xml.etree.ElementTree as ET
 from typing import Any
 
@@ -158,3 +161,37 @@ def test_grid_of_single_turn_cases_has_no_turn_prompts(
     [row] = get_json(browser, base(project, planned.run_id) + "/grid")["rows"]
     assert (row["turns"], row["input"]) == (1, "Question 0?")
     assert row["cells"][0]["outputs"][0]["prompt"] is None
+
+
+# --- one scale per score (C14) -----------------------------------------------------------------
+
+
+def _rated(factory: Factory) -> tuple[Session, Project, Any]:
+    """One output rated 4 on a manual 1-5 scorer (value 0.75 normalised)."""
+    owner = factory.user()
+    project = factory.project(owner, "Rated")
+    fast, _ = rd.models(owner, project)
+    data = rd.dataset(project, rd.questions(1))
+    _, version = factory.scorer(project, "Helpfulness", kind="manual", params={"scale": "1-5"})
+    run = rd.run(project, data.version_id, [(fast, "Fake Fast")], "Rated run")
+    rd.pin(run.run_id, version)
+    output = rd.output(run, data.case_ids[0], 0)
+    browser = factory.login(owner)
+    reply = browser.request("PUT", base(project, run.run_id)
+                            + f"/outputs/{output}/scores/{version}", json={"rating": 4})
+    assert reply.status_code in (200, 201), reply.json
+    return browser, project, run
+
+
+def test_exports_write_a_manual_rating_on_its_own_scale(factory: Factory) -> None:
+    browser, project, run = _rated(factory)
+    url = base(project, run.run_id) + "/export"
+    table = list(csv.reader(io.StringIO(
+        browser.get(url, query_string={"format": "csv"}).get_data(as_text=True))))
+    column = table[0].index("Helpfulness: value")
+    assert table[1][column] == "4/5"
+    body = json.loads(browser.get(url, query_string={"format": "json"}).get_data(as_text=True))
+    [score] = body["outputs"][0]["scores"]
+    assert (score["value"], score["shown"]) == (0.75, "4/5")  # the normalised value named
+    assert [(r["value"], r["rating"], r["shown"]) for r in score["results"]] == [
+        (0.75, 4, "4/5")]

@@ -1,6 +1,9 @@
 """A run's results as a file, produced piece by piece (generators of text) so the API
 streams them: CSV (one row per output), JSON (the same, nested) and JUnit XML for CI.
 
+A score is written on its own scale: a reviewer's 1-5 rating as "4/5" (the JSON names the
+0-1 value it is stored as too, the scale of aggregates).
+
 CSV: a cell that a spreadsheet would read as a formula (starting with = + - @, or a tab or
 carriage return that hides one) is prefixed with a single quote, so opening an export never
 runs what a model wrote. JUnit: one testsuite per target, one testcase per case x repeat
@@ -69,7 +72,7 @@ def _csv_row(row: Row) -> list[Any]:
                          o.tokens_out, o.cost_micros, o.latency_ms]
     for result in row.scores:
         passed = result.passed
-        values += [result.value, "" if passed is None else str(passed).lower()]
+        values += [result.shown or result.value, "" if passed is None else str(passed).lower()]
     return [cell(v) for v in values]
 
 
@@ -105,9 +108,10 @@ def output_view(row: Row) -> dict[str, Any]:
         "cached": o.cached,
         "finished_at": o.finished_at.isoformat() if o.finished_at else None,
         "scores": [{"scorer_id": r.scorer.id, "scorer": r.scorer.name, "value": r.value,
-                    "passed": r.passed, "results": [
+                    "shown": r.shown, "passed": r.passed, "results": [
                         {"source": s.source, "version": s.version, "value": s.value,
-                         "passed": s.passed, "rationale": s.rationale, "error": s.error}
+                         "rating": s.rating, "shown": s.shown, "passed": s.passed,
+                         "rationale": s.rationale, "error": s.error}
                         for s in r.results]} for r in row.scores]}
 
 

@@ -5,8 +5,9 @@ import { Badge, EmptyState, ErrorState, LoadingRows } from '@/components/ui';
 import { formatMicros } from '@/lib/money';
 import { cn, focusRing } from '@/lib/cn';
 import { outputTone } from '@/features/runs/components/outputTone';
-import { casePath, formatScore, type GridCell, type GridFilters, type GridOutput, type GridRow, type GridScore, type GridTarget } from '../api';
+import { casePath, type GridCell, type GridFilters, type GridOutput, type GridRow, type GridScore, type GridTarget } from '../api';
 import { useGridPages } from '../hooks/useGrid';
+import { scoreOnScale } from '../scale';
 
 export const ROW_HEIGHT = 136;
 export const HEADER_HEIGHT = 44;
@@ -292,8 +293,7 @@ function metrics(o: GridOutput): string {
 function scoreLabel(s: GridScore): string {
   const verdict = s.passed === true ? ' ✓' : s.passed === false ? ' ✗' : '';
   if (s.error) return `${s.scorer_name}: error`;
-  if (s.kind === 'manual' && s.rating != null) return `${s.scorer_name} ${s.rating}/5${verdict}`;
-  return `${s.scorer_name} ${formatScore(s.value)}${verdict}`;
+  return `${s.scorer_name} ${scoreOnScale(s)}${verdict}`;
 }
 
 const scoreTone = (s: GridScore) => (s.error ? 'danger' : s.passed === true ? 'success' : s.passed === false ? 'danger' : 'neutral');
