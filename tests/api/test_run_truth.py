@@ -195,3 +195,31 @@ def test_exports_write_a_manual_rating_on_its_own_scale(factory: Factory) -> Non
     assert (score["value"], score["shown"]) == (0.75, "4/5")  # the normalised value named
     assert [(r["value"], r["rating"], r["shown"]) for r in score["results"]] == [
         (0.75, 4, "4/5")]
+
+
+# --- CSV import: one row numbering for the preview and the errors (C16) ------------------------
+
+
+def test_import_errors_name_the_rows_the_preview_numbers(factory: Factory) -> None:
+    owner = factory.user()
+    project = factory.project(owner, "Imports")
+    browser = factory.login(owner)
+    reply = browser.post(f"/api/projects/{project.id}/datasets",
+                         json={"name": "Cases", "kind": "cases"})
+    assert reply.status_code == 201, reply.json
+    url = f"/api/projects/{project.id}/datasets/{reply.json['id']}/import"
+    # the second row spans two lines; the third has a difficulty that is not one
+    content = 'q,a,level\nQ0,A0,easy\n"multi\nline",A1,hard\nQ2,A2,impossible\n'
+    preview = get_ok(browser.post(url + "/preview", json={"format": "csv", "content": content}))
+    assert preview["row_numbers"] == [2, 3, 5]  # as a spreadsheet numbers them: header is 1
+    failed = browser.post(url, json={"format": "csv", "content": content,
+                                     "mapping": {"variables": {"q": "q"}, "expected": "a",
+                                                 "difficulty": "level"}})
+    assert failed.status_code == 422 and failed.json is not None
+    [error] = failed.json["errors"]["rows"]
+    assert error["row"] == preview["row_numbers"][2]
+
+
+def get_ok(reply: Any) -> Any:
+    assert reply.status_code == 200, reply.json
+    return reply.json

@@ -5351,6 +5351,8 @@ export interface components {
             rows: {
                 [key: string]: unknown;
             }[];
+            /** @description Each previewed row's number as row errors name it: its first line in the file (a CSV header is line 1) */
+            row_numbers: number[];
         };
         Mapping: {
             /** @description column -> variable */
