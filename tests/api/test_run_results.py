@@ -235,7 +235,7 @@ def test_output_fields(factory: Factory, owner: Any, project: Project,
         assert target is not None
         model_id = target.model_id
     assert items == [{
-        "id": items[0]["id"], "case_id": planned.case_ids[0],
+        "id": items[0]["id"], "case_id": planned.case_ids[0], "case_number": 1,
         "target_id": planned.target_ids[0], "model_id": model_id, "label": "Target 0",
         "repeat": 0, "turn": 0, "status": "succeeded", "text": "An answer",
         "error_class": None, "error": None, "latency_ms": 100, "ttft_ms": 40,

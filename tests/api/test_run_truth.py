@@ -11,7 +11,9 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 import pytest
+from sqlalchemy import update
 
+from assay.core.datasets.models import VersionCase
 from assay.core.datasets.service import create_dataset, latest_version, version_cases
 from assay.core.projects.models import Project
 from assay.core.runs.models import RunStatus
@@ -223,3 +225,33 @@ def test_import_errors_name_the_rows_the_preview_numbers(factory: Factory) -> No
 def get_ok(reply: Any) -> Any:
     assert reply.status_code == 200, reply.json
     return reply.json
+
+
+# --- one case number everywhere: its place in the run's dataset version (C16) ------------------
+
+
+def test_case_numbers_are_the_case_place_in_its_dataset_version(factory: Factory) -> None:
+    owner = factory.user()
+    project = factory.project(owner, "Numbers")
+    fast, _ = rd.models(owner, project)
+    data = rd.dataset(project, rd.questions(3))
+    with db.factory() as session:  # positions with a gap, as after a case was deleted
+        session.execute(update(VersionCase).where(
+            VersionCase.version_id == data.version_id,
+            VersionCase.case_id == data.case_ids[2]).values(position=7))
+        session.commit()
+    run = rd.run(project, data.version_id, [(fast, "Fake Fast")], "Numbered")
+    for case_id in data.case_ids:
+        rd.output(run, case_id, 0)
+    browser = factory.login(owner)
+    url = base(project, run.run_id)
+    outputs = get_json(browser, url + "/outputs")["items"]
+    assert [o["case_number"] for o in outputs] == [1, 2, 3]
+    rows = get_json(browser, url + "/grid")["rows"]
+    assert [r["number"] for r in rows] == [1, 2, 3]
+    view = get_json(browser, url + f"/cases/{data.case_ids[2]}")
+    assert view["position"] == 3
+    junit = ET.fromstring(browser.get(url + "/export", query_string={"format": "junit"})
+                          .get_data())
+    assert [c.get("name") for c in junit.findall("testsuite/testcase")] == [
+        "case 1 repeat 0", "case 2 repeat 0", "case 3 repeat 0"]

@@ -5685,6 +5685,8 @@ export interface components {
         Output: {
             id: number;
             case_id: number;
+            /** @description The case's place (1-based) in the run's dataset version: the number shown for it everywhere */
+            case_number: number | null;
             target_id: number;
             /** @description null: a trace dataset's target (the recorded trace is the output) */
             model_id: number | null;
@@ -5715,6 +5717,8 @@ export interface components {
         OutputDetail: {
             id: number;
             case_id: number;
+            /** @description The case's place (1-based) in the run's dataset version: the number shown for it everywhere */
+            case_number: number | null;
             target_id: number;
             /** @description null: a trace dataset's target (the recorded trace is the output) */
             model_id: number | null;
@@ -5823,6 +5827,8 @@ export interface components {
         CaseOutput: {
             id: number;
             case_id: number;
+            /** @description The case's place (1-based) in the run's dataset version: the number shown for it everywhere */
+            case_number: number | null;
             target_id: number;
             /** @description null: a trace dataset's target (the recorded trace is the output) */
             model_id: number | null;
@@ -6109,6 +6115,8 @@ export interface components {
             case_id: number;
             /** @description In the dataset version */
             position: number;
+            /** @description The case's place (1-based) in the run's dataset version: the number shown for it everywhere */
+            number: number;
             /** @description A one-line preview (a conversation's first user message) */
             input: string;
             /** @description User turns of the case (1 unless a conversation) */

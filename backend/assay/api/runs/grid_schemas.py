@@ -110,6 +110,9 @@ class ResultsGridRowSchema(Schema):
     case_id = fields.Integer(required=True)
     position = fields.Integer(required=True, metadata={"description": "In the dataset "
                                                                       "version"})
+    number = fields.Integer(required=True, metadata={
+        "description": "The case's place (1-based) in the run's dataset version: the number "
+                       "shown for it everywhere"})
     input = fields.String(required=True, metadata={
         "description": "A one-line preview (a conversation's first user message)"})
     turns = fields.Integer(required=True, metadata={

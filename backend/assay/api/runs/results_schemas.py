@@ -92,6 +92,9 @@ class OutputListArgs(PageArgs):
 class OutputSchema(Schema):
     id = fields.Integer(required=True)
     case_id = fields.Integer(required=True)
+    case_number = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "The case's place (1-based) in the run's dataset version: the number "
+                       "shown for it everywhere"})
     target_id = fields.Integer(required=True)
     model_id = fields.Integer(required=True, allow_none=True, metadata={
         "description": "null: a trace dataset's target (the recorded trace is the output)"})

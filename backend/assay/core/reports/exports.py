@@ -27,6 +27,7 @@ from sqlalchemy.orm import Session
 
 from assay.core.errors import Invalid
 from assay.core.reports.export_rows import ExportScorer, Row, rows, run_scorers
+from assay.core.runs.case_numbers import case_numbers
 from assay.core.runs.models import CellStatus, Output, Run
 from assay.core.runs.results import targets_of
 from assay.core.scoring.models import Score
@@ -144,9 +145,9 @@ def _attr(text: str) -> str:
     return quoteattr(_xml(text))
 
 
-def _testcase(label: str, case_id: int, repeat: int, cells: list[Row]) -> str:
+def _testcase(label: str, number: int, repeat: int, cells: list[Row]) -> str:
     seconds = sum(r.output.latency_ms or 0 for r in cells) / 1000
-    name = f"case {case_id} repeat {repeat}"
+    name = f"case {number} repeat {repeat}"  # the case's number in its dataset version
     opening = f'    <testcase classname={_attr(label)} name={_attr(name)} time="{seconds:.3f}"'
     errors = [r.output for r in cells if r.output.status == CellStatus.failed]
     if errors:
@@ -222,10 +223,13 @@ def junit_export(session: Session, run: Run) -> Iterator[str]:
             groups = [(k, list(g)) for k, g in groupby(
                 pending, key=lambda r: (r.output.case_id, r.output.repeat))]
             pending = groups.pop()[1]  # its turns may go on in the next batch
-            yield "".join(_testcase(target.label, c, rep, g) for (c, rep), g in groups)
+            numbers = case_numbers(session, run.dataset_version_id, (c for (c, _), _ in groups))
+            yield "".join(_testcase(target.label, numbers.get(c, 0), rep, g)
+                          for (c, rep), g in groups)
         if pending:
-            yield _testcase(target.label, pending[0].output.case_id,
-                            pending[0].output.repeat, pending)
+            last = pending[0].output.case_id
+            number = case_numbers(session, run.dataset_version_id, [last]).get(last, 0)
+            yield _testcase(target.label, number, pending[0].output.repeat, pending)
         yield "  </testsuite>\n"
     yield "</testsuites>\n"
 

@@ -25,6 +25,7 @@ from sqlalchemy.sql.expression import cast
 from assay.core.datasets.models import Case, VersionCase
 from assay.core.errors import Invalid
 from assay.core.projects.models import Project
+from assay.core.runs.case_numbers import case_numbers
 from assay.core.runs.models import CellStatus, Output, Run, RunTarget
 from assay.core.runs.results import targets_of
 from assay.core.scoring.models import Score, ScorerConfig, ScorerVersion
@@ -275,11 +276,12 @@ def grid(session: Session, project: Project, run: Run, query: GridQuery) -> dict
             "error": _clip(error, 500) if error else None, "tokens_in": tokens_in,
             "tokens_out": tokens_out, "cost_micros": cost, "latency_ms": latency,
             "cached": bool(cached), "scores": scores.get(output_id, [])})
+    numbers = case_numbers(session, run.dataset_version_id, case_ids)
     rows = []
     for case_id, position in page:
         found = cases.get(case_id)
         rows.append({
-            "case_id": case_id, "position": position,
+            "case_id": case_id, "position": position, "number": numbers.get(case_id, 0),
             "input": input_preview(found.input) if found else "",
             "turns": max(1, len(prompts.get(case_id) or ())),
             "tags": list(found.tags or []) if found else [],

@@ -57,7 +57,7 @@ export function gridRows(state: GridState, offset: number, limit: number, target
   const rows: GridRow[] = [];
   for (let c = offset; c < Math.min(state.rows, offset + limit); c++) {
     rows.push({
-      case_id: 500 + c, position: c, input: `Question ${c + 1}?`, turns: 1, tags: c % 2 ? ['odd'] : [],
+      case_id: 500 + c, position: c, number: c + 1, input: `Question ${c + 1}?`, turns: 1, tags: c % 2 ? ['odd'] : [],
       cells: targets.map((id) => ({ target_id: id, outputs: [output(c, TARGET_IDS.indexOf(id), state)] })),
     });
   }

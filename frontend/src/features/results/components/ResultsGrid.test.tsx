@@ -26,7 +26,7 @@ const render = () =>
 describe('ResultsGrid cells', () => {
   it('a conversation cell names the turn its reply answers, beside the first user turn', async () => {
     const outputs = [turn(0, 'First question'), turn(1, 'Second question'), turn(2, 'Last question')];
-    serve([{ case_id: 500, position: 0, input: 'First question', turns: 3, tags: [], cells: [{ target_id: 11, outputs }] }]);
+    serve([{ case_id: 500, position: 0, number: 1, input: 'First question', turns: 3, tags: [], cells: [{ target_id: 11, outputs }] }]);
     render();
     const row = (await screen.findByText('Reply to turn 1')).closest('[role="row"]') as HTMLElement;
     expect(within(row).getByTestId('case-turns')).toHaveTextContent('3 turns, from turn 1');
@@ -37,7 +37,7 @@ describe('ResultsGrid cells', () => {
   });
 
   it('a single-turn cell has no turn line; columns share the width there is', async () => {
-    serve([{ case_id: 500, position: 0, input: 'Question?', turns: 1, tags: [], cells: [{ target_id: 11, outputs: [{ ...turn(0, ''), prompt: null }] }] }]);
+    serve([{ case_id: 500, position: 0, number: 1, input: 'Question?', turns: 1, tags: [], cells: [{ target_id: 11, outputs: [{ ...turn(0, ''), prompt: null }] }] }]);
     render();
     const cell = (await screen.findByText('Reply to turn 1')).closest('[role="gridcell"]') as HTMLElement;
     expect(within(cell).queryByTestId('cell-turn')).toBeNull();

@@ -254,7 +254,7 @@ function CaseCell({ projectId, runId, index, row, active, onFocus }: { projectId
       {row ? (
         <>
           <span className="flex items-center gap-2 text-xs text-zinc-600">
-            <span className="tabular-nums">#{row.position + 1}</span>
+            <span className="tabular-nums">#{row.number}</span>
             {row.turns > 1 && <span data-testid="case-turns">{row.turns} turns, from turn 1</span>}
             <Link tabIndex={-1} to={casePath(projectId, runId, row.case_id)} className="rounded text-indigo-700 underline-offset-2 hover:underline">
               Side by side
@@ -395,14 +395,14 @@ function ActiveDetails({ row, col, targets }: { row: GridRow | undefined; col: n
     <div id="grid-active-details" data-testid="grid-active-details" className="min-h-12 border-t border-zinc-200 px-3 py-2 text-sm text-zinc-700">
       {!row ? null : col === 0 ? (
         <span>
-          Case #{row.position + 1}: {row.input}
+          Case #{row.number}: {row.input}
         </span>
       ) : !o ? (
         <span>{target?.label}: no output</span>
       ) : (
         <div className="space-y-1">
           <p className="font-medium text-zinc-900">
-            Case #{row.position + 1} · {target?.label}
+            Case #{row.number} · {target?.label}
             {o.error ? ` · ${o.error_class ?? 'error'}: ${o.error}` : ''}
           </p>
           {o.scores.length === 0 ? (

@@ -57,7 +57,7 @@ export function FailuresList({ projectId, runId, progress, canEdit }: { projectI
             {failures.data.items.map((o) => (
               <li key={o.id} className="space-y-1 p-3 text-sm">
                 <p className="text-zinc-600">
-                  Case #{o.case_id} · {o.label}
+                  Case #{o.case_number ?? o.case_id} · {o.label}
                   {o.repeat > 0 && ` · repeat ${o.repeat + 1}`}
                   {o.turn > 0 && ` · turn ${o.turn + 1}`}
                   {o.attempts > 1 && ` · ${o.attempts} attempts`}
