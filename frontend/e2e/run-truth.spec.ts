@@ -45,7 +45,8 @@ test('a run cancelled early is shown as cancelled: not done, not green, its skip
   await expect(page.getByTestId('run-status')).toHaveText('Cancelled');
 
   const phase = page.getByTestId('phase-2');
-  await expect(phase).toContainText(/Cancelled at \d+% · \d+ never sent/);
+  // the cancel answers first; the counters of the skipped cells follow with the next progress
+  await expect(phase).toContainText(/Cancelled at \d+% · [1-9]\d* never sent/);
   await expect(phase).not.toContainText('Done');
   const skipped = Number(await page.getByTestId('run-skipped').textContent());
   expect(skipped).toBeGreaterThan(0);

@@ -30,7 +30,7 @@ const phaseColor: Record<PhaseState, string> = {
 /** What the executing phase says when the run ended before every cell was sent. */
 function stoppedDetail(p: Progress, pct: number): string {
   const why = p.status === 'cancelled' ? 'Cancelled' : p.status === 'budget_exceeded' ? 'Stopped by the budget' : 'Stopped';
-  return `${why} at ${pct}% · ${p.skipped.toLocaleString('en-US')} never sent`;
+  return p.skipped > 0 ? `${why} at ${pct}% · ${p.skipped.toLocaleString('en-US')} never sent` : `${why} at ${pct}%`;
 }
 
 function Phase({ n, title, state, detail, children }: { n: number; title: string; state: PhaseState; detail: string; children?: ReactNode }) {
