@@ -114,8 +114,8 @@ def test_json_export_nests_case_target_and_every_score(exported: Exported) -> No
     assert [(r["source"], r["passed"], r["rationale"]) for r in judge["results"]] == [
         ("judge-a", True, "Fine"), ("judge-b", False, "Too short")]
     assert panel["scores"][1] == {"scorer_id": panel["scores"][1]["scorer_id"],
-                                  "scorer": "Rules", "value": None, "passed": None,
-                                  "results": []}
+                                  "scorer": "Rules", "value": None, "shown": None,
+                                  "passed": None, "results": []}
 
 
 def test_junit_export_one_suite_per_target(exported: Exported) -> None:
@@ -136,14 +136,14 @@ def test_junit_export_one_suite_per_target(exported: Exported) -> None:
     assert error is not None and error.get("type") == "timeout"
     assert error.get("message") == "Timed out \ufffd after 30 s"  # no control characters
     missed, split, skipped = smart.findall("testcase")
-    c0, c1 = exported.data.case_ids
-    assert missed.get("name") == f"case {c0} repeat 0"
+    # the case number in its dataset version (cases 1 and 2), not the case id
+    assert missed.get("name") == "case 1 repeat 0"
     failure = missed.find("failure")
     assert failure is not None and failure.get("message") == "Missed the key point"
     assert failure.get("type") == "Judge"
     split_failure = split.find("failure")
     assert split_failure is not None and split_failure.get("message") == "Too short"
-    assert skipped.get("name") == f"case {c1} repeat 1"
+    assert skipped.get("name") == "case 2 repeat 1"
     assert skipped.find("skipped") is not None
 
 

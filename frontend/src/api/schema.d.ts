@@ -6089,6 +6089,8 @@ export interface components {
             rows: {
                 [key: string]: unknown;
             }[];
+            /** @description Each previewed row's number as row errors name it: its first line in the file (a CSV header is line 1) */
+            row_numbers: number[];
         };
         Mapping: {
             /** @description column -> variable */
@@ -6608,7 +6610,7 @@ export interface components {
             /** @enum {string} */
             status: "pending" | "running" | "paused" | "completed" | "partial" | "failed" | "cancelled" | "budget_exceeded";
             total: number;
-            /** @description succeeded + failed + skipped */
+            /** @description succeeded + failed: the cells sent; skipped cells (never sent) are not done */
             done: number;
             succeeded: number;
             failed: number;
@@ -6644,6 +6646,8 @@ export interface components {
         Output: {
             id: number;
             case_id: number;
+            /** @description The case's place (1-based) in the run's dataset version: the number shown for it everywhere */
+            case_number: number | null;
             target_id: number;
             /** @description null: a trace dataset's target (the recorded trace is the output) */
             model_id: number | null;
@@ -6674,6 +6678,8 @@ export interface components {
         OutputDetail: {
             id: number;
             case_id: number;
+            /** @description The case's place (1-based) in the run's dataset version: the number shown for it everywhere */
+            case_number: number | null;
             target_id: number;
             /** @description null: a trace dataset's target (the recorded trace is the output) */
             model_id: number | null;
@@ -6720,7 +6726,7 @@ export interface components {
             skipped: number;
             /** @description Not finished yet (pending or running) */
             pending: number;
-            /** @description succeeded / (succeeded + failed); null when none finished */
+            /** @description succeeded / (succeeded + failed + skipped): a skipped cell got no reply; null when none ended */
             success_rate: number | null;
             spent_micros: number;
             tokens_in: number;
@@ -6738,11 +6744,28 @@ export interface components {
                 [key: string]: number;
             };
         };
+        ScorerOutcome: {
+            scorer_id: number;
+            name: string;
+            kind: string;
+            /** @description Score rows (one per judge model or reviewer per output) */
+            scores: number;
+            passed: number;
+            failed: number;
+            /** @description Scoring failed (no value): a failure, never a pass */
+            errored: number;
+            /** @description Errored scores by class */
+            errors: {
+                [key: string]: number;
+            };
+        };
         RunSummary: {
             run_id: number;
-            /** @description Over every target: succeeded / (succeeded + failed) */
+            /** @description Over every target: succeeded / (succeeded + failed + skipped) */
             success_rate: number | null;
             targets: components["schemas"]["TargetSummary"][];
+            /** @description Per scorer with scores on the run: passed, failed, errored */
+            scoring: components["schemas"]["ScorerOutcome"][];
         };
         CaseOfRun: {
             id: number;
@@ -6765,6 +6788,8 @@ export interface components {
         CaseOutput: {
             id: number;
             case_id: number;
+            /** @description The case's place (1-based) in the run's dataset version: the number shown for it everywhere */
+            case_number: number | null;
             target_id: number;
             /** @description null: a trace dataset's target (the recorded trace is the output) */
             model_id: number | null;
@@ -6957,6 +6982,8 @@ export interface components {
             id: number;
             repeat: number;
             turn: number;
+            /** @description The user message this turn answers (conversations; clipped), else null */
+            prompt: string | null;
             /** @enum {string} */
             status: "pending" | "running" | "succeeded" | "failed" | "skipped";
             /** @description The first 400 characters; the output detail has it all */
@@ -6980,8 +7007,12 @@ export interface components {
             case_id: number;
             /** @description In the dataset version */
             position: number;
-            /** @description A one-line preview */
+            /** @description The case's place (1-based) in the run's dataset version: the number shown for it everywhere */
+            number: number;
+            /** @description A one-line preview (a conversation's first user message) */
             input: string;
+            /** @description User turns of the case (1 unless a conversation) */
+            turns: number;
             tags: string[];
             /** @description One per visible target, in the targets' order */
             cells: components["schemas"]["ResultsGridCell"][];

@@ -52,7 +52,7 @@ export function parseRunEvent(ev: MessageEvent): RunEvent | null {
       errors: {},
       targets: [],
       ...data,
-      done: typeof data.done === 'number' ? data.done : data.succeeded + data.failed + (data.skipped ?? 0),
+      done: typeof data.done === 'number' ? data.done : data.succeeded + data.failed,
     } as Progress;
     return { type, progress };
   } catch {

@@ -20,8 +20,9 @@ export function AppShell() {
         Skip to content
       </a>
       <header className="border-b border-zinc-200 bg-white">
-        <nav aria-label="Main" className="mx-auto flex h-14 max-w-6xl items-center justify-between gap-4 px-6">
-          <div className="flex items-center gap-6">
+        {/* Wraps on a narrow screen rather than pushing Sign out off it. */}
+        <nav aria-label="Main" className="mx-auto flex min-h-14 max-w-6xl flex-wrap items-center justify-between gap-x-4 gap-y-2 px-4 py-2 sm:px-6">
+          <div className="flex items-center gap-4 sm:gap-6">
             <Link to="/projects" className={`rounded-xl text-base font-semibold text-zinc-900 ${focusRing}`}>
               Assay
             </Link>
@@ -32,9 +33,9 @@ export function AppShell() {
               API tokens
             </NavLink>
           </div>
-          <div className="flex items-center gap-3">
+          <div className="flex min-w-0 items-center gap-3">
             {me.data && (
-              <span className="text-sm text-zinc-600" data-testid="current-user">
+              <span className="min-w-0 max-w-[16rem] truncate text-sm text-zinc-600" title={me.data.email} data-testid="current-user">
                 {me.data.email}
               </span>
             )}
@@ -49,7 +50,7 @@ export function AppShell() {
           </div>
         </nav>
       </header>
-      <main id="main" className="mx-auto max-w-6xl p-6">
+      <main id="main" className="mx-auto min-w-0 max-w-6xl p-4 sm:p-6">
         <Outlet />
       </main>
     </div>

@@ -14,8 +14,13 @@ const page = <M,>(load: () => Promise<M>, pick: (m: M) => ComponentType) => asyn
   Component: pick(await load()),
 });
 
+// Shown while the first visited route's lazy page loads (instead of nothing, and of React
+// Router's "No HydrateFallback element" warning): on each top-level route, where it looks.
+const loadingPage = <div role="status" aria-label="Loading page" className="min-h-screen" />;
+
 export const routes: RouteObject[] = [
   {
+    hydrateFallbackElement: loadingPage,
     element: <PublicOnly />,
     children: [
       { path: '/login', element: <LoginPage /> },
@@ -23,6 +28,7 @@ export const routes: RouteObject[] = [
     ],
   },
   {
+    hydrateFallbackElement: loadingPage,
     element: <RequireAuth />,
     children: [
       {
@@ -84,7 +90,7 @@ export const routes: RouteObject[] = [
       },
     ],
   },
-  { path: '*', element: <NotFoundPage /> },
+  { path: '*', element: <NotFoundPage />, hydrateFallbackElement: loadingPage },
 ];
 
 export const router = createBrowserRouter(routes);

@@ -187,6 +187,9 @@ class PreviewSchema(Schema):
     columns = fields.List(fields.String(), required=True)
     total_rows = fields.Integer(required=True)
     rows = fields.List(fields.Dict(), required=True, metadata={"description": "The first 10"})
+    row_numbers = fields.List(fields.Integer(), required=True, metadata={
+        "description": "Each previewed row's number as row errors name it: its first line "
+                       "in the file (a CSV header is line 1)"})
 
 
 class ExportArgs(VersionArgs):

@@ -70,4 +70,5 @@ def get_case(project_id: int, run_id: int, case_id: int) -> Any:
     project, _ = project_access(project_id, Role.viewer)
     run = runs.get_run(session(), project, run_id)
     view = case_view.case_view(session(), run, case_id)
-    return case_view.as_dict(view, _output, score_view)
+    numbers = {case_id: view.position}  # the case's number in its dataset version
+    return case_view.as_dict(view, lambda o, t: _output(o, t, numbers), score_view)

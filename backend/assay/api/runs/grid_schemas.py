@@ -82,6 +82,9 @@ class ResultsGridOutputSchema(Schema):
     id = fields.Integer(required=True)
     repeat = fields.Integer(required=True)
     turn = fields.Integer(required=True)
+    prompt = fields.String(required=True, allow_none=True, metadata={
+        "description": "The user message this turn answers (conversations; clipped), "
+                       "else null"})
     status = fields.String(required=True,
                            validate=validate.OneOf([s.value for s in CellStatus]))
     text = fields.String(required=True, allow_none=True, metadata={
@@ -107,7 +110,13 @@ class ResultsGridRowSchema(Schema):
     case_id = fields.Integer(required=True)
     position = fields.Integer(required=True, metadata={"description": "In the dataset "
                                                                       "version"})
-    input = fields.String(required=True, metadata={"description": "A one-line preview"})
+    number = fields.Integer(required=True, metadata={
+        "description": "The case's place (1-based) in the run's dataset version: the number "
+                       "shown for it everywhere"})
+    input = fields.String(required=True, metadata={
+        "description": "A one-line preview (a conversation's first user message)"})
+    turns = fields.Integer(required=True, metadata={
+        "description": "User turns of the case (1 unless a conversation)"})
     tags = fields.List(fields.String(), required=True)
     cells = fields.List(fields.Nested(ResultsGridCellSchema), required=True, metadata={
         "description": "One per visible target, in the targets' order"})

@@ -18,15 +18,17 @@ from assay.api.runs.scores import score_view
 from assay.core.projects.models import Role
 from assay.core.runs import progress, results
 from assay.core.runs import service as runs
+from assay.core.runs.case_numbers import case_numbers
 from assay.core.runs.models import Output, RunTarget
 
 _OUTPUT_COLUMNS = [name for name in OutputSchema().fields
-                   if name not in {"model_id", "label", "error"}]
+                   if name not in {"model_id", "label", "error", "case_number"}]
 
 
-def _output(output: Output, target: RunTarget) -> dict[str, Any]:
+def _output(output: Output, target: RunTarget, numbers: dict[int, int]) -> dict[str, Any]:
     return {**{name: getattr(output, name) for name in _OUTPUT_COLUMNS},
-            "model_id": target.model_id, "label": target.label, "error": output.error_message}
+            "model_id": target.model_id, "label": target.label, "error": output.error_message,
+            "case_number": numbers.get(output.case_id)}
 
 
 @blp.get("/<int:run_id>/progress")
@@ -47,7 +49,10 @@ def list_outputs(args: dict[str, Any], project_id: int, run_id: int) -> Any:
     run = runs.get_run(session(), project, run_id)
     page = results.list_outputs(session(), run, args["page"], args["page_size"],
                                 args["target_id"], args["status"], args["error_class"])
-    return page_dict(page, [_output(output, target) for output, target in page.items])
+    numbers = case_numbers(session(), run.dataset_version_id,
+                           (output.case_id for output, _ in page.items))
+    return page_dict(page, [_output(output, target, numbers)
+                            for output, target in page.items])
 
 
 @blp.get("/<int:run_id>/outputs/<int:output_id>")
@@ -58,7 +63,8 @@ def get_output(project_id: int, run_id: int, output_id: int) -> Any:
     project, _ = project_access(project_id, Role.viewer)
     run = runs.get_run(session(), project, run_id)
     output, target, case = results.get_output(session(), run, output_id)
-    return {**_output(output, target), "raw_request": output.raw_request,
+    numbers = case_numbers(session(), run.dataset_version_id, [output.case_id])
+    return {**_output(output, target, numbers), "raw_request": output.raw_request,
             "raw_response": output.raw_response, "case_input": case.input,
             "case_expected": case.expected,
             "finished_at": output.finished_at.isoformat() if output.finished_at else None,

@@ -44,7 +44,8 @@ class ProgressSchema(Schema):
     status = fields.String(required=True, validate=validate.OneOf([s.value for s in RunStatus]))
     total = fields.Integer(required=True)
     done = fields.Integer(required=True, metadata={
-        "description": "succeeded + failed + skipped"})
+        "description": "succeeded + failed: the cells sent; skipped cells (never sent) are "
+                       "not done"})
     succeeded = fields.Integer(required=True)
     failed = fields.Integer(required=True)
     skipped = fields.Integer(required=True)
@@ -91,6 +92,9 @@ class OutputListArgs(PageArgs):
 class OutputSchema(Schema):
     id = fields.Integer(required=True)
     case_id = fields.Integer(required=True)
+    case_number = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "The case's place (1-based) in the run's dataset version: the number "
+                       "shown for it everywhere"})
     target_id = fields.Integer(required=True)
     model_id = fields.Integer(required=True, allow_none=True, metadata={
         "description": "null: a trace dataset's target (the recorded trace is the output)"})
@@ -134,7 +138,8 @@ class TargetSummarySchema(Schema):
     pending = fields.Integer(required=True, metadata={"description": "Not finished yet "
                                                                      "(pending or running)"})
     success_rate = fields.Float(required=True, allow_none=True, metadata={
-        "description": "succeeded / (succeeded + failed); null when none finished"})
+        "description": "succeeded / (succeeded + failed + skipped): a skipped cell got no "
+                       "reply; null when none ended"})
     spent_micros = fields.Integer(required=True)
     tokens_in = fields.Integer(required=True)
     tokens_out = fields.Integer(required=True)
@@ -148,8 +153,24 @@ class TargetSummarySchema(Schema):
     errors = _errors()
 
 
+class ScorerOutcomeSchema(Schema):
+    scorer_id = fields.Integer(required=True)
+    name = fields.String(required=True)
+    kind = fields.String(required=True)
+    scores = fields.Integer(required=True, metadata={
+        "description": "Score rows (one per judge model or reviewer per output)"})
+    passed = fields.Integer(required=True)
+    failed = fields.Integer(required=True)
+    errored = fields.Integer(required=True, metadata={
+        "description": "Scoring failed (no value): a failure, never a pass"})
+    errors = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True,
+                         metadata={"description": "Errored scores by class"})
+
+
 class RunSummarySchema(Schema):
     run_id = fields.Integer(required=True)
     success_rate = fields.Float(required=True, allow_none=True, metadata={
-        "description": "Over every target: succeeded / (succeeded + failed)"})
+        "description": "Over every target: succeeded / (succeeded + failed + skipped)"})
     targets = fields.List(fields.Nested(TargetSummarySchema), required=True)
+    scoring = fields.List(fields.Nested(ScorerOutcomeSchema), required=True, metadata={
+        "description": "Per scorer with scores on the run: passed, failed, errored"})

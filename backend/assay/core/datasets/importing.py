@@ -2,7 +2,8 @@
 every row, then write one new version in one transaction (bulk inserts).
 
 Limits: 10 MB of UTF-8 (a BOM is accepted) and 10,000 rows. Row numbers are the file's line
-numbers (a CSV header is line 1). Nothing is written when any row is wrong."""
+numbers, of the line a row starts on (a CSV header is line 1); the preview gives each row's.
+Nothing is written when any row is wrong."""
 
 from __future__ import annotations
 
@@ -94,8 +95,10 @@ def _parse_csv(text: str) -> Table:
             raise _refuse(f"Duplicate column name(s) in the header: {', '.join(duplicates)}")
         table = Table("csv", columns)
         errors: list[dict[str, Any]] = []
+        start = reader.line_num + 1
         for cells in reader:
-            line = reader.line_num
+            # a row is numbered by the line it starts on (a quoted cell may span lines)
+            line, start = start, reader.line_num + 1
             if not any(cell.strip() for cell in cells):
                 continue
             if len(table.rows) >= MAX_ROWS:
@@ -150,8 +153,10 @@ def row_errors(errors: list[dict[str, Any]]) -> Invalid:
 
 def preview(format: str, content: str, is_base64: bool) -> dict[str, Any]:
     table = parse(format, decode(content, is_base64))
+    shown = table.rows[:PREVIEW_ROWS]
+    # the numbers row errors use (file lines), so the preview and the errors agree
     return {"format": format, "columns": table.columns, "total_rows": len(table.rows),
-            "rows": [row for _, row in table.rows[:PREVIEW_ROWS]]}
+            "rows": [row for _, row in shown], "row_numbers": [line for line, _ in shown]}
 
 
 def known_variables(session: Session, dataset: Dataset) -> set[str] | None:

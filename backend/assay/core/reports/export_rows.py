@@ -17,6 +17,7 @@ from assay.core.llm.models import ModelConfig
 from assay.core.runs.models import Output, Run, RunTarget
 from assay.core.scoring.apply import PAIR_KINDS
 from assay.core.scoring.models import RunScorer, Score, ScorerConfig, ScorerVersion
+from assay.core.scoring.scale import rating_of, shown
 
 BATCH = 1000
 
@@ -38,6 +39,11 @@ class ScoreResult:
     passed: bool | None
     rationale: str
     error: str | None
+    rating: float | None = None  # a reviewer's 1-5 rating, as entered
+
+    @property
+    def shown(self) -> str | None:
+        return shown([self.rating]) if self.value is not None else None
 
 
 @dataclass
@@ -54,13 +60,19 @@ class ScorerResult:
         return sum(values) / len(values) if values else None
 
     @property
+    def shown(self) -> str | None:
+        """On the scorer's own scale ("4/5") when its scores are ratings, else None."""
+        return shown([r.rating for r in self.results if r.value is not None])
+
+    @property
     def passed(self) -> bool | None:
         verdicts = [r.passed for r in self.results if r.passed is not None]
         return all(verdicts) if verdicts else None
 
     @property
     def failing(self) -> list[ScoreResult]:
-        return [r for r in self.results if r.passed is False]
+        """Failed or errored: a score that could not be given is no pass."""
+        return [r for r in self.results if r.passed is False or r.error is not None]
 
 
 @dataclass(frozen=True)
@@ -113,7 +125,7 @@ def _scores(session: Session, output_ids: list[int], scorers: list[ExportScorer]
         scorer = by_version[score.scorer_version_id]
         out[score.output_id][position[scorer.id]].results.append(ScoreResult(
             score.source, numbers[score.scorer_version_id], score.value, score.passed,
-            score.rationale or "", score.error))
+            score.rationale or "", score.error, rating_of(score.kind, score.details)))
     return out
 
 

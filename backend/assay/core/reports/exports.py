@@ -1,11 +1,15 @@
 """A run's results as a file, produced piece by piece (generators of text) so the API
 streams them: CSV (one row per output), JSON (the same, nested) and JUnit XML for CI.
 
+A score is written on its own scale: a reviewer's 1-5 rating as "4/5" (the JSON names the
+0-1 value it is stored as too, the scale of aggregates).
+
 CSV: a cell that a spreadsheet would read as a formula (starting with = + - @, or a tab or
 carriage return that hides one) is prefixed with a single quote, so opening an export never
 runs what a model wrote. JUnit: one testsuite per target, one testcase per case x repeat
 (its turns together); a testcase fails when a scorer failed it (the rationale is the
-message) and errs when the call failed; skipped and unfinished cells are skipped."""
+message) or could not score it (its error is), and errs when the call failed; skipped
+and unfinished cells are skipped."""
 
 from __future__ import annotations
 
@@ -23,6 +27,7 @@ from sqlalchemy.orm import Session
 
 from assay.core.errors import Invalid
 from assay.core.reports.export_rows import ExportScorer, Row, rows, run_scorers
+from assay.core.runs.case_numbers import case_numbers
 from assay.core.runs.models import CellStatus, Output, Run
 from assay.core.runs.results import targets_of
 from assay.core.scoring.models import Score
@@ -68,7 +73,7 @@ def _csv_row(row: Row) -> list[Any]:
                          o.tokens_out, o.cost_micros, o.latency_ms]
     for result in row.scores:
         passed = result.passed
-        values += [result.value, "" if passed is None else str(passed).lower()]
+        values += [result.shown or result.value, "" if passed is None else str(passed).lower()]
     return [cell(v) for v in values]
 
 
@@ -104,9 +109,10 @@ def output_view(row: Row) -> dict[str, Any]:
         "cached": o.cached,
         "finished_at": o.finished_at.isoformat() if o.finished_at else None,
         "scores": [{"scorer_id": r.scorer.id, "scorer": r.scorer.name, "value": r.value,
-                    "passed": r.passed, "results": [
+                    "shown": r.shown, "passed": r.passed, "results": [
                         {"source": s.source, "version": s.version, "value": s.value,
-                         "passed": s.passed, "rationale": s.rationale, "error": s.error}
+                         "rating": s.rating, "shown": s.shown, "passed": s.passed,
+                         "rationale": s.rationale, "error": s.error}
                         for s in r.results]} for r in row.scores]}
 
 
@@ -116,7 +122,10 @@ def json_export(session: Session, run: Run) -> Iterator[str]:
     head = {"id": run.id, "name": run.name, "status": run.status,
             "dataset_version_id": run.dataset_version_id,
             "created_at": run.created_at.isoformat(),
-            "finished_at": run.finished_at.isoformat() if run.finished_at else None}
+            "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+            # skipped cells were never sent: a cancelled run's file says so up front
+            "cells": {"total": run.total, "succeeded": run.succeeded, "failed": run.failed,
+                      "skipped": run.skipped}}
     yield (f'{{"run": {json.dumps(head, ensure_ascii=False)}, "scorers": '
            f'{json.dumps([_scorer_view(s) for s in scorers], ensure_ascii=False)}, '
            '"outputs": [')
@@ -136,9 +145,9 @@ def _attr(text: str) -> str:
     return quoteattr(_xml(text))
 
 
-def _testcase(label: str, case_id: int, repeat: int, cells: list[Row]) -> str:
+def _testcase(label: str, number: int, repeat: int, cells: list[Row]) -> str:
     seconds = sum(r.output.latency_ms or 0 for r in cells) / 1000
-    name = f"case {case_id} repeat {repeat}"
+    name = f"case {number} repeat {repeat}"  # the case's number in its dataset version
     opening = f'    <testcase classname={_attr(label)} name={_attr(name)} time="{seconds:.3f}"'
     errors = [r.output for r in cells if r.output.status == CellStatus.failed]
     if errors:
@@ -153,8 +162,10 @@ def _testcase(label: str, case_id: int, repeat: int, cells: list[Row]) -> str:
                for result in r.scores for score in result.failing]
     if failing:
         _, scorer, score = failing[0]
-        message = score.rationale or f"{scorer} failed it"
-        details = "\n".join(f"turn {t}: {name} ({s.source or 'rule'}): {s.rationale}"
+        message = (f"{scorer} could not score it: {score.error}" if score.error is not None
+                   else score.rationale or f"{scorer} failed it")
+        details = "\n".join(f"turn {t}: {name} ({s.source or 'rule'}): "
+                            f"{s.rationale if s.error is None else 'error: ' + s.error}"
                             for t, name, s in failing)
         return (f"{opening}>\n      <failure message={_attr(message[:MESSAGE_CHARS])} "
                 f"type={_attr(scorer)}>{escape(_xml(details))}</failure>\n    </testcase>\n")
@@ -166,7 +177,8 @@ def _suite_counts(session: Session, run: Run, scorers: list[ExportScorer]
     """target id -> {tests, failures, errors, skipped}, counted per testcase (case x
     repeat) the way _testcase decides, in one query."""
     versions = [v for s in scorers for v in s.version_ids]
-    failing = (select(Score.output_id).where(Score.run_id == run.id, Score.passed.is_(False),
+    failing = (select(Score.output_id).where(Score.run_id == run.id,
+                                             Score.passed.is_(False) | Score.error.is_not(None),
                                              Score.scorer_version_id.in_(versions))
                .distinct().subquery())
     flag = func.max
@@ -211,10 +223,13 @@ def junit_export(session: Session, run: Run) -> Iterator[str]:
             groups = [(k, list(g)) for k, g in groupby(
                 pending, key=lambda r: (r.output.case_id, r.output.repeat))]
             pending = groups.pop()[1]  # its turns may go on in the next batch
-            yield "".join(_testcase(target.label, c, rep, g) for (c, rep), g in groups)
+            numbers = case_numbers(session, run.dataset_version_id, (c for (c, _), _ in groups))
+            yield "".join(_testcase(target.label, numbers.get(c, 0), rep, g)
+                          for (c, rep), g in groups)
         if pending:
-            yield _testcase(target.label, pending[0].output.case_id,
-                            pending[0].output.repeat, pending)
+            last = pending[0].output.case_id
+            number = case_numbers(session, run.dataset_version_id, [last]).get(last, 0)
+            yield _testcase(target.label, number, pending[0].output.repeat, pending)
         yield "  </testsuite>\n"
     yield "</testsuites>\n"
 

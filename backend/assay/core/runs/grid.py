@@ -25,6 +25,7 @@ from sqlalchemy.sql.expression import cast
 from assay.core.datasets.models import Case, VersionCase
 from assay.core.errors import Invalid
 from assay.core.projects.models import Project
+from assay.core.runs.case_numbers import case_numbers
 from assay.core.runs.models import CellStatus, Output, Run, RunTarget
 from assay.core.runs.results import targets_of
 from assay.core.scoring.models import Score, ScorerConfig, ScorerVersion
@@ -182,15 +183,30 @@ def _page_rows(session: Session, run: Run, query: GridQuery, visible: Sequence[i
     return total, [(int(r[0]), int(r[1])) for r in rows]
 
 
+def user_prompts(value: Any) -> list[str] | None:
+    """A conversation's user messages, one per turn (clipped), in order; None when the input
+    is not a conversation. Output turn N answers user message N."""
+    messages = value.get("messages") if isinstance(value, dict) else None
+    if not isinstance(messages, list):
+        return None
+    return [_clip(_text(m.get("content", "")), INPUT_PREVIEW) for m in messages
+            if isinstance(m, dict) and m.get("role") == "user"]
+
+
+def _text(content: Any) -> str:
+    return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+
+
 def input_preview(value: Any) -> str:
-    """A line of a case's input: a conversation's last user message, else its fields."""
+    """A line of a case's input: a conversation's first user message (what the first
+    turn's reply, shown first in a cell, answers), else its fields."""
     if isinstance(value, dict):
+        prompts = user_prompts(value)
+        if prompts:
+            return prompts[0]
         messages = value.get("messages")
-        if isinstance(messages, list):
-            users = [m for m in messages if isinstance(m, dict) and m.get("role") == "user"]
-            last = users[-1] if users else (messages[-1] if messages else None)
-            if isinstance(last, dict):
-                return _clip(str(last.get("content", "")), INPUT_PREVIEW)
+        if isinstance(messages, list) and messages and isinstance(messages[-1], dict):
+            return _clip(_text(messages[-1].get("content", "")), INPUT_PREVIEW)
         parts = [f"{k}: {v}" if not isinstance(v, str) or len(value) > 1 else v
                  for k, v in value.items()]
         return _clip(" · ".join(str(p) for p in parts), INPUT_PREVIEW)
@@ -248,21 +264,26 @@ def grid(session: Session, project: Project, run: Run, query: GridQuery) -> dict
         .order_by(Output.case_id, Output.target_id, Output.repeat, Output.turn)).all() \
         if case_ids else []
     scores = _scores(session, [o[0] for o in outputs])
+    prompts = {case_id: user_prompts(c.input) for case_id, c in cases.items()}
     cells: dict[tuple[int, int], list[dict[str, Any]]] = {}
     for (output_id, case_id, target_id, repeat, turn, status, text, length, error_class,
          error, tokens_in, tokens_out, cost, latency, cached) in outputs:
+        turns = prompts.get(case_id)
         cells.setdefault((case_id, target_id), []).append({
-            "id": output_id, "repeat": repeat, "turn": turn, "status": status,
+            "id": output_id, "repeat": repeat, "turn": turn,
+            "prompt": turns[turn] if turns and turn < len(turns) else None, "status": status,
             "text": text, "text_length": int(length or 0), "error_class": error_class,
             "error": _clip(error, 500) if error else None, "tokens_in": tokens_in,
             "tokens_out": tokens_out, "cost_micros": cost, "latency_ms": latency,
             "cached": bool(cached), "scores": scores.get(output_id, [])})
+    numbers = case_numbers(session, run.dataset_version_id, case_ids)
     rows = []
     for case_id, position in page:
         found = cases.get(case_id)
         rows.append({
-            "case_id": case_id, "position": position,
+            "case_id": case_id, "position": position, "number": numbers.get(case_id, 0),
             "input": input_preview(found.input) if found else "",
+            "turns": max(1, len(prompts.get(case_id) or ())),
             "tags": list(found.tags or []) if found else [],
             "cells": [{"target_id": t.id, "outputs": cells.get((case_id, t.id), [])}
                       for t in sorted(targets, key=lambda t: order[t.id])]})

@@ -42,15 +42,15 @@ def errors_by_target(session: Session, run_id: int) -> dict[int, dict[str, int]]
 
 def timing(run: Run, done: int, now: datetime | None = None) -> tuple[float, float | None]:
     """(elapsed seconds, ETA seconds). Elapsed runs from the start to the finish (or now);
-    the ETA (remaining cells at the pace so far) is None unless the run is running and has
-    done some cells."""
+    the ETA (the open cells at the pace of the `done` ones so far) is None unless the run
+    is running and has done some cells."""
     if run.started_at is None:
         return 0.0, None
     end = run.finished_at or now or utcnow()
     elapsed = max(0.0, (end - run.started_at).total_seconds())
     if run.status != RunStatus.running or run.finished_at is not None or done <= 0:
         return round(elapsed, 3), None
-    remaining = max(0, run.total - done)
+    remaining = max(0, run.total - done - run.skipped)
     return round(elapsed, 3), round(remaining * elapsed / done, 3)
 
 
@@ -70,7 +70,9 @@ def snapshot(session: Session, run_id: int) -> dict[str, Any]:
     for per_target in errors.values():
         for key, count in per_target.items():
             overall[key] = overall.get(key, 0) + count
-    done = run.succeeded + run.failed + run.skipped
+    # Done means sent and answered (or failed): skipped cells were never sent, so a run
+    # cancelled at 20% shows 20% done, with its skipped cells counted on their own.
+    done = run.succeeded + run.failed
     elapsed_s, eta_s = timing(run, done)
     return {
         "run_id": run.id, "status": run.status, "total": run.total, "done": done,

@@ -9,11 +9,11 @@ export function Progress({
 }: {
   value: number;
   label: string;
-  tone?: 'indigo' | 'success' | 'danger';
+  tone?: 'indigo' | 'success' | 'danger' | 'warning';
   className?: string;
 }) {
   const v = Math.max(0, Math.min(100, Math.round(value)));
-  const fill = tone === 'success' ? 'bg-emerald-600' : tone === 'danger' ? 'bg-red-600' : 'bg-indigo-600';
+  const fill = tone === 'success' ? 'bg-emerald-600' : tone === 'danger' ? 'bg-red-600' : tone === 'warning' ? 'bg-amber-500' : 'bg-indigo-600';
   return (
     <div
       role="progressbar"

@@ -3,7 +3,9 @@ import { cn } from '@/lib/cn';
 
 export function Table({ className, ...rest }: HTMLAttributes<HTMLTableElement>) {
   return (
-    <div className="w-full overflow-x-auto rounded-xl border border-zinc-200 bg-white">
+    // relative: an absolutely placed child (an sr-only header) is clipped by this scroller
+    // instead of widening the page past a narrow screen.
+    <div className="relative w-full overflow-x-auto rounded-xl border border-zinc-200 bg-white">
       <table className={cn('w-full border-collapse text-sm', className)} {...rest} />
     </div>
   );

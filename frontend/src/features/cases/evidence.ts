@@ -1,7 +1,8 @@
 import type { CaseView, Score } from './api';
 
-/** evalarena Appendix B: evidence is either a warning (amber) or a violation (red). */
-export type EvidenceLevel = 'warn' | 'bad';
+/** evalarena Appendix B: evidence is a warning (amber) or a violation (red); what a passing
+ * check points at with no severity (a match it found) is neither, it is support (green). */
+export type EvidenceLevel = 'ok' | 'warn' | 'bad';
 
 export interface Finding {
   messageIndex: number;
@@ -37,11 +38,11 @@ function ruleOf(score: Score, label: string): RuleDetail | undefined {
   return rules.find((r): r is RuleDetail => typeof r === 'object' && r !== null && (r as RuleDetail).id === label);
 }
 
-/** low is a warning; high, critical (and an unrated failure) are violations. */
+/** low is a warning; high, critical (and an unrated failure) are violations; a passing check's evidence is support. */
 export function levelOf(severity: string | null | undefined, passed: boolean | null | undefined): EvidenceLevel {
-  if (severity === 'low' || severity === 'medium') return 'warn';
+  if (severity === 'low' || severity === 'medium' || severity === 'warning') return 'warn';
   if (severity) return 'bad';
-  return passed === false ? 'bad' : 'warn';
+  return passed === false ? 'bad' : passed === true ? 'ok' : 'warn';
 }
 
 /** Every piece of evidence that points at a message, from the given scores. */

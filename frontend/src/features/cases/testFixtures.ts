@@ -33,6 +33,7 @@ export function caseOutput(over: Partial<CaseOutput> = {}): CaseOutput {
   return {
     id: ids++,
     case_id: 11,
+    case_number: 1,
     target_id: 1,
     model_id: 1,
     label: 'Fast',

@@ -48,7 +48,7 @@ function output(c: number, t: number, state: GridState): GridOutput {
     scores.push({ id: id * 10 + 1, scorer_version_id: MANUAL.versionId, scorer_id: MANUAL.scorerId, scorer_name: 'Helpfulness', version: 1, kind: 'manual', source: `user:${ME.id}`, value: mine.rating != null ? (mine.rating - 1) / 4 : mine.passed ? 1 : 0, passed: mine.passed, rationale: '', comment: null, error: null, author_id: ME.id, rating: mine.rating });
   }
   return {
-    id, repeat: 0, turn: 0, status: failed ? 'failed' : 'succeeded', text: failed ? null : `Answer ${c + 1} from ${t}`, text_length: 12,
+    id, repeat: 0, turn: 0, prompt: null, status: failed ? 'failed' : 'succeeded', text: failed ? null : `Answer ${c + 1} from ${t}`, text_length: 12,
     error_class: failed ? 'timeout' : null, error: failed ? 'no reply in 30 s' : null, tokens_in: 10, tokens_out: 5, cost_micros: 120, latency_ms: 300 + c, cached: false, scores,
   };
 }
@@ -57,7 +57,7 @@ export function gridRows(state: GridState, offset: number, limit: number, target
   const rows: GridRow[] = [];
   for (let c = offset; c < Math.min(state.rows, offset + limit); c++) {
     rows.push({
-      case_id: 500 + c, position: c, input: `Question ${c + 1}?`, tags: c % 2 ? ['odd'] : [],
+      case_id: 500 + c, position: c, number: c + 1, input: `Question ${c + 1}?`, turns: 1, tags: c % 2 ? ['odd'] : [],
       cells: targets.map((id) => ({ target_id: id, outputs: [output(c, TARGET_IDS.indexOf(id), state)] })),
     });
   }

@@ -1,4 +1,5 @@
 // Live-run helpers: a Progress view of a run (before /progress answers), durations and ETA.
+import { isTerminal } from '@/api/types';
 import type { Progress, Run } from './api';
 
 /** The run's own counters as a Progress payload, so the page renders before /progress answers. */
@@ -7,7 +8,7 @@ export function progressFromRun(run: Run): Progress {
     run_id: run.id,
     status: run.status,
     total: run.total,
-    done: run.succeeded + run.failed + (run.skipped ?? 0),
+    done: run.succeeded + run.failed,
     succeeded: run.succeeded,
     failed: run.failed,
     skipped: run.skipped ?? 0,
@@ -70,6 +71,16 @@ export function elapsedNow(p: Progress, receivedAt: number, now: number): number
 export function etaNow(p: Progress, receivedAt: number, now: number): number | null {
   if (p.status !== 'running' || p.eta_s === null || p.eta_s === undefined) return null;
   return Math.max(0, p.eta_s - Math.max(0, (now - receivedAt) / 1000));
+}
+
+/** Cells sent (succeeded or failed); skipped cells were never sent and are not done. */
+export function sentOf(c: { succeeded: number; failed: number }): number {
+  return c.succeeded + c.failed;
+}
+
+/** A run that ended with cells never sent (cancelled, out of budget): it must not look complete. */
+export function stoppedShort(p: Pick<Progress, 'status' | 'skipped'>): boolean {
+  return isTerminal(p.status) && (p.status === 'cancelled' || p.status === 'budget_exceeded' || (p.skipped ?? 0) > 0);
 }
 
 export function percentOf(part: number, whole: number): number {

@@ -1,4 +1,4 @@
-import type { Output, Progress, Run, RunTarget, TargetProgress } from './api';
+import type { RunSummary, Output, Progress, Run, RunTarget, TargetProgress } from './api';
 
 export const ts = '2024-01-01T00:00:00Z';
 
@@ -45,7 +45,7 @@ export function progress(status: Progress['status'], a: [number, number], b: [nu
 
 export function output(id: number, over: Partial<Output> = {}): Output {
   return {
-    id, case_id: id, target_id: 11, model_id: 5, label: 'Fake Fast', repeat: 0, turn: 0, status: 'succeeded', text: `answer ${id}`,
+    id, case_id: id, case_number: id, target_id: 11, model_id: 5, label: 'Fake Fast', repeat: 0, turn: 0, status: 'succeeded', text: `answer ${id}`,
     error_class: null, error: null, latency_ms: 100, ttft_ms: null, tokens_in: 10, tokens_out: 8, cost_micros: 100_000, cached: false,
     attempts: 1, ...over,
   };
@@ -60,4 +60,5 @@ export const summary = {
       ttft_p50_ms: null, ttft_p95_ms: null, errors: { timeout: 1 },
     },
   ],
+  scoring: [] as RunSummary['scoring'],
 };

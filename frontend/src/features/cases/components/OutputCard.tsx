@@ -2,12 +2,13 @@ import { useState } from 'react';
 import { Badge, Button } from '@/components/ui';
 import { outputTone } from '@/features/runs/components/outputTone';
 import { formatMicros } from '@/lib/money';
+import { criterionOnScale, scoreOnScale } from '@/features/results/scale';
 import type { CaseOutput, Score } from '../api';
 
 const PREVIEW_CHARS = 600;
 
 function ScoreRow({ score }: { score: Score }) {
-  const value = score.value == null ? '—' : score.value.toFixed(2);
+  const value = scoreOnScale(score);
   const verdict = score.passed == null ? null : score.passed ? 'pass' : 'fail';
   const who = score.author_name ? ` by ${score.author_name}` : score.source && !score.source.startsWith('user:') ? ` (${score.source})` : '';
   return (
@@ -27,7 +28,7 @@ function ScoreRow({ score }: { score: Score }) {
       {Object.keys(score.criteria).length > 0 && (
         <p className="mt-1 text-zinc-700">
           {Object.entries(score.criteria)
-            .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+            .map(([k, v]) => `${k} ${criterionOnScale(score, k, v)}`)
             .join(' · ')}
         </p>
       )}

@@ -77,4 +77,13 @@ describe('TraceView', () => {
     expect(item.className).toContain('bg-amber-50');
     expect(item).toHaveTextContent('Warning (low): r');
   });
+
+  it('what a passing check points at is support (green, "Passed"), never a warning', () => {
+    const match = score({ scorer_name: 'Mentions refund', kind: 'contains', value: 1, passed: true, severity: null, evidence: [{ message_index: 4, start: 16, end: 24, text: 'refunded', label: 'refund' }] });
+    render(<TraceView messages={messages} findings={findingsOf([match])} />);
+    const item = screen.getByRole('listitem', { name: 'Message 4, assistant, passed' });
+    expect(item).toHaveAttribute('data-evidence', 'ok');
+    expect(item.className).toContain('bg-emerald-50');
+    expect(item).not.toHaveTextContent('Warning');
+  });
 });

@@ -13,6 +13,12 @@ const roleTone: Record<string, BadgeTone> = {
 /** evalarena Appendix B: warn bg-amber-50 border-amber-200, bad bg-red-50 border-red-200,
  * plus a thick left border and a labelled icon so colour is never the only cue. */
 const levelStyle: Record<EvidenceLevel, { box: string; tag: string; icon: string; name: string }> = {
+  ok: {
+    box: 'border-emerald-200 bg-emerald-50 border-l-4 border-l-emerald-600',
+    tag: 'border-emerald-300 bg-white text-emerald-900',
+    icon: '✓',
+    name: 'Passed',
+  },
   warn: {
     box: 'border-amber-200 bg-amber-50 border-l-4 border-l-amber-500',
     tag: 'border-amber-300 bg-white text-amber-900',
@@ -65,7 +71,7 @@ function Marked({ content, findings }: { content: string; findings: Finding[] })
     if (start < at) continue;
     parts.push(content.slice(at, start));
     parts.push(
-      <mark key={`${start}-${f.label}`} className={cn('rounded px-0.5 underline decoration-2', f.level === 'bad' ? 'bg-red-200 text-red-950' : 'bg-amber-200 text-amber-950')}>
+      <mark key={`${start}-${f.label}`} className={cn('rounded px-0.5 underline decoration-2', f.level === 'bad' ? 'bg-red-200 text-red-950' : f.level === 'ok' ? 'bg-emerald-200 text-emerald-950' : 'bg-amber-200 text-amber-950')}>
         {content.slice(start, end)}
       </mark>,
     );
@@ -132,7 +138,13 @@ export function TraceView({
       <ol ref={list} className="space-y-2" aria-label="Messages">
         {messages.map((m, index) => {
           const found = byMessage.get(index) ?? [];
-          const level: EvidenceLevel | null = found.length ? (found.some((f) => f.level === 'bad') ? 'bad' : 'warn') : null;
+          const level: EvidenceLevel | null = !found.length
+            ? null
+            : found.some((f) => f.level === 'bad')
+              ? 'bad'
+              : found.some((f) => f.level === 'warn')
+                ? 'warn'
+                : 'ok';
           const content = text(m.content);
           const calls = toolCalls(m);
           const answers = typeof m.tool_call_id === 'string' ? m.tool_call_id : null;

@@ -167,7 +167,7 @@ export function CaseViewPage() {
         <h1 className="text-xl font-semibold text-zinc-900">
           Case {v.position} of {v.total}
         </h1>
-        <span className="text-sm text-zinc-600">case #{v.case.id}</span>
+        <span className="text-sm text-zinc-600">case #{v.position}</span>
         <div className="ml-auto flex items-center gap-2">
           {prev ? (
             <Link to={prev} className={buttonClasses('secondary', 'sm')} aria-keyshortcuts="k [">

@@ -98,6 +98,20 @@ describe('CompareRunsPage', () => {
     const url = new URL(diffRequests(fetch)[0].url);
     expect(url.pathname).toBe('/api/projects/3/reports/runs/9/diff/7');
     expect(url.searchParams.get('scorer_id')).toBe('30');
+    expect(screen.queryByTestId('stopped-runs')).toBeNull(); // both completed
+  });
+
+  it('says when a run of the comparison was cancelled, with its cells never sent', async () => {
+    runs[0] = run({ id: 9, name: 'After prompt fix', status: 'cancelled', dataset_id: 4, scorers: [scorer], total: 12, succeeded: 3, failed: 0, skipped: 9 });
+    try {
+      serve();
+      renderAt('?head=9&base=7');
+      expect(await screen.findByTestId('stopped-runs')).toHaveTextContent(
+        'The head run, After prompt fix, is cancelled: 3 of 12 cells were sent and 9 never were',
+      );
+    } finally {
+      runs[0] = run({ id: 9, name: 'After prompt fix', status: 'completed', dataset_id: 4, scorers: [scorer] });
+    }
   });
 
   it('says a base-better verdict plainly, and an empty comparison as nothing to compare', async () => {

@@ -11,6 +11,7 @@ import { useRunChoices, useRunDiff } from '../hooks';
 import { DiffCounters } from '../components/DiffCounters';
 import { MissesList } from '../components/MissesList';
 import { PairedVerdict } from '../components/PairedVerdict';
+import { StoppedRunsNote } from '../components/StoppedRunsNote';
 import { TargetsTable } from '../components/TargetsTable';
 
 export const runName = (r: Pick<Run, 'id' | 'name'>) => r.name || `Run #${r.id}`;
@@ -243,6 +244,7 @@ export function CompareRunsPage() {
         <ErrorState title="Could not compare the runs" error={diff.error} onRetry={() => diff.refetch()} retrying={diff.isFetching} />
       ) : (
         <div className="space-y-6" aria-busy={diff.isFetching}>
+          <StoppedRunsNote runs={[{ role: 'base', name: baseName, run: base }, { role: 'head', name: headName, run: head }]} />
           <DiffCounters counts={diff.data.counts} verdictsFrom={diff.data.verdicts_from} scorerName={diff.data.scorer?.name ?? null} />
           <PairedVerdict comparison={diff.data.comparison} headName={headName} baseName={baseName} binary={diff.data.comparison.binary} />
           {diff.data.targets.length > 1 && <TargetsTable targets={diff.data.targets} />}

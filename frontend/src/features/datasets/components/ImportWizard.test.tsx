@@ -15,6 +15,7 @@ const preview = {
     { question: '', answer: 'Berlin', tags: 'geo', difficulty: 'easy' },
   ],
   total_rows: 2,
+  row_numbers: [2, 3], // the file's lines: the header is line 1
 };
 
 function serve(importResponse: () => Response) {
@@ -50,7 +51,7 @@ describe('ImportWizard', () => {
 
   it('previews, maps, and lists every bad row with nothing imported', async () => {
     const fetch = serve(() =>
-      json(apiError(422, 'VALIDATION_ERROR', '3 row error(s); nothing was imported', { rows: [{ row: 2, field: 'question', reason: 'Missing value.' }, { row: 2, field: 'difficulty', reason: 'Must be easy, medium or hard.' }], row_error_count: 3 }), 422),
+      json(apiError(422, 'VALIDATION_ERROR', '3 row error(s); nothing was imported', { rows: [{ row: 3, field: 'question', reason: 'Missing value.' }, { row: 3, field: 'difficulty', reason: 'Must be easy, medium or hard.' }], row_error_count: 3 }), 422),
     );
     const dialog = await openWizard();
     expect(within(dialog).getByRole('button', { name: 'Import' })).toBeDisabled();
@@ -58,6 +59,8 @@ describe('ImportWizard', () => {
     const table = await within(dialog).findByRole('table', { name: 'Import preview' });
     expect(within(table).getAllByRole('row')).toHaveLength(3);
     expect(within(table).getByText('Capital of France?')).toBeInTheDocument();
+    // the preview numbers rows as the errors do: Berlin's row (empty question) is row 3
+    expect(within(table).getByText('Berlin').closest('tr')!.firstElementChild).toHaveTextContent('3');
     expect(within(dialog).getByText('Preview (first 2 of 2 rows)')).toBeInTheDocument();
     expect(within(dialog).getByLabelText('answer')).toHaveValue('expected');
     expect(within(dialog).getByLabelText('question')).toHaveValue('variable');
@@ -66,7 +69,7 @@ describe('ImportWizard', () => {
     await userEvent.click(within(dialog).getByRole('button', { name: 'Import' }));
     const errors = await within(dialog).findByTestId('import-errors');
     expect(errors).toHaveTextContent('Nothing was imported');
-    expect(within(errors).getAllByRole('listitem').map((li) => li.textContent)).toEqual(['Row 2, question: Missing value.', 'Row 2, difficulty: Must be easy, medium or hard.']);
+    expect(within(errors).getAllByRole('listitem').map((li) => li.textContent)).toEqual(['Row 3, question: Missing value.', 'Row 3, difficulty: Must be easy, medium or hard.']);
     expect(errors).toHaveTextContent('…and 1 more.');
 
     const previewReq = await requestsOf(fetch).find((r) => new URL(r.url).pathname === `${base}/import/preview`)!.json();

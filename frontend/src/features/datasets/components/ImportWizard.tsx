@@ -184,7 +184,8 @@ export function ImportWizard({
                     <TBody>
                       {data.rows.map((r, i) => (
                         <TR key={i}>
-                          <TD className="tabular-nums text-zinc-500">{i + 1}</TD>
+                          {/* the number row errors use: the file line the row starts on */}
+                          <TD className="tabular-nums text-zinc-500">{data.row_numbers?.[i] ?? i + 1}</TD>
                           {data.columns.map((c) => (
                             <TD key={c} className="max-w-48 truncate">
                               {cell(r[c])}

@@ -29,7 +29,7 @@ const tabs = [
 
 const tabClass = ({ isActive }: { isActive: boolean }) =>
   cn(
-    '-mb-px inline-flex h-10 items-center rounded-t-xl border-b-2 px-3 text-sm',
+    '-mb-px inline-flex h-10 shrink-0 items-center whitespace-nowrap rounded-t-xl border-b-2 px-3 text-sm',
     isActive ? 'border-indigo-600 font-medium text-zinc-900' : 'border-transparent text-zinc-600 hover:text-zinc-900',
     focusRing,
   );
@@ -70,8 +70,8 @@ export function ProjectLayout() {
 
   const p = project.data;
   return (
-    <div className="space-y-6">
-      <nav aria-label="Breadcrumb" className="text-sm text-zinc-500">
+    <div className="min-w-0 space-y-6">
+      <nav aria-label="Breadcrumb" className="break-words text-sm text-zinc-500">
         <Link to="/projects" className={cn('rounded-xl hover:text-zinc-900', focusRing)}>
           Projects
         </Link>{' '}
@@ -79,13 +79,14 @@ export function ProjectLayout() {
       </nav>
       <header className="space-y-2">
         <div className="flex flex-wrap items-center gap-3">
-          <h1 className="text-xl font-semibold">{p.name}</h1>
+          <h1 className="min-w-0 break-words text-xl font-semibold">{p.name}</h1>
           <span className="text-sm text-zinc-500">Your role:</span>
           <RoleBadge role={p.role} />
         </div>
         <p className="text-base text-zinc-600">{p.description || 'No description.'}</p>
       </header>
-      <nav aria-label="Project sections" className="flex gap-1 overflow-x-auto border-b border-zinc-200">
+      {/* However many tabs: they scroll within this bar (never the page) at narrow widths. */}
+      <nav aria-label="Project sections" className="relative flex max-w-full gap-1 overflow-x-auto overscroll-x-contain border-b border-zinc-200">
         {tabs.map((t) => (
           <NavLink
             key={t.label}

@@ -1,12 +1,13 @@
-import { useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { Link } from 'react-router-dom';
 import { observeElementRect, useVirtualizer } from '@tanstack/react-virtual';
 import { Badge, EmptyState, ErrorState, LoadingRows } from '@/components/ui';
 import { formatMicros } from '@/lib/money';
 import { cn, focusRing } from '@/lib/cn';
 import { outputTone } from '@/features/runs/components/outputTone';
-import { casePath, formatScore, type GridCell, type GridFilters, type GridOutput, type GridRow, type GridScore, type GridTarget } from '../api';
+import { casePath, type GridCell, type GridFilters, type GridOutput, type GridRow, type GridScore, type GridTarget } from '../api';
 import { useGridPages } from '../hooks/useGrid';
+import { scoreOnScale } from '../scale';
 
 export const ROW_HEIGHT = 136;
 export const HEADER_HEIGHT = 44;
@@ -59,9 +60,16 @@ export function ResultsGrid({
   const [visible, setVisible] = useState<[number, number]>([0, 0]);
   const { first, total, rowAt } = useGridPages(projectId, runId, filters, visible);
   const targets: GridTarget[] = first.data?.targets ?? [];
+  const [scrollWidth, setScrollWidth] = useState(viewport.width);
+  // Columns share the width there is (never narrower than COLUMN_WIDTH): no blank band at the right.
+  const columnWidth = targets.length ? Math.max(COLUMN_WIDTH, Math.floor((scrollWidth - CASE_WIDTH) / targets.length)) : COLUMN_WIDTH;
 
   const observe = <T extends Element>(instance: Parameters<typeof observeElementRect<T>>[0], cb: (r: { width: number; height: number }) => void) =>
-    observeElementRect(instance, (rect) => cb(rect.height > 0 ? rect : viewport));
+    observeElementRect(instance, (rect) => {
+      const r = rect.height > 0 ? rect : viewport;
+      setScrollWidth((w) => (Math.abs(w - r.width) < 1 ? w : r.width));
+      cb(r);
+    });
   const rows = useVirtualizer({
     count: total,
     getScrollElement: () => scrollRef.current,
@@ -82,7 +90,7 @@ export function ResultsGrid({
     horizontal: true,
     count: targets.length,
     getScrollElement: () => scrollRef.current,
-    estimateSize: () => COLUMN_WIDTH,
+    estimateSize: () => columnWidth,
     overscan: 1,
     useFlushSync: false,
     paddingStart: CASE_WIDTH,
@@ -90,6 +98,8 @@ export function ResultsGrid({
     initialRect: viewport,
     observeElementRect: observe,
   });
+
+  useEffect(() => cols.measure(), [cols, columnWidth]);
 
   // Focus follows the active cell once it is rendered (it may first need to scroll in).
   useLayoutEffect(() => {
@@ -185,7 +195,7 @@ export function ResultsGrid({
             {colItems.map((c) => {
               const t = targets[c.index];
               return (
-                <div key={c.key} role="columnheader" aria-colindex={c.index + 2} className="flex items-center truncate border-r border-zinc-200 px-3" style={{ width: COLUMN_WIDTH, flex: 'none' }} title={t.label}>
+                <div key={c.key} role="columnheader" aria-colindex={c.index + 2} className="flex items-center truncate border-r border-zinc-200 px-3" style={{ width: columnWidth, flex: 'none' }} title={t.label}>
                   {t.label || `Target ${t.target_id}`}
                 </div>
               );
@@ -211,6 +221,8 @@ export function ResultsGrid({
                     colIndex={c.index + 1}
                     cell={data?.cells[c.index]}
                     label={targets[c.index].label}
+                    width={columnWidth}
+                    turns={data?.turns ?? 1}
                     active={row === v.index && col === c.index + 1}
                     onFocus={() => onActiveChange({ row: v.index, col: c.index + 1 })}
                     onExpand={onExpand}
@@ -242,7 +254,8 @@ function CaseCell({ projectId, runId, index, row, active, onFocus }: { projectId
       {row ? (
         <>
           <span className="flex items-center gap-2 text-xs text-zinc-600">
-            <span className="tabular-nums">#{row.position + 1}</span>
+            <span className="tabular-nums">#{row.number}</span>
+            {row.turns > 1 && <span data-testid="case-turns">{row.turns} turns, from turn 1</span>}
             <Link tabIndex={-1} to={casePath(projectId, runId, row.case_id)} className="rounded text-indigo-700 underline-offset-2 hover:underline">
               Side by side
             </Link>
@@ -280,8 +293,7 @@ function metrics(o: GridOutput): string {
 function scoreLabel(s: GridScore): string {
   const verdict = s.passed === true ? ' ✓' : s.passed === false ? ' ✗' : '';
   if (s.error) return `${s.scorer_name}: error`;
-  if (s.kind === 'manual' && s.rating != null) return `${s.scorer_name} ${s.rating}/5${verdict}`;
-  return `${s.scorer_name} ${formatScore(s.value)}${verdict}`;
+  return `${s.scorer_name} ${scoreOnScale(s)}${verdict}`;
 }
 
 const scoreTone = (s: GridScore) => (s.error ? 'danger' : s.passed === true ? 'success' : s.passed === false ? 'danger' : 'neutral');
@@ -291,6 +303,8 @@ function TargetCell({
   colIndex,
   cell,
   label,
+  width,
+  turns,
   active,
   onFocus,
   onExpand,
@@ -300,6 +314,9 @@ function TargetCell({
   colIndex: number;
   cell: GridCell | undefined;
   label: string;
+  width: number;
+  /** The case's user turns: a cell of a conversation names the turn its reply answers. */
+  turns: number;
   active: boolean;
   onFocus: () => void;
   onExpand: (o: GridOutput) => void;
@@ -324,7 +341,7 @@ function TargetCell({
         focusRing,
         'focus-visible:ring-inset focus-visible:ring-offset-0',
       )}
-      style={{ width: COLUMN_WIDTH, flex: 'none' }}
+      style={{ width, flex: 'none' }}
     >
       {!cell ? (
         <span className="text-zinc-500">Loading…</span>
@@ -346,8 +363,15 @@ function TargetCell({
               Open
             </button>
           </span>
-          <span className="line-clamp-3 whitespace-pre-wrap break-words text-zinc-900">{o.text ?? o.error ?? ''}</span>
-          <span className="flex flex-wrap gap-1">
+          {turns > 1 && (
+            <span className="truncate text-xs text-zinc-600" data-testid="cell-turn" title={o.prompt ?? undefined}>
+              Turn {o.turn + 1} of {turns}
+              {o.prompt ? `: ${o.prompt}` : ''}
+            </span>
+          )}
+          {/* What is left of the row's height above one line of badges, cut at a whole line. */}
+          <span className={cn('whitespace-pre-wrap break-words text-zinc-900', turns > 1 ? 'line-clamp-2' : 'line-clamp-3')}>{o.text ?? o.error ?? ''}</span>
+          <span className="mt-auto flex min-w-0 flex-nowrap gap-1 overflow-hidden">
             {o.scores.map((s) => (
               <Badge key={s.id} tone={scoreTone(s)} title={s.rationale || s.comment || s.error || undefined}>
                 {scoreLabel(s)}
@@ -371,14 +395,14 @@ function ActiveDetails({ row, col, targets }: { row: GridRow | undefined; col: n
     <div id="grid-active-details" data-testid="grid-active-details" className="min-h-12 border-t border-zinc-200 px-3 py-2 text-sm text-zinc-700">
       {!row ? null : col === 0 ? (
         <span>
-          Case #{row.position + 1}: {row.input}
+          Case #{row.number}: {row.input}
         </span>
       ) : !o ? (
         <span>{target?.label}: no output</span>
       ) : (
         <div className="space-y-1">
           <p className="font-medium text-zinc-900">
-            Case #{row.position + 1} · {target?.label}
+            Case #{row.number} · {target?.label}
             {o.error ? ` · ${o.error_class ?? 'error'}: ${o.error}` : ''}
           </p>
           {o.scores.length === 0 ? (

@@ -86,7 +86,7 @@ export function ResultsPage() {
       versionId: choice.versionId,
       before: mine ? { rating: mine.rating, passed: mine.passed } : null,
       after: entry,
-      label: `case #${row.position + 1} · ${label}: ${describeEntry(entry)}`,
+      label: `case #${row.number} · ${label}: ${describeEntry(entry)}`,
     });
     return true;
   };

@@ -3,7 +3,7 @@ import { Card, CardContent, Progress as Bar } from '@/components/ui';
 import { isTerminal } from '@/api/types';
 import { formatMicros } from '@/lib/money';
 import type { Progress } from '../api';
-import { elapsedNow, etaNow, formatDuration, percentOf } from '../live';
+import { elapsedNow, etaNow, formatDuration, percentOf, sentOf, stoppedShort } from '../live';
 import { runStatusLabel } from './RunStatusBadge';
 
 function useNow(active: boolean, ms = 1000) {
@@ -17,8 +17,21 @@ function useNow(active: boolean, ms = 1000) {
   return now;
 }
 
-type PhaseState = 'done' | 'active' | 'paused' | 'waiting';
-const phaseIcon: Record<PhaseState, string> = { done: '✓', active: '•', paused: '‖', waiting: '·' };
+type PhaseState = 'done' | 'active' | 'paused' | 'waiting' | 'stopped';
+const phaseIcon: Record<PhaseState, string> = { done: '✓', active: '•', paused: '‖', waiting: '·', stopped: '■' };
+const phaseColor: Record<PhaseState, string> = {
+  done: 'text-emerald-700',
+  active: 'text-indigo-700',
+  paused: 'text-amber-800',
+  waiting: 'text-zinc-500',
+  stopped: 'text-amber-800',
+};
+
+/** What the executing phase says when the run ended before every cell was sent. */
+function stoppedDetail(p: Progress, pct: number): string {
+  const why = p.status === 'cancelled' ? 'Cancelled' : p.status === 'budget_exceeded' ? 'Stopped by the budget' : 'Stopped';
+  return p.skipped > 0 ? `${why} at ${pct}% · ${p.skipped.toLocaleString('en-US')} never sent` : `${why} at ${pct}%`;
+}
 
 function Phase({ n, title, state, detail, children }: { n: number; title: string; state: PhaseState; detail: string; children?: ReactNode }) {
   return (
@@ -27,11 +40,7 @@ function Phase({ n, title, state, detail, children }: { n: number; title: string
         <span className="text-base font-medium text-zinc-900">
           {n}. {title}
         </span>
-        <span
-          className={
-            state === 'done' ? 'text-sm text-emerald-700' : state === 'active' ? 'text-sm text-indigo-700' : state === 'paused' ? 'text-sm text-amber-800' : 'text-sm text-zinc-500'
-          }
-        >
+        <span className={`text-sm ${phaseColor[state]}`}>
           <span aria-hidden="true">{phaseIcon[state]} </span>
           {detail}
         </span>
@@ -49,13 +58,22 @@ export function LiveRunPanel({ progress, receivedAt }: { progress: Progress; rec
   const terminal = isTerminal(p.status);
   const pct = percentOf(p.done, p.total);
   const planned = p.status !== 'pending' || p.total > 0;
-  const execState: PhaseState = terminal ? 'done' : p.status === 'paused' ? 'paused' : p.status === 'running' ? 'active' : 'waiting';
+  const stopped = stoppedShort(p);
+  const execState: PhaseState = stopped ? 'stopped' : terminal ? 'done' : p.status === 'paused' ? 'paused' : p.status === 'running' ? 'active' : 'waiting';
   const execDetail =
-    execState === 'waiting' ? 'Waiting' : execState === 'paused' ? `Paused (${pct}%)` : execState === 'active' ? `In progress (${pct}%)` : `Done (${pct}%)`;
+    execState === 'waiting'
+      ? 'Waiting'
+      : execState === 'paused'
+        ? `Paused (${pct}%)`
+        : execState === 'active'
+          ? `In progress (${pct}%)`
+          : execState === 'stopped'
+            ? stoppedDetail(p, pct)
+            : `Done (${pct}%)`;
   const elapsed = elapsedNow(p, receivedAt, now);
   const eta = etaNow(p, receivedAt, now);
   const tokens = p.tokens_in + p.tokens_out;
-  const tone = p.status === 'completed' ? 'success' : p.status === 'failed' || p.status === 'budget_exceeded' ? 'danger' : 'indigo';
+  const tone = p.status === 'failed' || p.status === 'budget_exceeded' ? 'danger' : stopped ? 'warning' : p.status === 'completed' ? 'success' : 'indigo';
 
   return (
     <Card>
@@ -72,14 +90,15 @@ export function LiveRunPanel({ progress, receivedAt }: { progress: Progress; rec
             {p.targets.length > 0 && (
               <ul className="space-y-2" aria-label="Progress per target">
                 {p.targets.map((t) => {
-                  const done = t.succeeded + t.failed + t.skipped;
+                  const done = sentOf(t);
                   const tp = percentOf(done, t.total);
+                  const barTone = t.failed > 0 ? 'danger' : t.skipped > 0 ? 'warning' : done >= t.total && t.total > 0 ? 'success' : 'indigo';
                   return (
                     <li key={t.target_id} className="grid grid-cols-1 items-center gap-x-4 gap-y-1 sm:grid-cols-[minmax(8rem,16rem)_1fr_auto]" data-testid={`target-${t.target_id}`}>
                       <span className="truncate text-sm text-zinc-900" title={t.label}>
                         {t.label}
                       </span>
-                      <Bar value={tp} label={`Progress of ${t.label}`} tone={t.failed > 0 ? 'danger' : done >= t.total && t.total > 0 ? 'success' : 'indigo'} className="h-2" />
+                      <Bar value={tp} label={`Progress of ${t.label}`} tone={barTone} className="h-2" />
                       <span className="text-sm tabular-nums text-zinc-600" data-testid={`target-${t.target_id}-counts`}>
                         {done}/{t.total}
                         {t.failed > 0 && <span className="text-red-700"> · {t.failed} failed</span>}
@@ -94,7 +113,7 @@ export function LiveRunPanel({ progress, receivedAt }: { progress: Progress; rec
           <Phase
             n={3}
             title="Finished"
-            state={terminal ? 'done' : 'waiting'}
+            state={stopped ? 'stopped' : terminal ? 'done' : 'waiting'}
             detail={terminal ? runStatusLabel[p.status] : 'Waiting'}
           />
         </ol>
@@ -145,7 +164,7 @@ export function LiveRunPanel({ progress, receivedAt }: { progress: Progress; rec
           <div className="rounded-xl border border-zinc-200 p-3">
             <dt className="text-sm text-zinc-600">Estimated completion</dt>
             <dd className="text-base font-semibold tabular-nums" data-testid="run-eta">
-              {terminal ? 'Done' : p.status === 'paused' ? 'Paused' : eta === null ? '—' : `~${formatDuration(eta)}`}
+              {stopped ? runStatusLabel[p.status] : terminal ? 'Done' : p.status === 'paused' ? 'Paused' : eta === null ? '—' : `~${formatDuration(eta)}`}
             </dd>
           </div>
         </dl>

@@ -20,7 +20,7 @@ export function OutputDialog({ projectId, runId, outputId, onClose }: { projectI
   const detail = useOutputDetail(projectId, runId, outputId);
   const o = detail.data;
   return (
-    <Dialog open={outputId !== null} onClose={onClose} size="wide" title={o ? `Case #${o.case_id} · ${o.label}` : 'Output'}>
+    <Dialog open={outputId !== null} onClose={onClose} size="wide" title={o ? `Case #${o.case_number ?? o.case_id} · ${o.label}` : 'Output'}>
       {detail.isPending ? (
         <LoadingRows label="Loading the output" rows={3} />
       ) : detail.isError ? (

@@ -65,7 +65,7 @@ export function OutputsTable({
             {items.map((o) => (
               <TR key={o.id}>
                 <TD className="tabular-nums">
-                  #{o.case_id}
+                  #{o.case_number ?? o.case_id}
                   {o.repeat > 0 && <span className="text-zinc-500"> · r{o.repeat + 1}</span>}
                   {o.turn > 0 && <span className="text-zinc-500"> · turn {o.turn + 1}</span>}
                 </TD>
@@ -94,7 +94,7 @@ export function OutputsTable({
                 </TD>
                 <TD className="text-right tabular-nums">{o.cost_micros != null ? formatMicros(o.cost_micros) : '—'}</TD>
                 <TD>
-                  <Button variant="ghost" size="sm" aria-label={`Details of case #${o.case_id}, ${o.label}${o.repeat > 0 ? `, repeat ${o.repeat + 1}` : ''}`} onClick={() => setOpenId(o.id)}>
+                  <Button variant="ghost" size="sm" aria-label={`Details of case #${o.case_number ?? o.case_id}, ${o.label}${o.repeat > 0 ? `, repeat ${o.repeat + 1}` : ''}`} onClick={() => setOpenId(o.id)}>
                     View
                   </Button>
                 </TD>

@@ -33,9 +33,10 @@ describe('RunsSection', { timeout: 15_000 }, () => {
       expect(within(table).getByText(label)).toBeInTheDocument();
     }
     const cancelled = within(table).getByRole('link', { name: 'Run cancelled' }).closest('tr')!;
-    expect(cancelled).toHaveTextContent('4 / 8 (50%)');
+    // 1 sent of 8, 3 never sent: a cancelled run is not counted as done by its skipped cells.
+    expect(cancelled).toHaveTextContent('1 / 8 (12%) · 3 skipped');
     expect(cancelled).toHaveTextContent('$0.75 / $1.00');
-    expect(within(cancelled).getByRole('progressbar', { name: 'Progress of Run cancelled' })).toHaveAttribute('aria-valuenow', '50');
+    expect(within(cancelled).getByRole('progressbar', { name: 'Progress of Run cancelled' })).toHaveAttribute('aria-valuenow', '12');
     await userEvent.click(screen.getByRole('button', { name: 'Next' }));
     expect(requestsOf(fetch).some((r) => new URL(r.url).searchParams.get('page') === '2')).toBe(true);
   });

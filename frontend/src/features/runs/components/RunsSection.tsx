@@ -31,11 +31,17 @@ import { comparePath } from '@/features/compare/api';
 import { useRuns, useStartDemoRun, RUNS_PAGE_SIZE } from '../hooks/useRuns';
 import { RUN_STATUSES, RunStatusBadge, runStatusLabel } from './RunStatusBadge';
 
-/** Cells finished (succeeded, failed or skipped) as a whole percentage, rounded down. */
-export function donePercent(run: { total: number; succeeded: number; failed: number; skipped?: number }): number {
+/** Cells sent (succeeded or failed) as a whole percentage, rounded down: skipped cells were never sent. */
+export function donePercent(run: { total: number; succeeded: number; failed: number }): number {
   if (!run.total) return 0;
-  const done = Math.min(run.total, run.succeeded + run.failed + (run.skipped ?? 0));
+  const done = Math.min(run.total, run.succeeded + run.failed);
   return Math.floor((done / run.total) * 100);
+}
+
+function barTone(run: { status: RunStatus; failed: number; skipped?: number }): 'indigo' | 'success' | 'danger' | 'warning' {
+  if (run.status === 'failed' || run.status === 'budget_exceeded' || run.failed > 0) return 'danger';
+  if ((run.skipped ?? 0) > 0 || run.status === 'cancelled') return 'warning';
+  return run.status === 'completed' ? 'success' : 'indigo';
 }
 
 export function RunsSection({ projectId, role }: { projectId: number; role: Role }) {
@@ -155,9 +161,10 @@ export function RunsSection({ projectId, role }: { projectId: number; role: Role
                         <RunStatusBadge status={run.status} />
                       </TD>
                       <TD className="tabular-nums text-zinc-600">
-                        <Progress value={pct} label={`Progress of ${name}`} className="mb-1 h-2" />
-                        {run.succeeded + run.failed + (run.skipped ?? 0)} / {run.total} ({pct}%)
+                        <Progress value={pct} label={`Progress of ${name}`} className="mb-1 h-2" tone={barTone(run)} />
+                        {run.succeeded + run.failed} / {run.total} ({pct}%)
                         {run.failed > 0 && <span className="text-red-700"> · {run.failed} failed</span>}
+                        {(run.skipped ?? 0) > 0 && <span className="text-amber-800"> · {run.skipped} skipped</span>}
                       </TD>
                       <TD className="text-right tabular-nums text-zinc-700">
                         {formatMicros(run.spent_micros ?? 0)}

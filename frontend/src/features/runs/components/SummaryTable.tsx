@@ -12,10 +12,18 @@ export function SummaryTable({ projectId, runId }: { projectId: number; runId: n
   if (summary.isError) return <ErrorState title="Could not load the summary" error={summary.error} onRetry={() => summary.refetch()} />;
   const s = summary.data;
   if (s.targets.length === 0) return <EmptyState title="No targets yet" />;
+  const skipped = s.targets.reduce((n, t) => n + t.skipped, 0);
+  const total = s.targets.reduce((n, t) => n + t.total, 0);
   return (
     <div className="space-y-2">
       <p className="text-sm text-zinc-600">
         Overall success rate: <span className="font-semibold text-zinc-900" data-testid="summary-success-rate">{rate(s.success_rate)}</span>
+        {skipped > 0 && (
+          <span className="text-amber-800" data-testid="summary-skipped">
+            {' '}
+            · {skipped} of {total} cells skipped (never sent), counted as not succeeded
+          </span>
+        )}
       </p>
       <div className="overflow-x-auto">
         <Table aria-label="Summary per target">

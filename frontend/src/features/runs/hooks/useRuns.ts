@@ -31,8 +31,8 @@ export const SETTLE_POLL_MS = 2000;
 const SETTLE_WINDOW_MS = 120_000;
 
 /** A stopped run whose in-flight cells are not all recorded yet (for up to two minutes after it stopped). */
-export function settling(p: Pick<Progress, 'status' | 'done' | 'total' | 'finished_at'>, now = Date.now()): boolean {
-  if (!isTerminal(p.status) || p.done >= p.total || !p.finished_at) return false;
+export function settling(p: Pick<Progress, 'status' | 'done' | 'skipped' | 'total' | 'finished_at'>, now = Date.now()): boolean {
+  if (!isTerminal(p.status) || p.done + (p.skipped ?? 0) >= p.total || !p.finished_at) return false;
   return now - new Date(p.finished_at).getTime() < SETTLE_WINDOW_MS;
 }
 

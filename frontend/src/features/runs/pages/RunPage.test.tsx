@@ -14,7 +14,7 @@ interface State {
   outputs: Output[];
 }
 
-function serve(state: State, hooks: { onProgress?: () => void } = {}) {
+function serve(state: State, hooks: { onProgress?: () => void; summary?: typeof summary } = {}) {
   return mockFetch(async (req) => {
     const url = new URL(req.url);
     const path = url.pathname;
@@ -24,7 +24,7 @@ function serve(state: State, hooks: { onProgress?: () => void } = {}) {
       hooks.onProgress?.();
       return json(state.progress);
     }
-    if (path === '/api/projects/3/runs/7/summary') return json(summary);
+    if (path === '/api/projects/3/runs/7/summary') return json(hooks.summary ?? summary);
     if (path === '/api/projects/3/runs/7/comparisons/summary') return json(noComparisons);
     const one = /^\/api\/projects\/3\/runs\/7\/outputs\/(\d+)$/.exec(path);
     if (one) {
@@ -268,14 +268,14 @@ describe('RunPage', { timeout: 20_000 }, () => {
     const stoppedAt = new Date().toISOString();
     const state: State = {
       run: makeRun({ status: 'cancelled', succeeded: 2, skipped: 5, finished_at: stoppedAt }),
-      progress: progress('cancelled', [1, 0], [1, 0], { skipped: 5, done: 7, finished_at: stoppedAt }),
+      progress: progress('cancelled', [1, 0], [1, 0], { skipped: 5, finished_at: stoppedAt }),
       outputs: [],
     };
     let calls = 0;
     serve(state, {
       onProgress: () => {
         calls += 1;
-        if (calls >= 2) state.progress = progress('cancelled', [2, 0], [1, 0], { skipped: 5, done: 8, finished_at: stoppedAt });
+        if (calls >= 2) state.progress = progress('cancelled', [2, 0], [1, 0], { skipped: 5, finished_at: stoppedAt });
       },
     });
     renderRun();
@@ -285,6 +285,44 @@ describe('RunPage', { timeout: 20_000 }, () => {
     await new Promise((r) => setTimeout(r, 2500));
     expect(calls).toBe(settled); // all 8 accounted for: no more polling
     expect(FakeEventSource.instances).toHaveLength(0);
+  });
+
+  it('shows a run cancelled at 25% as cancelled: not done, not green, its skipped cells counted', async () => {
+    const stoppedAt = '2024-01-01T00:01:00Z';
+    const targets = [
+      { target_id: 11, label: 'Fake Fast', total: 4, succeeded: 1, failed: 0, skipped: 3, spent_micros: 1, tokens_in: 1, tokens_out: 1, errors: { cancelled: 3 } },
+      { target_id: 12, label: 'Fake Slow', total: 4, succeeded: 1, failed: 0, skipped: 3, spent_micros: 1, tokens_in: 1, tokens_out: 1, errors: { cancelled: 3 } },
+    ];
+    const state: State = {
+      run: makeRun({ status: 'cancelled', succeeded: 2, skipped: 6, finished_at: stoppedAt }),
+      progress: progress('cancelled', [1, 0], [1, 0], { skipped: 6, finished_at: stoppedAt, targets, errors: { cancelled: 6 } }),
+      outputs: [],
+    };
+    serve(state);
+    renderRun();
+    const phase = await screen.findByTestId('phase-2');
+    await waitFor(() => expect(phase).toHaveTextContent('Cancelled at 25% · 6 never sent'));
+    expect(phase).not.toHaveTextContent('Done');
+    expect(screen.getByTestId('run-percent')).toHaveTextContent('25%');
+    expect(screen.getByTestId('run-eta')).toHaveTextContent('Cancelled');
+    const bar = screen.getByRole('progressbar', { name: 'Run progress' });
+    expect(bar).toHaveAttribute('aria-valuenow', '25');
+    expect(bar.firstElementChild).not.toHaveClass('bg-emerald-600');
+    expect(screen.getByTestId('target-11-counts')).toHaveTextContent('1/4 · 3 skipped');
+    expect(screen.getByRole('progressbar', { name: 'Progress of Fake Fast' }).firstElementChild).toHaveClass('bg-amber-500');
+  });
+
+  it('never says "No failures" when the judge scores all errored: shows them by class beside call errors', async () => {
+    const state: State = { run: makeRun({ status: 'completed', succeeded: 8 }), progress: progress('completed', [4, 0], [4, 0]), outputs: [] };
+    const scoring = [
+      { scorer_id: 30, name: 'Judge', kind: 'llm_judge', scores: 8, passed: 0, failed: 0, errored: 8, errors: { judge_reply_rejected: 6, judge_call_timeout: 2 } },
+    ];
+    serve(state, { summary: { ...summary, scoring } });
+    renderRun();
+    expect(await screen.findByTestId('scoring-30')).toHaveTextContent('Judge: 8 scores · 0 passed · 8 errored');
+    expect(screen.getByRole('list', { name: 'Scoring errors of Judge by class' })).toHaveTextContent('judge_reply_rejected: 6');
+    expect(await screen.findByTestId('no-call-failures')).toHaveTextContent('No call failed; 8 scores failed or could not be given');
+    expect(screen.queryByText('No failures')).toBeNull();
   });
 
   it('raises the budget of a run stopped for budget, then resumes it', async () => {
