@@ -218,6 +218,12 @@ def test_try_scores_one_output_charges_the_project_and_records_no_score(
     cost = reply.json["cost_micros"]
     assert cost > 0 and reply.json["judge_calls"] == 1
     assert _spent(project.id) == before + cost
+    # The cost report counts the trial as its own kind of spend, on the judge's model.
+    report = browser.get(f"/api/projects/{project.id}/reports/costs").json
+    kinds = {k["kind"]: k["spent_micros"] for k in report["total"]["by_kind"]}
+    assert kinds["scorer_trials"] == cost
+    assert report["total"]["spent_micros"] == _spent(project.id)
+    assert [m["model_name"] for m in report["by_model"] if m["model_name"] == "Judge"]
     with db.factory() as session:
         assert session.scalar(select(func.count()).select_from(Score)) == 0
         event = session.scalars(select(AuditEvent).where(

@@ -119,7 +119,8 @@ def test_the_cost_report_total_is_every_recorded_spend(
     assert total["spent_micros"] == project_spent
     assert {k["kind"]: k["spent_micros"] for k in total["by_kind"]} == {
         "model_calls": calls, "judges": by_id[scored].judge_spent_micros,
-        "judge_mode": by_id[judged].judge_spent_micros, "generation": job["cost_micros"]}
+        "judge_mode": by_id[judged].judge_spent_micros, "generation": job["cost_micros"],
+        "scorer_trials": 0}
     assert (total["calls_micros"], total["generation_micros"]) == (calls, job["cost_micros"])
     for rows in (report["by_model"], report["by_day"]):
         assert sum(r["spent_micros"] for r in rows) == project_spent

@@ -7650,7 +7650,7 @@ export interface components {
         };
         CostKind: {
             /** @enum {string} */
-            kind: "model_calls" | "judges" | "judge_mode" | "generation";
+            kind: "model_calls" | "judges" | "judge_mode" | "generation" | "scorer_trials";
             spent_micros: number;
         };
         CostTotal: {
@@ -7665,7 +7665,7 @@ export interface components {
             outputs: number;
             tokens_in: number;
             tokens_out: number;
-            /** @description Every kind of spend, in this order: model_calls, judges, judge_mode, generation */
+            /** @description Every kind of spend, in this order: model_calls, judges, judge_mode, generation, scorer_trials */
             by_kind: components["schemas"]["CostKind"][];
         };
         CostByModel: {

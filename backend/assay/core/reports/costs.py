@@ -28,7 +28,7 @@ from assay.core.runs.models import Run, RunTarget
 from assay.core.scoring.judge_mode import MODE as JUDGE_MODE
 
 # The kinds of spend, in the order the report lists them (each always present).
-KINDS = ("model_calls", "judges", "judge_mode", "generation")
+KINDS = ("model_calls", "judges", "judge_mode", "generation", "scorer_trials")
 
 
 @dataclass

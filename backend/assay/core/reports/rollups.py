@@ -10,8 +10,8 @@ Writers, each in the transaction that changes what the rollups sum:
   finished, and their next result is added when it lands;
 - a reviewer's manual score recounts its one (version, model, case) (`recount_case`).
 Succeeded outputs and their automatic scores never change afterwards, so nothing else can
-move a sum. `spend_days` is written by `add_spend` only (generation jobs) and is not
-recounted: its source expires from Redis. Rows are upserted in key order, so two
+move a sum. `spend_days` is written by `add_spend` only (generation jobs, scorer trials) and is
+not recounted: its sources expire from Redis or leave no row. Rows are upserted in key order, so two
 transactions adding to the same (version, model, case) take its row locks in the same order
 and cannot deadlock."""
 

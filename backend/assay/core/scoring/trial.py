@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import asdict
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import select, update
@@ -17,17 +18,19 @@ from assay.core.auth.models import User
 from assay.core.datasets.models import Case
 from assay.core.errors import Invalid, NotFound
 from assay.core.projects.models import Project
+from assay.core.reports import rollups
 from assay.core.runs.judge_budget import max_judge_cost
 from assay.core.runs.models import Output, Run
 from assay.core.scoring.apply import PAIR_KINDS, grounding_of, reference_of
 from assay.core.scoring.backfill import _messages
-from assay.core.scoring.judge_calls import JudgeModel, ModelJudge, judge_models
+from assay.core.scoring.judge_calls import JudgeModel, ModelJudge, find_judges, judge_models
 from assay.core.scoring.service import check_params
 from assay.providers.client import LLMClient, RetryPolicy
 from assay.scorers.base import Context, JudgeReply, ScoreResult, Subject
 from assay.scorers.judge_guard import new_nonce
 
 TRIAL_TIMEOUT_S = 60.0
+TRIAL_KIND = "scorer_trials"  # a kind of spend in the cost report
 NO_JUDGE = "This kind calls no judge model, so it has no judge prompt to show"
 
 
@@ -77,17 +80,35 @@ def preview(kind: str, params: Mapping[str, Any], subject: Subject,
 
 
 class _Metered:
-    """A JudgeCall that adds up what its replies cost."""
+    """A JudgeCall that adds up what its replies cost, per judge (for the cost report)."""
 
     def __init__(self, inner: ModelJudge) -> None:
         self.inner, self.cost_micros, self.calls = inner, 0, 0
+        self.per_judge: dict[str, list[int]] = {}  # ref -> [calls, cost, tokens in, out]
 
     async def __call__(self, judge: str, messages: list[dict[str, Any]],
                        params: Mapping[str, Any]) -> JudgeReply:
         reply = await self.inner(judge, messages, params)
         self.calls += 1
         self.cost_micros += reply.cost_micros or 0
+        sums = self.per_judge.setdefault(judge, [0, 0, 0, 0])
+        for i, n in enumerate((1, reply.cost_micros, reply.tokens_in, reply.tokens_out)):
+            sums[i] += n or 0
         return reply
+
+
+def _charge(session: Session, project: Project, meter: _Metered) -> None:
+    """The trial's judges are the project's spend: its budget counter and, by judge
+    model, the cost report's "scorer trials" kind."""
+    if meter.cost_micros:
+        session.execute(update(Project).where(Project.id == project.id).values(
+            spent_micros=Project.spent_micros + meter.cost_micros))
+    configs = find_judges(session, project.id, meter.per_judge)
+    today = datetime.now(UTC).date()
+    for ref, (calls, cost, tokens_in, tokens_out) in meter.per_judge.items():
+        model = configs.get(ref)
+        rollups.add_spend(session, project.id, today, TRIAL_KIND, model.id if model else None,
+                          calls, cost, tokens_in, tokens_out)
 
 
 def _result_view(result: ScoreResult) -> dict[str, Any]:
@@ -142,9 +163,7 @@ def try_scorer(session: Session, actor: User, project: Project, kind: str,
             return await scorer.score(subject, ctx), meter
 
     results, meter = asyncio.run(go())
-    if meter.cost_micros:
-        session.execute(update(Project).where(Project.id == project.id).values(
-            spent_micros=Project.spent_micros + meter.cost_micros))
+    _charge(session, project, meter)
     audit.record(session, actor, "scorer.tried", "project", project.id, project.id,
                  {"kind": kind, "output_id": output_id, "judge_calls": meter.calls,
                   "cost_micros": meter.cost_micros})

@@ -62,6 +62,7 @@ const kinds = (calls: number, judges: number, judgeMode: number, generation: num
   { kind: 'judges' as const, spent_micros: judges },
   { kind: 'judge_mode' as const, spent_micros: judgeMode },
   { kind: 'generation' as const, spent_micros: generation },
+  { kind: 'scorer_trials' as const, spent_micros: 0 },
 ];
 /** Sums as the API spells them: the total and its calls, judges and generation parts. */
 const sums = (calls: number, judges: number, generation: number, outputs: number, tokensIn: number, tokensOut: number) => ({

@@ -21,6 +21,7 @@ export const KIND_LABELS: Record<CostReport['total']['by_kind'][number]['kind'],
   judges: 'Judges',
   judge_mode: 'Judge mode',
   generation: 'Generation',
+  scorer_trials: 'Scorer trials',
 };
 
 function Stats({ items, label }: { items: [string, string][]; label: string }) {
@@ -100,7 +101,7 @@ export function CostsPage() {
       <NoRunsYet
         projectId={project.id}
         title="Nothing spent yet"
-        description="Every spend is counted here: runs' model calls and judges, judge mode and generation jobs. Start a run; its spend by model, run and day shows here as outputs finish."
+        description="Every spend is counted here: runs' model calls and judges, judge mode, generation jobs and scorer trials. Start a run; its spend by model, run and day shows here as outputs finish."
       />
     );
   else {
