@@ -58,6 +58,7 @@ class World:
     scorer_id: int = 0  # a manual scorer (scale 1-5)
     scorer_version_id: int = 0
     invite_id: int = 0
+    attachable_version_id: int = 0  # a reference check not pinned on run_id
 
     def path_args(self) -> dict[str, int]:
         return {"project_id": self.project.id, "run_id": self.run_id,
@@ -80,7 +81,7 @@ def run_body(w: World) -> dict[str, Any]:
             "repeats": 1, "concurrency": 8, "cache": False, "timeout_s": 30, "stream": False,
             "max_retries": 1, "max_history_pairs": 5, "budget_micros": 10**9,
             "alert_threshold": 0.5,
-            "shards": 2, "scorer_ids": [w.scorer_id]}
+            "shards": 2, "scorer_ids": [w.scorer_id], "scorer_version_ids": []}
 
 
 TOOL = {"name": "lookup", "description": "Find an order",
@@ -128,6 +129,18 @@ VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
         "description": "words", "note": "v1"},
     ("POST", "/api/projects/{project_id}/scorers/{scorer_id}/versions"): lambda w: {
         "params": {"scale": "pass_fail"}, "note": "v2"},
+    ("POST", "/api/projects/{project_id}/scorers/preview"): lambda w: {
+        "kind": "pairwise_judge", "params": {"judges": ["Judge"]},
+        "sample": {"output": "One", "input": {"question": "Why?"}, "reference": "Two",
+                   "context": "Grounding"},
+        "second": {"output": "Two", "input": None, "reference": None, "context": None}},
+    ("POST", "/api/projects/{project_id}/scorers/try"): lambda w: {
+        "kind": "contains", "params": {"value": "ok"}, "output_id": None,
+        "sample": {"output": "ok then", "input": None, "reference": None, "context": None}},
+    ("POST", "/api/projects/{project_id}/runs/{run_id}/scorers"): lambda w: {
+        "scorer_version_ids": [w.attachable_version_id]},
+    ("POST", "/api/projects/{project_id}/runs/{run_id}/scorers/estimate"): lambda w: {
+        "scorer_version_ids": [w.attachable_version_id]},
     ("PUT", SCORE): lambda w: {"rating": 4, "passed": True, "criteria": {}, "comment": "Apt"},
     ("POST", "/api/projects/{project_id}/credentials"): lambda w: {
         "kind": "fake", "label": "Checked", "base_url": "http://127.0.0.1:9",
@@ -260,6 +273,7 @@ def world(factory: Factory) -> World:
                                   session.merge(project), "pending@example.com", Role.viewer).id
         session.commit()
     scorer_id, scorer_version_id = factory.scorer(project)
+    _, attachable_version_id = factory.scorer(project, "Attach", "contains", {"value": "ok"})
     output_id = first_output(run_id)
     succeed(output_id)
     return World(owner=owner, browser=factory.login(owner), project=project, run_id=run_id,
@@ -270,7 +284,7 @@ def world(factory: Factory) -> World:
                  version_id=version_id,
                  prompt_id=prompt_id, prompt_version_id=prompt_version_id,
                  scorer_id=scorer_id, scorer_version_id=scorer_version_id,
-                 invite_id=invite_id)
+                 invite_id=invite_id, attachable_version_id=attachable_version_id)
 
 
 def _row_counts() -> dict[str, int]:
@@ -367,6 +381,8 @@ def test_json_that_is_not_an_object(world: World, method: str, path: str) -> Non
 
 
 def _wrong_values(prop: dict[str, Any]) -> list[Any]:
+    if "anyOf" in prop:  # a nested schema that may be null: anyOf [$ref, nullable object]
+        prop = {"type": "object", "nullable": any(p.get("nullable") for p in prop["anyOf"])}
     kind = prop.get("type") or ("object" if "$ref" in prop else None)  # a nested schema
     values: list[Any] = {
         "string": [123, 1.5, True, {}, ["x"]],

@@ -6,6 +6,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from assay.api.base import PageArgs
 from assay.api.credentials.schemas import Validators, not_blank
+from assay.api.fields import Id
 from assay.core.scoring.kinds import MODES
 
 NAME: Validators = [validate.Length(min=1, max=100), not_blank]
@@ -115,7 +116,7 @@ class JudgePromptSchema(Schema):
 
 
 class TryRequestSchema(ScorerDraftSchema):
-    output_id = fields.Integer(load_default=None, allow_none=True, metadata={
+    output_id = Id(load_default=None, allow_none=True, metadata={
         "description": "A recorded output of one of the project's runs"})
     sample = fields.Nested(SampleSchema, load_default=None, allow_none=True,
                            metadata={"description": "Pasted text instead of an output"})

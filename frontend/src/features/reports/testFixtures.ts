@@ -1,7 +1,7 @@
 // Report payloads as the API sends them (shapes from the generated OpenAPI types).
 import { json, mockFetch } from '@/test/utils';
 import { apiError, project } from '@/features/datasets/testFixtures';
-import type { ComparisonSummary, CostReport, Leaderboard, LeaderboardRow, QuestionQuality, RunFacets, RunStatistics, ScoreTrend, TokenUsage } from './api';
+import type { ComparisonSummary, CostReport, Leaderboard, LeaderboardRow, QuestionQuality, RunDashboard, RunFacets, RunStatistics, ScoreTrend, TokenUsage } from './api';
 
 const ts = '2026-11-20T10:00:00Z';
 const rate = (k: number, n: number, low: number | null, high: number | null) => ({ k, n, rate: n ? k / n : null, low, high });
@@ -258,3 +258,22 @@ export function serveReports(routes: Record<string, unknown | (() => Response)>)
     return json(apiError(404, 'NOT_FOUND', 'Not found'), 404);
   });
 }
+
+
+/** A run's dashboard headline as GET /reports/runs/{id}/dashboard gives it. */
+export const dashboard = (over: Partial<RunDashboard> = {}) =>
+  ({
+    run_id: 77,
+    name: 'Nightly',
+    status: 'completed',
+    score: { mean: 0.6, low: 0.45, high: 0.75, n_cases: 3, n_values: 6 },
+    scorer: { id: 6, name: 'Judge', kind: 'llm_judge', versions: [1] },
+    delta_vs_previous: { previous_run_id: 70, previous: 0.5, absolute: 0.1, percentage: 0.2 },
+    pass_rate: rate(3, 6, 0.1876, 0.8124),
+    success_rate: rate(6, 6, 0.6097, 1),
+    pairwise_win_rate: 0.75,
+    tokens: 1234,
+    latency_p50_ms: 120,
+    latency_p95_ms: 480,
+    ...over,
+  }) as RunDashboard;

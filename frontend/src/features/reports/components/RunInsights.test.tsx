@@ -2,29 +2,10 @@ import { screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { requestsOf } from '@/test/utils';
 import { renderProject } from '@/test/project';
-import type { RunDashboard, TargetComparison } from '../api';
-import { comparisons, facets, runsPage, serveReports, statistics } from '../testFixtures';
+import type { TargetComparison } from '../api';
+import { comparisons, dashboard, facets, runsPage, serveReports, statistics } from '../testFixtures';
 
 const RUN = '/api/projects/3/runs/77';
-const rate = (k: number, n: number, low: number, high: number) => ({ k, n, rate: k / n, low, high });
-
-const dashboard = (over: Partial<RunDashboard> = {}) =>
-  ({
-    run_id: 77,
-    name: 'Nightly',
-    status: 'completed',
-    score: { mean: 0.6, low: 0.45, high: 0.75, n_cases: 3, n_values: 6 },
-    scorer: { id: 6, name: 'Judge', kind: 'llm_judge', versions: [1] },
-    delta_vs_previous: { previous_run_id: 70, previous: 0.5, absolute: 0.1, percentage: 0.2 },
-    pass_rate: rate(3, 6, 0.1876, 0.8124),
-    success_rate: rate(6, 6, 0.6097, 1),
-    pairwise_win_rate: 0.75,
-    tokens: 1234,
-    latency_p50_ms: 120,
-    latency_p95_ms: 480,
-    ...over,
-  }) as RunDashboard;
-
 const compare = (verdict: string, diff: number, p: number): TargetComparison =>
   ({
     run_id: 77,

@@ -7,6 +7,7 @@ import { project } from '@/test/providerFixtures';
 import type { Output, Progress, Run } from '../api';
 import { output, progress, run as makeRun, summary } from '../testFixtures';
 import { RunPage } from './RunPage';
+import { dashboard } from '@/features/reports/testFixtures';
 
 interface State {
   run: Run;
@@ -26,6 +27,7 @@ function serve(state: State, hooks: { onProgress?: () => void; summary?: typeof 
     }
     if (path === '/api/projects/3/runs/7/summary') return json(hooks.summary ?? summary);
     if (path === '/api/projects/3/runs/7/comparisons/summary') return json(noComparisons);
+    if (path === '/api/projects/3/reports/runs/7/dashboard') return json(dashboard({ run_id: 7, delta_vs_previous: null }));
     const one = /^\/api\/projects\/3\/runs\/7\/outputs\/(\d+)$/.exec(path);
     if (one) {
       const o = state.outputs.find((x) => x.id === Number(one[1]))!;

@@ -23,6 +23,7 @@ import { progressFromRun } from '../live';
 import { ResultsLinks } from '@/features/results/components/ResultsLinks';
 import { AddScorersAction } from '../scoring/AddScorersAction';
 import { PairwiseSection } from '../scoring/PairwiseSection';
+import { RunHeadline } from '@/features/reports/components/RunInsights';
 
 export const FALLBACK_POLL_MS = 3000;
 export const SAFETY_POLL_MS = 10_000;
@@ -128,6 +129,8 @@ export function RunPage() {
         ))}
 
       <LiveRunPanel progress={p} receivedAt={live.receivedAt} />
+
+      {terminal && <RunHeadline projectId={projectId} runId={runId} scorerId={null} />}
 
       <Card>
         <CardHeader>
