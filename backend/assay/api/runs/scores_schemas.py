@@ -68,3 +68,15 @@ class ManualScoreSchema(Schema):
                                                     "of the scorer's criteria"})
     comment = fields.String(load_default=None, allow_none=True,
                             validate=validate.Length(max=2000))
+
+
+class ManualScoreManySchema(ManualScoreSchema):
+    """One score given to several outputs at once: every repeat of a cell."""
+
+    output_ids = fields.List(fields.Integer(validate=validate.Range(min=1)), required=True,
+                             validate=validate.Length(min=1, max=100), metadata={
+                                 "description": "Outputs of this run, e.g. a cell's repeats"})
+
+
+class ScoreListSchema(Schema):
+    items = fields.List(fields.Nested(ScoreSchema), required=True)
