@@ -131,6 +131,13 @@ export function useSaveCase(projectId: number, datasetId: number) {
   );
 }
 
+/** Several new cases in one new version (all or none). */
+export function useAddCases(projectId: number, datasetId: number) {
+  return useDatasetMutation(projectId, ({ cases, note }: { cases: CaseBody[]; note?: string | null }) =>
+    request<unknown>('POST', `${datasetPath(projectId, datasetId)}/cases/bulk`, { body: { cases, note: note || null } }),
+  );
+}
+
 export function useDeleteCase(projectId: number, datasetId: number) {
   return useDatasetMutation(projectId, (id: number) => request<unknown>('DELETE', `${datasetPath(projectId, datasetId)}/cases/${id}`));
 }

@@ -62,49 +62,6 @@ describe('DatasetPage', () => {
     });
   });
 
-  it('adds a case from JSON, refusing invalid JSON first', async () => {
-    const fetch = serve('editor', 1, (req, path) => (path === `${base}/cases` && req.method === 'POST' ? json({ version: 4 }, 201) : undefined));
-    open();
-    await screen.findByText('Question 1');
-    await userEvent.click(screen.getByRole('button', { name: 'Add case' }));
-    const dialog = screen.getByRole('dialog', { name: 'Add case' });
-    const input = within(dialog).getByLabelText('Input (JSON)');
-    expect(input).toHaveValue('{\n  "question": ""\n}');
-    expect(within(dialog).getByLabelText('Expected (JSON, optional)')).toHaveValue('');
-    await userEvent.clear(input);
-    await userEvent.type(input, '{{"question": ');
-    await userEvent.click(within(dialog).getByRole('button', { name: 'Add case' }));
-    expect(within(dialog).getByText(/^Not valid JSON/)).toBeInTheDocument();
-    await userEvent.clear(input);
-    await userEvent.type(input, '{{"question": "Capital of Peru?"}');
-    const expected = within(dialog).getByLabelText('Expected (JSON, optional)');
-    await userEvent.clear(expected);
-    await userEvent.type(expected, '{{"answer": "Lima"}');
-    await userEvent.type(within(dialog).getByLabelText('Tags'), 'geo, south america');
-    await userEvent.selectOptions(within(dialog).getByLabelText('Difficulty'), 'medium');
-    await userEvent.click(within(dialog).getByRole('button', { name: 'Add case' }));
-    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
-    const post = requestsOf(fetch).find((r) => r.method === 'POST')!;
-    expect(await post.json()).toEqual({ input: { question: 'Capital of Peru?' }, expected: { answer: 'Lima' }, tags: ['geo', 'south america'], difficulty: 'medium', metadata: {} });
-  });
-
-  it('starts a case from the kind’s shape: conversations have messages and turns, traces a trace', async () => {
-    let kind = 'conversations';
-    serve('editor', 0, (req, path) => (path === base && req.method === 'GET' ? json(dataset({ kind: kind as 'conversations', case_count: 0 })) : undefined));
-    const { unmount } = open();
-    await userEvent.click(await screen.findByRole('button', { name: 'Add case' }));
-    let dialog = screen.getByRole('dialog', { name: 'Add case' });
-    expect(JSON.parse((within(dialog).getByLabelText('Input (JSON)') as HTMLTextAreaElement).value)).toEqual({ messages: [{ role: 'user', content: '' }] });
-    expect(JSON.parse((within(dialog).getByLabelText('Expected (JSON, optional)') as HTMLTextAreaElement).value)).toEqual({ turns: [''] });
-    expect(within(dialog).queryByLabelText('Trace (JSON)')).not.toBeInTheDocument();
-    unmount();
-    kind = 'traces';
-    open();
-    await userEvent.click(await screen.findByRole('button', { name: 'Add case' }));
-    dialog = screen.getByRole('dialog', { name: 'Add case' });
-    expect(JSON.parse((within(dialog).getByLabelText('Trace (JSON)') as HTMLTextAreaElement).value)).toEqual({ messages: [{ role: 'user', content: '' }] });
-  });
-
   it('edits and deletes a case', async () => {
     const fetch = serve('editor', 2, (req, path) => (path.startsWith(`${base}/cases/`) && req.method !== 'GET' ? json({ version: 4 }) : undefined));
     open();
