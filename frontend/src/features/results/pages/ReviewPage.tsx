@@ -1,14 +1,14 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router-dom';
-import { Badge, Button, buttonClasses, Checkbox, EmptyState, ErrorState, Label, LoadingRows, Skeleton } from '@/components/ui';
+import { Button, buttonClasses, Checkbox, EmptyState, ErrorState, Label, LoadingRows, Skeleton } from '@/components/ui';
 import { roleAtLeast } from '@/api/types';
 import { useMe } from '@/features/auth/hooks/useAuth';
 import { useProject } from '@/features/projects/hooks/useProjects';
 import { useRun } from '@/features/runs/hooks/useRuns';
-import { formatMicros } from '@/lib/money';
 import { cn, focusRing } from '@/lib/cn';
-import { casePath, formatScore, NO_FILTERS, resultsPath, type ManualScoreBody } from '../api';
+import { casePath, NO_FILTERS, resultsPath, type ManualScoreBody } from '../api';
+import { ReviewInput, ReviewOutputs } from '../components/ReviewOutputs';
 import { ReviewScorePanel } from '../components/ReviewScorePanel';
 import { isTyping, ScoringBar } from '../components/Scoring';
 import { beforeOf, reviewItems, sameBefore, scoredByMe, useItemDetails } from '../hooks/reviewItems';
@@ -27,8 +27,6 @@ interface Position {
   row: number; // the case's index in dataset order
   output: number; // the cell's index among the case's cells with a reply
 }
-
-const pretty = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v, null, 2));
 
 /**
  * Focused review: one cell at a time, case by case, scored from the keyboard (`.` pass,
@@ -270,39 +268,9 @@ export function ReviewPage() {
             <p className="text-zinc-700">No output of this case has a reply to score (they failed or were skipped). Press → for the next case.</p>
           ) : (
             <div className="grid gap-4 lg:grid-cols-2">
+              <ReviewInput row={row} detail={first} />
               <div className="space-y-3">
-                <Block title="Input" value={first ? first.case_input : row.input} />
-                {first?.case_expected && <Block title="Expected" value={first.case_expected} />}
-              </div>
-              <div className="space-y-3">
-                {item.outputs.map((output, i) => (
-                  <div key={output.id} className="space-y-1">
-                    <p className="flex flex-wrap gap-2 text-sm text-zinc-600">
-                      {output.latency_ms != null && <span>{output.latency_ms} ms</span>}
-                      {output.tokens_out != null && <span>{(output.tokens_in ?? 0) + output.tokens_out} tokens</span>}
-                      {output.cost_micros != null && <span>{formatMicros(output.cost_micros)}</span>}
-                    </p>
-                    <Block title={repeats > 1 ? `Output · ${item.label} · repeat ${output.repeat + 1}` : `Output · ${item.label}`} value={details[i]?.data?.text ?? output.text} testId={i === 0 ? 'review-output' : undefined} />
-                  </div>
-                ))}
-                <div className="space-y-1 text-sm">
-                  <h3 className="font-medium text-zinc-900">Scores</h3>
-                  {item.outputs[0].scores.length === 0 ? (
-                    <p className="text-zinc-600">None yet.</p>
-                  ) : (
-                    <ul className="space-y-1" data-testid="review-scores">
-                      {item.outputs[0].scores.map((s) => (
-                        <li key={s.id}>
-                          <Badge tone={s.passed === true ? 'success' : s.passed === false ? 'danger' : 'neutral'}>
-                            {s.scorer_name} {s.kind === 'manual' && s.rating != null ? `${s.rating}/5` : formatScore(s.value)}
-                            {s.passed === true ? ' ✓' : s.passed === false ? ' ✗' : ''}
-                          </Badge>{' '}
-                          {s.kind === 'manual' && s.author_id === userId ? 'you' : ''} {s.rationale}
-                        </li>
-                      ))}
-                    </ul>
-                  )}
-                </div>
+                <ReviewOutputs item={item} details={details.map((d) => d.data)} userId={userId} />
                 {canScore && choice && (
                   <ReviewScorePanel
                     choice={choice}
@@ -323,16 +291,5 @@ export function ReviewPage() {
         </section>
       )}
     </div>
-  );
-}
-
-function Block({ title, value, testId }: { title: string; value: unknown; testId?: string }) {
-  return (
-    <section className="space-y-1">
-      <h3 className="text-sm font-medium text-zinc-900">{title}</h3>
-      <pre data-testid={testId} className="max-h-80 overflow-auto whitespace-pre-wrap break-words rounded-xl border border-zinc-200 bg-zinc-50 p-3 text-sm">
-        {pretty(value)}
-      </pre>
-    </section>
   );
 }
