@@ -124,6 +124,11 @@ export function ReviewPage() {
     if (at === choice.criteria.length - 1 && entry) void scoreWith(entry);
     else setCriterion(Math.min(at + 1, choice.criteria.length - 1));
   };
+  // Turned on, the filter looks forward from here.
+  const toggleUnscored = (on: boolean) => {
+    direction.current = 1;
+    setUnscoredOnly(on);
+  };
   const undo = async () => {
     const undone = await manual.undo();
     if (undone) {
@@ -155,7 +160,7 @@ export function ReviewPage() {
       go(-1);
     } else if (e.key === 'u' || e.key === 'U') {
       e.preventDefault();
-      setUnscoredOnly((v) => !v);
+      toggleUnscored(!unscoredOnly);
     } else if (perCriterion && (e.key === 'ArrowDown' || e.key === 'ArrowUp') && choice) {
       e.preventDefault();
       setCriterion((c) => Math.max(0, Math.min(choice.criteria.length - 1, c + (e.key === 'ArrowDown' ? 1 : -1))));
@@ -239,7 +244,7 @@ export function ReviewPage() {
             </h2>
             <div className="flex flex-wrap items-center gap-2">
               <span className="flex items-center gap-2">
-                <Checkbox id="review-unscored" checked={unscoredOnly} onChange={(e) => setUnscoredOnly(e.target.checked)} disabled={!choice} aria-keyshortcuts="U" />
+                <Checkbox id="review-unscored" checked={unscoredOnly} onChange={(e) => toggleUnscored(e.target.checked)} disabled={!choice} aria-keyshortcuts="U" />
                 <Label htmlFor="review-unscored" className="font-normal">
                   Only unscored by me
                 </Label>
