@@ -154,7 +154,7 @@ export function DatasetsPage() {
                       )}
                       {d.description && <div className="text-sm text-zinc-500">{d.description}</div>}
                       {(d.tags ?? []).length > 0 && (
-                        <div className="mt-1 flex flex-wrap gap-1" aria-label={`Tags of ${d.name}`}>
+                        <div role="group" className="mt-1 flex flex-wrap gap-1" aria-label={`Tags of ${d.name}`}>
                           {d.tags.map((t) => (
                             <button key={t} type="button" onClick={() => reset(setTag)(t)} title={`Show datasets tagged ${t}`} className={cn('rounded-xl border border-zinc-200 bg-zinc-50 px-2 text-sm text-zinc-700 hover:bg-zinc-100', focusRing)}>
                               {t}

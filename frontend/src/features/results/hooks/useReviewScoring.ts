@@ -126,15 +126,16 @@ export function useReviewScoring(projectId: number, runId: number, userId: numbe
             : putScores(projectId, runId, action.versionId, ids, action.after),
         `Saved: ${action.label}`,
       );
-      if (ok) keep([...load(key), action]);
+      if (ok) keep([...(key ? load(key) : stack), action]);
       return ok;
     },
-    [run, keep, key, projectId, runId],
+    [run, keep, key, stack, projectId, runId],
   );
 
   const undo = useCallback(async (): Promise<ReviewAction | null> => {
-    const current = load(key);
-    const last = current.length ? current[current.length - 1] : stack[stack.length - 1];
+    // The stored stack is the one a reload reads back: undo from it.
+    const current = key ? load(key) : stack;
+    const last = current[current.length - 1];
     if (!last) return null;
     const ok = await run(async () => {
       for (const o of last.outputs) {
@@ -150,7 +151,7 @@ export function useReviewScoring(projectId: number, runId: number, userId: numbe
       }
     }, `Undone: ${last.label}`);
     if (!ok) return null;
-    keep((current.length ? current : stack).slice(0, -1));
+    keep(current.slice(0, -1));
     return last;
   }, [key, stack, run, keep, projectId, runId]);
 
