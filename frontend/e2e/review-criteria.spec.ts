@@ -81,3 +81,49 @@ test('review mode: per-criterion scoring from the keys, "only unscored by me", a
   await page.keyboard.press('ArrowRight');
   await expect(page.getByTestId('my-score')).toContainText('none yet');
 });
+
+test('review mode: one key scores every repeat of a cell, and says so', async ({ page }) => {
+  test.setTimeout(180_000);
+  const projectId = await newProject(page);
+  const csrf = (await page.context().cookies()).find((c) => c.name === 'assay_csrf')?.value ?? '';
+  const headers = { 'X-CSRF-Token': csrf };
+  const made = await page.request.post(`/api/projects/${projectId}/scorers`, { headers, data: { name: 'Helpfulness', kind: 'manual', params: { scale: '1-5' } } });
+  expect(made.status()).toBe(201);
+  await page.getByRole('button', { name: 'Start demo run' }).click();
+  await expect(page).toHaveURL(/\/projects\/\d+\/runs\/\d+$/);
+  await expect(page.getByTestId('run-status')).toHaveText('Completed', { timeout: 90_000 });
+  const demo = await (await page.request.get(`/api/projects/${projectId}/runs/${page.url().split('/').pop()}`)).json();
+
+  // A run of the demo dataset on one model, two repeats per cell
+  const started = await page.request.post(`/api/projects/${projectId}/runs`, {
+    headers,
+    data: { name: 'Repeats', dataset_id: demo.dataset_id, dataset_version_id: demo.dataset_version_id, targets: [{ model_id: demo.targets[0].model_id }], repeats: 2 },
+  });
+  expect(started.status()).toBe(202);
+  const runId = (await started.json()).id;
+  await page.goto(`/projects/${projectId}/runs/${runId}`);
+  await expect(page.getByTestId('run-status')).toHaveText('Completed', { timeout: 90_000 });
+  await page.goto(`/projects/${projectId}/runs/${runId}/review`);
+  const position = page.getByTestId('review-position');
+  await expect(position).toContainText('Case 1 of 12 · output 1 of 1');
+  await expect(position).toContainText('2 repeats');
+  await expect(page.getByTestId('repeats-note')).toHaveText('This cell has 2 repeats: a key scores all 2 of them at once.');
+  await expect(page.getByText(/repeat 2$/)).toBeVisible();
+
+  await page.keyboard.press('4');
+  await expect(position).toContainText('Case 2 of 12');
+  await expect(page.getByRole('status').filter({ hasText: 'Saved' })).toContainText('(2 repeats): rating 4');
+
+  // The server holds the score on both repeats of case 1
+  const grid = await (await page.request.get(`/api/projects/${projectId}/runs/${runId}/grid?offset=0&limit=1`)).json();
+  const outputs = grid.rows[0].cells[0].outputs as Array<{ scores: Array<{ kind: string; rating: number | null }> }>;
+  expect(outputs).toHaveLength(2);
+  for (const o of outputs) expect(o.scores.filter((s) => s.kind === 'manual').map((s) => s.rating)).toEqual([4]);
+
+  // one undo takes it back from both
+  await page.keyboard.press('Control+z');
+  await expect(position).toContainText('Case 1 of 12');
+  await expect(page.getByTestId('my-score')).toContainText('none yet');
+  const after = await (await page.request.get(`/api/projects/${projectId}/runs/${runId}/grid?offset=0&limit=1`)).json();
+  for (const o of after.rows[0].cells[0].outputs as Array<{ scores: Array<{ kind: string }> }>) expect(o.scores.filter((s) => s.kind === 'manual')).toHaveLength(0);
+});
