@@ -6,7 +6,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-from assay.api.fields import Count, StrictBoolean
+from assay.api.fields import Count, Id, StrictBoolean
 from assay.scorers.manual import MAX_CRITERIA
 
 SCALE_DOC = "Which fields a scorer takes follows its scale (params.scale)"
@@ -73,7 +73,7 @@ class ManualScoreSchema(Schema):
 class ManualScoreManySchema(ManualScoreSchema):
     """One score given to several outputs at once: every repeat of a cell."""
 
-    output_ids = fields.List(fields.Integer(validate=validate.Range(min=1)), required=True,
+    output_ids = fields.List(Id(), required=True,
                              validate=validate.Length(min=1, max=100), metadata={
                                  "description": "Outputs of this run, e.g. a cell's repeats"})
 
