@@ -44,7 +44,7 @@ test('datasets: create one, add and edit cases (each a new version), diff two ve
   ]) {
     await page.getByRole('button', { name: 'Add case' }).click();
     const dialog = page.getByRole('dialog', { name: 'Add case' });
-    await dialog.getByLabel('Input (JSON)').fill(JSON.stringify({ question: q }));
+    await dialog.getByLabel('Question').fill(q);
     await dialog.getByLabel('Tags').fill(tag);
     await dialog.getByLabel('Difficulty').selectOption('easy');
     await dialog.getByRole('button', { name: 'Add case' }).click();
@@ -64,10 +64,10 @@ test('datasets: create one, add and edit cases (each a new version), diff two ve
   await expect(page.getByTestId('dataset-summary')).toContainText('2 cases in version 4');
 
   // Filter by tag
-  await page.getByLabel('Tag').fill('europe');
+  await page.getByLabel('Tag', { exact: true }).fill('europe');
   await expect(cases.getByText('Capital of Peru?')).toBeHidden();
   await expect(cases.getByText('Capital of France?')).toBeVisible();
-  await page.getByLabel('Tag').fill('');
+  await page.getByLabel('Tag', { exact: true }).fill('');
 
   // Versions and the diff between the last two
   await page.getByRole('button', { name: 'Versions' }).click();

@@ -89,6 +89,16 @@ TOOL = {"name": "lookup", "description": "Find an order",
 SCORE = "/api/projects/{project_id}/runs/{run_id}/outputs/{output_id}/scores/{scorer_version_id}"
 
 
+def _tagged(w: World, body: dict[str, Any]) -> dict[str, Any]:
+    """The world's dataset tagged "a", so renaming or removing that tag succeeds; `body`."""
+    with db.factory() as session:
+        dataset = session.get(Dataset, w.dataset_id)
+        assert dataset is not None
+        dataset.tags = ["a"]
+        session.commit()
+    return body
+
+
 IMPORT = "/api/projects/{project_id}/datasets/{dataset_id}/import"
 VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
     ("POST", "/api/auth/register"): lambda w: {
@@ -142,6 +152,9 @@ VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
     ("POST", "/api/projects/{project_id}/runs/{run_id}/scorers/estimate"): lambda w: {
         "scorer_version_ids": [w.attachable_version_id]},
     ("PUT", SCORE): lambda w: {"rating": 4, "passed": True, "criteria": {}, "comment": "Apt"},
+    ("PUT", "/api/projects/{project_id}/runs/{run_id}/scores/{scorer_version_id}"): lambda w: {
+        "output_ids": [w.output_id], "rating": 4, "passed": True, "criteria": {},
+        "comment": "Apt"},
     ("POST", "/api/projects/{project_id}/credentials"): lambda w: {
         "kind": "fake", "label": "Checked", "base_url": "http://127.0.0.1:9",
         "api_key": "sk-checked-12345678", "secret_env": "CHECKED_API_KEY", "config": {},
@@ -159,12 +172,19 @@ VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
         "context_window": 8192, "params": {"temperature": 0.5, "max_tokens": 256}},
     ("POST", "/api/projects/{project_id}/datasets"): lambda w: {
         "name": "Checked", "kind": "questions", "description": "words", "split": "dev",
-        "cases": [{"input": {"question": "Why?"}, "tags": ["a"]}]},
+        "tags": ["a"], "cases": [{"input": {"question": "Why?"}, "tags": ["a"]}]},
     ("PATCH", "/api/projects/{project_id}/datasets/{dataset_id}"): lambda w: {
-        "name": "Renamed", "description": "words", "split": "test"},
+        "name": "Renamed", "description": "words", "split": "test", "tags": ["a"]},
     ("POST", "/api/projects/{project_id}/datasets/{dataset_id}/cases"): lambda w: {
         "input": {"question": "How?"}, "expected": {"answer": "So."}, "trace": None,
         "tags": ["a"], "difficulty": "easy", "metadata": {"source": "x"}, "note": "added"},
+    ("POST", "/api/projects/{project_id}/datasets/{dataset_id}/cases/bulk"): lambda w: {
+        "cases": [{"input": {"question": "How?"}, "tags": ["a"], "difficulty": "easy"}],
+        "note": "added"},
+    ("POST", "/api/projects/{project_id}/datasets/tags/rename"): lambda w: _tagged(w, {
+        "from": "a", "to": "b"}),
+    ("POST", "/api/projects/{project_id}/datasets/tags/remove"): lambda w: _tagged(
+        w, {"tag": "a"}),
     ("PATCH", "/api/projects/{project_id}/datasets/{dataset_id}/cases/{case_id}"): lambda w: {
         "input": {"question": "How?"}, "expected": {"answer": "So."}, "trace": None,
         "tags": ["a"], "difficulty": "hard", "metadata": {"source": "x"}, "note": "edited"},

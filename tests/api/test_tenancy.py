@@ -18,7 +18,7 @@ from flask import Flask
 from sqlalchemy import func, select, update
 
 from assay.core.auth.models import User
-from assay.core.datasets.models import DatasetVersion
+from assay.core.datasets.models import Dataset, DatasetVersion
 from assay.core.datasets.service import create_dataset, latest_version, version_cases
 from assay.core.llm.models import Credential, ModelConfig
 from assay.core.projects.invites import create_invite
@@ -130,6 +130,15 @@ class World:
                                       source=source_of(user), value=1.0, author_id=user.id))
             session.commit()
 
+    def tagged(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Tag the spare dataset "spare", so the tag manager finds a tag to change; `body`."""
+        with db.factory() as session:
+            dataset = session.get(Dataset, self.dataset_id)
+            assert dataset is not None
+            dataset.tags = ["spare"]
+            session.commit()
+        return body
+
     def run_case_id(self) -> int:
         """A case of the world's run (the world's own case_id is a spare dataset's)."""
         with db.factory() as session:
@@ -228,6 +237,13 @@ ROUTES: dict[tuple[str, str], Rule] = {
     ("PATCH", DATASET + "/cases/{case_id}"): Rule(Role.editor, 200, lambda w: {
         "difficulty": "hard"}),
     ("DELETE", DATASET + "/cases/{case_id}"): Rule(Role.editor),
+    ("POST", DATASET + "/cases/bulk"): Rule(Role.editor, 201, lambda w: {
+        "cases": [{"input": {"question": "How?"}}, {"input": {"question": "Why?"}}]}),
+    ("GET", PROJECT + "/datasets/tags"): Rule(Role.viewer),
+    ("POST", PROJECT + "/datasets/tags/rename"): Rule(Role.editor, 200, lambda w: w.tagged(
+        {"from": "spare", "to": "renamed"})),
+    ("POST", PROJECT + "/datasets/tags/remove"): Rule(Role.editor, 200, lambda w: w.tagged(
+        {"tag": "spare"})),
     ("GET", DATASET + "/versions"): Rule(Role.viewer),
     ("GET", DATASET + "/diff"): Rule(Role.viewer),
     ("POST", DATASET + "/import/preview"): Rule(Role.editor, 200, lambda w: {
@@ -329,6 +345,8 @@ ROUTES.update({
     ("POST", SCORERS + "/{scorer_id}/restore"): Rule(Role.editor),
     ("PUT", SCORE): Rule(Role.reviewer, 200, lambda w: {"rating": 4, "comment": "Fine"}),
     ("DELETE", SCORE): Rule(Role.reviewer, 204),
+    ("PUT", PROJECT + "/runs/{run_id}/scores/{scorer_version_id}"): Rule(
+        Role.reviewer, 200, lambda w: {"output_ids": [w.output_id], "rating": 3}),
 })
 SSE = {("GET", PROJECT + "/runs/{run_id}/events"): "run.finished",
        ("GET", PROJECT + "/generation/{job_id}/events"): "generation.finished"}

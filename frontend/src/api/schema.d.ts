@@ -1163,9 +1163,11 @@ export interface paths {
                     /** @description Text in the name or description */
                     q?: string | null;
                     kind?: "questions" | "cases" | "conversations" | "traces" | null;
-                    /** @description Datasets whose latest version has a case with this tag */
+                    /** @description Datasets tagged so, or whose latest version has a case with this tag */
                     tag?: string | null;
                     include_archived?: boolean;
+                    /** @description Datasets whose latest version has a case of this difficulty */
+                    difficulty?: "easy" | "medium" | "hard" | null;
                 };
                 header?: never;
                 path: {
@@ -1212,6 +1214,139 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["Dataset"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/datasets/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        /** Every tag on the project's datasets, with how many datasets carry it. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TagList"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/datasets/tags/rename": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Renames a tag on every dataset of the project (404 when no dataset has it). */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TagRename"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TagChange"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/datasets/tags/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Takes a tag off every dataset of the project (404 when no dataset has it). */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TagRemove"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TagChange"];
                     };
                 };
                 422: components["responses"]["UNPROCESSABLE_ENTITY"];
@@ -1469,6 +1604,57 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["CaseChange"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/datasets/{dataset_id}/cases/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Appends several cases in one new version; 422 naming each bad case (by its index)
+         *     and field when any is invalid, and then nothing is written.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    dataset_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CaseBulk"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CasesAdded"];
                     };
                 };
                 422: components["responses"]["UNPROCESSABLE_ENTITY"];
@@ -2784,6 +2970,59 @@ export interface paths {
                 default: components["responses"]["DEFAULT_ERROR"];
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/scores/{scorer_version_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+                scorer_version_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Your same score of several outputs of this run at once (a cell's repeats), all or
+         *     none: 422 or 404 for any output leaves every one as it was.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: number;
+                    run_id: number;
+                    scorer_version_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ManualScoreMany"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ScoreList"];
+                    };
+                };
+                422: components["responses"]["UNPROCESSABLE_ENTITY"];
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -5932,6 +6171,12 @@ export interface components {
             case_count: number;
             /** @description Latest version number */
             version: number;
+            /** @description The dataset's own tags */
+            tags: string[];
+            /** @description How it was made: {type: generated, job_id, model_id, model_name, params, spec, prompt, requested, received, accepted, cost_micros...}, {type: manual} (created by hand; cases may have been imported since), or null (made before Assay recorded this) */
+            origin: {
+                [key: string]: unknown;
+            } | null;
             /** Format: date-time */
             archived_at: string | null;
             /** Format: date-time */
@@ -5954,16 +6199,38 @@ export interface components {
              * @enum {string|null}
              */
             split?: "dev" | "test" | null;
+            tags?: string[];
             /** @description Initial cases. Shape per kind: questions {input: {question}}; cases {input: {<variable>: text}, expected: {output?}}; conversations {input: {messages: [{role, content}]}, expected: {turns: [ground truth per user turn]}} with 1-10 user turns; traces {trace: {messages: [{role: system|user|assistant|tool, content, tool_calls?, tool_call_id?}]}}. Plus tags, difficulty (easy|medium|hard) and metadata. */
             cases?: {
                 [key: string]: unknown;
             }[];
+        };
+        TagCount: {
+            tag: string;
+            /** @description Datasets with this tag */
+            count: number;
+        };
+        TagList: {
+            items: components["schemas"]["TagCount"][];
+        };
+        TagRename: {
+            from: string;
+            to: string;
+        };
+        TagChange: {
+            /** @description Datasets changed */
+            datasets: number;
+        };
+        TagRemove: {
+            tag: string;
         };
         DatasetUpdate: {
             name?: string;
             description?: string | null;
             /** @enum {string|null} */
             split?: "dev" | "test" | null;
+            /** @description The dataset's tags, all of them (replaces) */
+            tags?: string[];
         };
         Case: {
             id: number;
@@ -6033,6 +6300,20 @@ export interface components {
         CaseChange: {
             version: components["schemas"]["Version"];
             case: (Record<string, never> | null) | components["schemas"]["Case"];
+        };
+        CaseBulk: {
+            cases: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * @description A note on the new version
+             * @default null
+             */
+            note?: string | null;
+        };
+        CasesAdded: {
+            version: components["schemas"]["Version"];
+            cases: components["schemas"]["Case"][];
         };
         CaseEdit: {
             input?: {
@@ -6589,6 +6870,29 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        ManualScoreMany: {
+            /**
+             * @description Scale 1-5: required. Which fields a scorer takes follows its scale (params.scale)
+             * @default null
+             */
+            rating?: number | null;
+            /**
+             * @description Scale pass_fail: required; optional with the other scales
+             * @default null
+             */
+            passed?: boolean | null;
+            /** @description Scale criteria: a rating 1-5 for each of the scorer's criteria */
+            criteria?: {
+                [key: string]: number;
+            };
+            /** @default null */
+            comment?: string | null;
+            /** @description Outputs of this run, e.g. a cell's repeats */
+            output_ids: number[];
+        };
+        ScoreList: {
+            items: components["schemas"]["Score"][];
         };
         TargetProgress: {
             target_id: number;

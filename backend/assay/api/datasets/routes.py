@@ -9,9 +9,11 @@ from sqlalchemy.exc import IntegrityError
 
 from assay.api.base import Blueprint, commit, page_dict, page_of, project_access, session, user
 from assay.api.datasets.schemas import (
+    CaseBulkSchema,
     CaseChangeSchema,
     CaseEditSchema,
     CaseListArgs,
+    CasesAddedSchema,
     CaseSchema,
     CaseWriteSchema,
     DatasetCreateSchema,
@@ -21,9 +23,13 @@ from assay.api.datasets.schemas import (
     DiffArgs,
     DiffSchema,
     PageQuery,
+    TagChangeSchema,
+    TagListSchema,
+    TagRemoveSchema,
+    TagRenameSchema,
     VersionSchema,
 )
-from assay.core.datasets import service
+from assay.core.datasets import service, tags
 from assay.core.datasets.models import Case, Dataset, DatasetVersion
 from assay.core.errors import Conflict
 from assay.core.projects.models import Project, Role
@@ -36,7 +42,8 @@ ONE = "/<int:dataset_id>"
 def view(dataset: Dataset, version: DatasetVersion) -> dict[str, Any]:
     return {"id": dataset.id, "name": dataset.name, "description": dataset.description,
             "kind": dataset.kind, "split": dataset.split, "case_count": version.case_count,
-            "version": version.number, "archived_at": dataset.archived_at,
+            "version": version.number, "tags": list(dataset.tags or []),
+            "origin": dataset.origin, "archived_at": dataset.archived_at,
             "created_at": dataset.created_at}
 
 
@@ -74,7 +81,8 @@ def _dataset(project_id: int, dataset_id: int, role: Role) -> tuple[Project, Dat
 def list_datasets(args: dict[str, Any], project_id: int) -> Any:
     project, _ = project_access(project_id, Role.viewer)
     page = service.list_datasets(session(), project, args["page"], args["page_size"],
-                                 args["q"], args["kind"], args["tag"], args["include_archived"])
+                                 args["q"], args["kind"], args["tag"], args["include_archived"],
+                                 args["difficulty"])
     return page_dict(page, [{**view(d, DatasetVersion(number=number, case_count=count))}
                             for d, number, count in page.items])
 
@@ -88,9 +96,40 @@ def create_dataset(data: dict[str, Any], project_id: int) -> Any:
     service.check_cases(data["kind"], data["cases"])
     dataset = service.create_dataset(session(), user(), project, data["name"].strip(),
                                      data["kind"], data["cases"], data["description"],
-                                     data["split"])
+                                     data["split"], data["tags"])
     _commit_unique(service.name_taken())
     return view(dataset, service.latest_version(session(), dataset.id))
+
+
+@blp.get("/tags")
+@blp.response(200, TagListSchema)
+def list_tags(project_id: int) -> Any:
+    """Every tag on the project's datasets, with how many datasets carry it."""
+    project, _ = project_access(project_id, Role.viewer)
+    return {"items": [{"tag": tag, "count": count}
+                      for tag, count in tags.project_tags(session(), project)]}
+
+
+@blp.post("/tags/rename")
+@blp.arguments(TagRenameSchema)
+@blp.response(200, TagChangeSchema)
+def rename_tag(data: dict[str, Any], project_id: int) -> Any:
+    """Renames a tag on every dataset of the project (404 when no dataset has it)."""
+    project, _ = project_access(project_id, Role.editor)
+    changed = tags.rename_tag(session(), user(), project, data["from_"], data["to"])
+    commit()
+    return {"datasets": changed}
+
+
+@blp.post("/tags/remove")
+@blp.arguments(TagRemoveSchema)
+@blp.response(200, TagChangeSchema)
+def remove_tag(data: dict[str, Any], project_id: int) -> Any:
+    """Takes a tag off every dataset of the project (404 when no dataset has it)."""
+    project, _ = project_access(project_id, Role.editor)
+    changed = tags.remove_tag(session(), user(), project, data["tag"])
+    commit()
+    return {"datasets": changed}
 
 
 @blp.get(ONE)
@@ -165,6 +204,21 @@ def add_case(data: dict[str, Any], project_id: int, dataset_id: int) -> Any:
     _commit_unique(_concurrent())
     case, position = service.case_in_version(session(), version, case_id)
     return {"version": version_view(version), "case": case_view(case, position)}
+
+
+@blp.post(ONE + "/cases/bulk")
+@blp.arguments(CaseBulkSchema)
+@blp.response(201, CasesAddedSchema)
+def add_cases(data: dict[str, Any], project_id: int, dataset_id: int) -> Any:
+    """Appends several cases in one new version; 422 naming each bad case (by its index)
+    and field when any is invalid, and then nothing is written."""
+    project, dataset = _dataset(project_id, dataset_id, Role.editor)
+    service.check_cases(dataset.kind, data["cases"])
+    version, ids = service.add_cases(session(), user(), project, dataset, data["cases"],
+                                     data["note"])
+    _commit_unique(_concurrent())
+    rows = [service.case_in_version(session(), version, case_id) for case_id in ids]
+    return {"version": version_view(version), "cases": [case_view(*row) for row in rows]}
 
 
 @blp.patch(ONE + "/cases/<int:case_id>")

@@ -25,9 +25,12 @@ class DatasetListArgs(PageQuery):
                       metadata={"description": "Text in the name or description"})
     kind = fields.String(load_default=None, validate=validate.OneOf(KINDS))
     tag = fields.String(load_default=None, validate=validate.Length(max=MAX_TAG),
-                        metadata={"description": "Datasets whose latest version has a case "
-                                                 "with this tag"})
+                        metadata={"description": "Datasets tagged so, or whose latest "
+                                                 "version has a case with this tag"})
     include_archived = fields.Boolean(load_default=False)
+    difficulty = fields.String(load_default=None, validate=validate.OneOf(DIFFICULTIES),
+                               metadata={"description": "Datasets whose latest version has a "
+                                                        "case of this difficulty"})
 
 
 class VersionArgs(Schema):
@@ -58,6 +61,13 @@ class DatasetSchema(Schema):
     split = fields.String(required=True, allow_none=True, validate=validate.OneOf(SPLITS))
     case_count = fields.Integer(required=True, metadata={"description": "In the latest version"})
     version = fields.Integer(required=True, metadata={"description": "Latest version number"})
+    tags = fields.List(fields.String(), required=True,
+                       metadata={"description": "The dataset's own tags"})
+    origin = fields.Dict(required=True, allow_none=True, metadata={
+        "description": "How it was made: {type: generated, job_id, model_id, model_name, "
+                       "params, spec, prompt, requested, received, accepted, cost_micros...}, "
+                       "{type: manual} (created by hand; cases may have been imported since), "
+                       "or null (made before Assay recorded this)"})
     archived_at = fields.DateTime(required=True, allow_none=True)
     created_at = fields.DateTime(required=True)
 
@@ -73,6 +83,7 @@ class DatasetCreateSchema(Schema):
     description = fields.String(load_default=None, allow_none=True,
                                 validate=validate.Length(max=2000))
     split = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(SPLITS))
+    tags = _tags(load_default=list)
     cases = fields.List(fields.Dict(), load_default=list,
                         validate=validate.Length(max=MAX_CASES),
                         metadata={"description": "Initial cases. " + CASE_DOC})
@@ -82,6 +93,31 @@ class DatasetUpdateSchema(Schema):
     name = fields.String(validate=NAME)
     description = fields.String(allow_none=True, validate=validate.Length(max=2000))
     split = fields.String(allow_none=True, validate=validate.OneOf(SPLITS))
+    tags = _tags(metadata={"description": "The dataset's tags, all of them (replaces)"})
+
+
+class TagCountSchema(Schema):
+    tag = fields.String(required=True)
+    count = fields.Integer(required=True, metadata={"description": "Datasets with this tag"})
+
+
+class TagListSchema(Schema):
+    items = fields.List(fields.Nested(TagCountSchema), required=True)
+
+
+class TagRenameSchema(Schema):
+    from_ = fields.String(required=True, data_key="from",
+                          validate=validate.Length(min=1, max=MAX_TAG))
+    to = fields.String(required=True, validate=[validate.Length(min=1, max=MAX_TAG),
+                                                not_blank])
+
+
+class TagRemoveSchema(Schema):
+    tag = fields.String(required=True, validate=validate.Length(min=1, max=MAX_TAG))
+
+
+class TagChangeSchema(Schema):
+    datasets = fields.Integer(required=True, metadata={"description": "Datasets changed"})
 
 
 class CaseSchema(Schema):
@@ -124,6 +160,16 @@ class CaseEditSchema(Schema):
     note = fields.String(allow_none=True, validate=validate.Length(max=500))
 
 
+class CaseBulkSchema(Schema):
+    """Several cases added at once, in one new version; all valid or none written. """ \
+        + CASE_DOC
+
+    cases = fields.List(fields.Dict(), required=True,
+                        validate=validate.Length(min=1, max=MAX_CASES))
+    note = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=500),
+                         metadata={"description": "A note on the new version"})
+
+
 class VersionSchema(Schema):
     id = fields.Integer(required=True, metadata={"description": "What a run names as "
                                                                "dataset_version_id"})
@@ -137,6 +183,11 @@ class VersionSchema(Schema):
 class CaseChangeSchema(Schema):
     version = fields.Nested(VersionSchema, required=True)
     case = fields.Nested(CaseSchema, required=True, allow_none=True)
+
+
+class CasesAddedSchema(Schema):
+    version = fields.Nested(VersionSchema, required=True)
+    cases = fields.List(fields.Nested(CaseSchema), required=True)
 
 
 class ChangedSchema(Schema):

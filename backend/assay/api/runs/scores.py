@@ -9,7 +9,12 @@ from sqlalchemy.exc import IntegrityError
 
 from assay.api.base import commit, project_access, session, user
 from assay.api.runs.blueprint import blp
-from assay.api.runs.scores_schemas import ManualScoreSchema, ScoreSchema
+from assay.api.runs.scores_schemas import (
+    ManualScoreManySchema,
+    ManualScoreSchema,
+    ScoreListSchema,
+    ScoreSchema,
+)
 from assay.core.auth.models import User
 from assay.core.errors import Conflict
 from assay.core.projects.models import Role
@@ -54,6 +59,28 @@ def put_score(data: dict[str, Any], project_id: int, run_id: int, output_id: int
                 raise Conflict("The score changed meanwhile; try again",
                                code="SCORE_CONFLICT") from exc
     raise AssertionError("unreachable")
+
+
+@blp.put("/<int:run_id>/scores/<int:scorer_version_id>")
+@blp.arguments(ManualScoreManySchema)
+@blp.response(200, ScoreListSchema)
+def put_scores(data: dict[str, Any], project_id: int, run_id: int,
+               scorer_version_id: int) -> Any:
+    """Your same score of several outputs of this run at once (a cell's repeats), all or
+    none: 422 or 404 for any output leaves every one as it was."""
+    project, _ = project_access(project_id, Role.reviewer)
+    run = runs.get_run(session(), project, run_id)
+    output_ids = data.pop("output_ids")
+    entry = manual.Entry(**data)
+    try:
+        saved = manual.set_scores(session(), user(), project, run, output_ids,
+                                  scorer_version_id, entry)
+        commit()
+    except IntegrityError as exc:  # a concurrent first save of one of them
+        session().rollback()
+        raise Conflict("A score changed meanwhile; try again", code="SCORE_CONFLICT") from exc
+    return {"items": [score_view(score, config, version, user())
+                      for score, config, version in saved]}
 
 
 @blp.delete(ONE)

@@ -6,7 +6,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-from assay.api.fields import Count, StrictBoolean
+from assay.api.fields import Count, Id, StrictBoolean
 from assay.scorers.manual import MAX_CRITERIA
 
 SCALE_DOC = "Which fields a scorer takes follows its scale (params.scale)"
@@ -68,3 +68,15 @@ class ManualScoreSchema(Schema):
                                                     "of the scorer's criteria"})
     comment = fields.String(load_default=None, allow_none=True,
                             validate=validate.Length(max=2000))
+
+
+class ManualScoreManySchema(ManualScoreSchema):
+    """One score given to several outputs at once: every repeat of a cell."""
+
+    output_ids = fields.List(Id(), required=True,
+                             validate=validate.Length(min=1, max=100), metadata={
+                                 "description": "Outputs of this run, e.g. a cell's repeats"})
+
+
+class ScoreListSchema(Schema):
+    items = fields.List(fields.Nested(ScoreSchema), required=True)

@@ -21,6 +21,11 @@ class Dataset(Base):
     description: Mapped[str | None] = mapped_column(Text)
     kind: Mapped[str] = mapped_column(String(16), default="questions")
     split: Mapped[str | None] = mapped_column(String(8))
+    # Labels for the dataset as a whole (its cases have tags of their own).
+    tags: Mapped[list[str]] = mapped_column(JSON, default=list)
+    # How its first cases came to be: {"type": "generated", job, model, spec, prompt...},
+    # {"type": "imported", format, rows} or {"type": "manual"}; null for older datasets.
+    origin: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     archived_at: Mapped[datetime | None]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 

@@ -105,10 +105,11 @@ def _append(session: Session, version: DatasetVersion, case_ids: list[int], star
 
 def create_dataset(session: Session, actor: User | None, project: Project, name: str,
                    kind: str, cases: list[dict[str, Any]], description: str | None = None,
-                   split: str | None = None) -> Dataset:
+                   split: str | None = None, tags: Sequence[str] = (),
+                   origin: dict[str, Any] | None = None) -> Dataset:
     _check_name(session, project, name)
     dataset = Dataset(project_id=project.id, name=name, kind=kind, description=description,
-                      split=split)
+                      split=split, tags=clean_tags(tags), origin=origin or {"type": "manual"})
     session.add(dataset)
     session.flush()
     version = _new_version(session, actor, dataset, None, None, len(cases))
@@ -144,15 +145,27 @@ def get_dataset(session: Session, project: Project, dataset_id: int) -> Dataset:
     return dataset
 
 
-def _has_tag(tag: str) -> Any:
-    """Cases whose JSON tag list holds `tag` (portable: matched in the JSON text)."""
-    return cast(Case.tags, String).contains(json.dumps(tag), autoescape=True)
+def has_tag(tag: str, column: Any = Case.tags) -> Any:
+    """Rows whose JSON tag list holds `tag` (portable: matched in the JSON text)."""
+    return cast(column, String).contains(json.dumps(tag), autoescape=True)
+
+
+def clean_tags(tags: Sequence[str]) -> list[str]:
+    """Trimmed, without blanks or repeats, in the order given."""
+    return list(dict.fromkeys(t.strip() for t in tags if t.strip()))
+
+
+def _latest_has_case(version_id: Any, condition: Any) -> Any:
+    return exists(select(VersionCase.case_id).join(Case, Case.id == VersionCase.case_id)
+                  .where(VersionCase.version_id == version_id, condition))
 
 
 def list_datasets(session: Session, project: Project, page: int, page_size: int,
                   query: str | None = None, kind: str | None = None, tag: str | None = None,
-                  include_archived: bool = False) -> Page[Any]:
-    """Rows of (dataset, latest version number, its case count)."""
+                  include_archived: bool = False, difficulty: str | None = None) -> Page[Any]:
+    """Rows of (dataset, latest version number, its case count). `tag`: the dataset's own
+    tag or a tag of a case of its latest version; `difficulty`: a case of that difficulty
+    in its latest version."""
     latest = (select(DatasetVersion.dataset_id, func.max(DatasetVersion.number).label("number"))
               .group_by(DatasetVersion.dataset_id).subquery())
     stmt = (select(Dataset, DatasetVersion.number, DatasetVersion.case_count)
@@ -170,10 +183,10 @@ def list_datasets(session: Session, project: Project, page: int, page_size: int,
     if not include_archived:
         stmt = stmt.where(Dataset.archived_at.is_(None))
     if tag:
-        stmt = stmt.where(exists(select(VersionCase.case_id)
-                                 .join(Case, Case.id == VersionCase.case_id)
-                                 .where(VersionCase.version_id == DatasetVersion.id,
-                                        _has_tag(tag))))
+        stmt = stmt.where(has_tag(tag, Dataset.tags)
+                          | _latest_has_case(DatasetVersion.id, has_tag(tag)))
+    if difficulty:
+        stmt = stmt.where(_latest_has_case(DatasetVersion.id, Case.difficulty == difficulty))
     return paginate(session, stmt, page, page_size, scalars=False)
 
 
@@ -194,7 +207,7 @@ def list_cases(session: Session, version: DatasetVersion, page: int, page_size: 
             cast(Case.expected, String), "") + " " + func.coalesce(cast(Case.trace, String), ""))
         stmt = stmt.where(text.contains(json.dumps(query.lower())[1:-1], autoescape=True))
     if tag:
-        stmt = stmt.where(_has_tag(tag))
+        stmt = stmt.where(has_tag(tag))
     if difficulty:
         stmt = stmt.where(Case.difficulty == difficulty)
     return paginate(session, stmt, page, page_size, scalars=False)
@@ -202,6 +215,8 @@ def list_cases(session: Session, version: DatasetVersion, page: int, page_size: 
 
 def update_dataset(session: Session, actor: User, project: Project, dataset: Dataset,
                    changes: dict[str, Any]) -> Dataset:
+    if "tags" in changes:
+        changes["tags"] = clean_tags(changes["tags"])
     changes = {key: value for key, value in changes.items() if getattr(dataset, key) != value}
     if not changes:
         return dataset
@@ -209,7 +224,7 @@ def update_dataset(session: Session, actor: User, project: Project, dataset: Dat
         _check_name(session, project, changes["name"], exclude=dataset.id)
     before = {key: getattr(dataset, key) for key in changes}
     for key, value in changes.items():
-        setattr(dataset, key, value)
+        setattr(dataset, key, list(value) if key == "tags" else value)
     audit.record(session, actor, "dataset.updated", "dataset", dataset.id, project.id,
                  {"before": before, "after": changes})
     return dataset

@@ -26,6 +26,7 @@ from assay.core.datasets.models import Dataset
 from assay.core.datasets.service import check_cases, create_dataset
 from assay.core.errors import Conflict, DomainError, Invalid, NotFound
 from assay.core.generation import parsing, prompts, store
+from assay.core.generation.origin import generation_origin
 from assay.core.llm.models import ModelConfig
 from assay.core.llm.secrets import resolve_api_key
 from assay.core.llm.service import models_by_id
@@ -292,10 +293,25 @@ def accept(session: Session, conn: redis.Redis, prefix: str, actor: User, projec
         job_id)
     cases = dataset_cases(state["kind"], state["spec"], [items[i] for i in chosen], generator)
     check_cases(state["kind"], cases, "selected")
-    dataset = create_dataset(session, actor, project, name, state["kind"], cases)
+    dataset = create_dataset(session, actor, project, name, state["kind"], cases,
+                             origin=_origin(session, project, state, model, len(cases)))
     audit.record(session, actor, "generation.accepted", "generation", job_id, project.id,
                  {"dataset_id": dataset.id, "cases": len(cases), "of": len(items)})
     return dataset, len(cases)
+
+
+def _origin(session: Session, project: Project, state: dict[str, Any],
+            model: ModelConfig | None, accepted: int) -> dict[str, Any]:
+    """What the dataset keeps about the job that wrote it (origin.py)."""
+    from assay.core.datasets.models import Document
+
+    mine = model if model is not None and model.project_id == project.id else None
+    params = _params(mine, state["kind"], state["spec"]) if mine else {}
+    document = (session.get(Document, int(state["spec"]["document_id"]))
+                if state["kind"] == "conversations" else None)
+    name = document.name if document is not None and document.project_id == project.id \
+        else None
+    return generation_origin(state, mine.name if mine else None, params, name, accepted)
 
 
 def name_taken() -> Conflict:

@@ -128,6 +128,18 @@ def set_score(session: Session, actor: User, project: Project, run: Run, output_
     return score, config, version
 
 
+def set_scores(session: Session, actor: User, project: Project, run: Run,
+               output_ids: list[int], version_id: int,
+               entry: Entry) -> list[tuple[Score, ScorerConfig, ScorerVersion]]:
+    """The same score on each output (every repeat of a cell), all or none: the first
+    output that cannot take it fails the whole call, and the caller rolls back."""
+    if len(set(output_ids)) != len(output_ids):
+        raise Invalid("An output is listed twice", {"json": {"output_ids": [
+            "Each output once"]}})
+    return [set_score(session, actor, project, run, output_id, version_id, entry)
+            for output_id in output_ids]
+
+
 def delete_score(session: Session, actor: User, project: Project, run: Run, output_id: int,
                  version_id: int) -> None:
     """Remove the actor's own score (undo); 404 when they have none there. Allowed on an

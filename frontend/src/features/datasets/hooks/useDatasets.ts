@@ -27,6 +27,7 @@ export interface DatasetListParams {
   kind: string;
   tag: string;
   includeArchived: boolean;
+  difficulty?: string;
 }
 
 export function useDatasetList(projectId: number, p: DatasetListParams) {
@@ -34,7 +35,7 @@ export function useDatasetList(projectId: number, p: DatasetListParams) {
     queryKey: qk.datasetList(projectId, { ...p }),
     queryFn: ({ signal }) =>
       request<Page<Dataset>>('GET', datasetsPath(projectId), {
-        query: { page: p.page, page_size: DATASETS_PAGE_SIZE, q: p.q.trim(), kind: p.kind, tag: p.tag.trim(), include_archived: p.includeArchived },
+        query: { page: p.page, page_size: DATASETS_PAGE_SIZE, q: p.q.trim(), kind: p.kind, tag: p.tag.trim(), include_archived: p.includeArchived, difficulty: p.difficulty },
         signal,
       }),
     placeholderData: keepPreviousData,
@@ -107,8 +108,31 @@ export function useCreateDataset(projectId: number) {
   );
 }
 
+export interface TagCount {
+  tag: string;
+  count: number;
+}
+
+/** Every tag on the project's datasets, with how many datasets carry it. */
+export function useProjectTags(projectId: number) {
+  return useQuery({
+    queryKey: [...qk.datasets(projectId), 'tags'],
+    queryFn: ({ signal }) => request<{ items: TagCount[] }>('GET', `${datasetsPath(projectId)}/tags`, { signal }).then((r) => r.items),
+  });
+}
+
+export function useRenameTag(projectId: number) {
+  return useDatasetMutation(projectId, ({ from, to }: { from: string; to: string }) =>
+    request<{ datasets: number }>('POST', `${datasetsPath(projectId)}/tags/rename`, { body: { from, to } }),
+  );
+}
+
+export function useRemoveTag(projectId: number) {
+  return useDatasetMutation(projectId, (tag: string) => request<{ datasets: number }>('POST', `${datasetsPath(projectId)}/tags/remove`, { body: { tag } }));
+}
+
 export function useUpdateDataset(projectId: number) {
-  return useDatasetMutation(projectId, ({ id, body }: { id: number; body: { name?: string; description?: string | null } }) =>
+  return useDatasetMutation(projectId, ({ id, body }: { id: number; body: { name?: string; description?: string | null; tags?: string[] } }) =>
     request<Dataset>('PATCH', datasetPath(projectId, id), { body }),
   );
 }
@@ -128,6 +152,13 @@ export function useSaveCase(projectId: number, datasetId: number) {
     id === null
       ? request<unknown>('POST', `${datasetPath(projectId, datasetId)}/cases`, { body })
       : request<unknown>('PATCH', `${datasetPath(projectId, datasetId)}/cases/${id}`, { body }),
+  );
+}
+
+/** Several new cases in one new version (all or none). */
+export function useAddCases(projectId: number, datasetId: number) {
+  return useDatasetMutation(projectId, ({ cases, note }: { cases: CaseBody[]; note?: string | null }) =>
+    request<unknown>('POST', `${datasetPath(projectId, datasetId)}/cases/bulk`, { body: { cases, note: note || null } }),
   );
 }
 

@@ -3,9 +3,9 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { json, mockFetch, requestsOf } from '@/test/utils';
 import { renderProject } from '@/test/project';
-import { apiError, dataset, kase, project } from '../testFixtures';
+import { apiError, dataset, kase, project, ts } from '../testFixtures';
 
-type Extra = (req: Request, path: string, url: URL) => Response | Promise<Response> | undefined;
+type Extra = (req: Request, path: string, url: URL) => Response | Promise<Response | undefined> | undefined;
 const base = '/api/projects/3/datasets/11';
 
 /** A dataset of `total` cases served page by page. */
@@ -60,49 +60,6 @@ describe('DatasetPage', () => {
       const last = new URL(requestsOf(fetch).filter((r) => new URL(r.url).pathname === `${base}/cases`).at(-1)!.url);
       expect(Object.fromEntries(last.searchParams)).toEqual({ page: '1', page_size: '100', q: 'paris', tag: 'geo', difficulty: 'hard' });
     });
-  });
-
-  it('adds a case from JSON, refusing invalid JSON first', async () => {
-    const fetch = serve('editor', 1, (req, path) => (path === `${base}/cases` && req.method === 'POST' ? json({ version: 4 }, 201) : undefined));
-    open();
-    await screen.findByText('Question 1');
-    await userEvent.click(screen.getByRole('button', { name: 'Add case' }));
-    const dialog = screen.getByRole('dialog', { name: 'Add case' });
-    const input = within(dialog).getByLabelText('Input (JSON)');
-    expect(input).toHaveValue('{\n  "question": ""\n}');
-    expect(within(dialog).getByLabelText('Expected (JSON, optional)')).toHaveValue('');
-    await userEvent.clear(input);
-    await userEvent.type(input, '{{"question": ');
-    await userEvent.click(within(dialog).getByRole('button', { name: 'Add case' }));
-    expect(within(dialog).getByText(/^Not valid JSON/)).toBeInTheDocument();
-    await userEvent.clear(input);
-    await userEvent.type(input, '{{"question": "Capital of Peru?"}');
-    const expected = within(dialog).getByLabelText('Expected (JSON, optional)');
-    await userEvent.clear(expected);
-    await userEvent.type(expected, '{{"answer": "Lima"}');
-    await userEvent.type(within(dialog).getByLabelText('Tags'), 'geo, south america');
-    await userEvent.selectOptions(within(dialog).getByLabelText('Difficulty'), 'medium');
-    await userEvent.click(within(dialog).getByRole('button', { name: 'Add case' }));
-    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
-    const post = requestsOf(fetch).find((r) => r.method === 'POST')!;
-    expect(await post.json()).toEqual({ input: { question: 'Capital of Peru?' }, expected: { answer: 'Lima' }, tags: ['geo', 'south america'], difficulty: 'medium', metadata: {} });
-  });
-
-  it('starts a case from the kind’s shape: conversations have messages and turns, traces a trace', async () => {
-    let kind = 'conversations';
-    serve('editor', 0, (req, path) => (path === base && req.method === 'GET' ? json(dataset({ kind: kind as 'conversations', case_count: 0 })) : undefined));
-    const { unmount } = open();
-    await userEvent.click(await screen.findByRole('button', { name: 'Add case' }));
-    let dialog = screen.getByRole('dialog', { name: 'Add case' });
-    expect(JSON.parse((within(dialog).getByLabelText('Input (JSON)') as HTMLTextAreaElement).value)).toEqual({ messages: [{ role: 'user', content: '' }] });
-    expect(JSON.parse((within(dialog).getByLabelText('Expected (JSON, optional)') as HTMLTextAreaElement).value)).toEqual({ turns: [''] });
-    expect(within(dialog).queryByLabelText('Trace (JSON)')).not.toBeInTheDocument();
-    unmount();
-    kind = 'traces';
-    open();
-    await userEvent.click(await screen.findByRole('button', { name: 'Add case' }));
-    dialog = screen.getByRole('dialog', { name: 'Add case' });
-    expect(JSON.parse((within(dialog).getByLabelText('Trace (JSON)') as HTMLTextAreaElement).value)).toEqual({ messages: [{ role: 'user', content: '' }] });
   });
 
   it('edits and deletes a case', async () => {
@@ -221,5 +178,56 @@ describe('DatasetPage', () => {
     serve('viewer', 1, (_req, path) => (path === base ? json(apiError(404, 'NOT_FOUND', 'Not found'), 404) : undefined));
     open();
     expect(await screen.findByText('Dataset not found')).toBeInTheDocument();
+  });
+
+  it('adds and removes the dataset’s own tags', async () => {
+    const fetch = serve('editor', 1, async (req, path) => {
+      if (path === '/api/projects/3/datasets/tags') return json({ items: [{ tag: 'benchmark', count: 3 }] });
+      if (path === base && req.method === 'PATCH') return json(dataset({ tags: (await req.clone().json()).tags }));
+      if (path === base && req.method === 'GET') return json(dataset({ tags: ['geo'] }));
+      return undefined;
+    });
+    const user = userEvent.setup();
+    open();
+    const tags = await screen.findByRole('list', { name: 'Dataset tags' });
+    expect(within(tags).getByText('geo')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Add tag' }));
+    expect(screen.getByRole('alert')).toHaveTextContent('Enter a tag');
+    await user.type(screen.getByLabelText('New dataset tag'), 'geo');
+    await user.click(screen.getByRole('button', { name: 'Add tag' }));
+    expect(screen.getByRole('alert')).toHaveTextContent('Already tagged “geo”');
+    await user.clear(screen.getByLabelText('New dataset tag'));
+    await user.type(screen.getByLabelText('New dataset tag'), 'benchmark');
+    await user.click(screen.getByRole('button', { name: 'Add tag' }));
+    await waitFor(() => expect(requestsOf(fetch).filter((r) => r.method === 'PATCH')).toHaveLength(1));
+    await user.click(screen.getByRole('button', { name: 'Remove tag geo' }));
+    await waitFor(() => expect(requestsOf(fetch).filter((r) => r.method === 'PATCH')).toHaveLength(2));
+    const bodies = await Promise.all(requestsOf(fetch).filter((r) => r.method === 'PATCH').map((r) => r.json()));
+    expect(bodies).toEqual([{ tags: ['geo', 'benchmark'] }, { tags: [] }]);
+  });
+
+  it('shows how a generated dataset was made, and says when people wrote it', async () => {
+    const origin = {
+      type: 'generated', job_id: 42, kind: 'questions', model_id: 5, model_name: 'Fake fast', params: { temperature: 0.7 },
+      spec: { model_id: 5, count: 10, topic: 'rivers', difficulty: 'hard', type_tags: ['factual'] }, document_name: null,
+      prompt: [{ role: 'system', content: 'You write evaluation data' }, { role: 'user', content: 'Generate 10 distinct hard evaluation questions about: rivers.' }],
+      requested: 10, received: 8, accepted: 6, cost_micros: 1234, started_at: ts, finished_at: ts,
+    };
+    serve('viewer', 1, (req, path) => (path === base && req.method === 'GET' ? json(dataset({ origin })) : undefined));
+    const user = userEvent.setup();
+    const { unmount } = open();
+    await user.click(await screen.findByRole('button', { name: 'Origin' }));
+    const panel = screen.getByTestId('dataset-origin');
+    expect(panel).toHaveTextContent('Generator modelFake fast');
+    expect(panel).toHaveTextContent('6 accepted of 8 received (10 asked for)');
+    expect(panel).toHaveTextContent('Topicrivers');
+    expect(panel).toHaveTextContent('Question typesfactual');
+    expect(panel).toHaveTextContent('Model setting: temperature0.7');
+    expect(panel).toHaveTextContent('Generate 10 distinct hard evaluation questions about: rivers.');
+    unmount();
+    serve('viewer', 1, (req, path) => (path === base && req.method === 'GET' ? json(dataset({ origin: { type: 'manual' } })) : undefined));
+    open();
+    await user.click(await screen.findByRole('button', { name: 'Origin' }));
+    expect(screen.getByTestId('dataset-origin')).toHaveTextContent('Written by hand or imported');
   });
 });

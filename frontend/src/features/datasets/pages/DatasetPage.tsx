@@ -10,6 +10,8 @@ import { DIFFICULTIES, KIND_LABELS, type Case } from '../api';
 import { CaseDialog } from '../components/CaseDialog';
 import { CasesTable } from '../components/CasesTable';
 import { CoverageChart } from '../components/CoverageChart';
+import { DatasetTags } from '../components/DatasetTags';
+import { OriginPanel } from '../components/OriginPanel';
 import { EditDatasetDialog } from '../components/EditDatasetDialog';
 import { ImportWizard } from '../components/ImportWizard';
 import { VersionsPanel } from '../components/VersionsPanel';
@@ -17,12 +19,13 @@ import { useArchiveDataset, useDataset, useDeleteCase, useDeleteDataset, useExpo
 import { JudgeConfigDialog } from '@/features/judgments/components/JudgeConfigDialog';
 import { JudgingsList } from '@/features/judgments/components/JudgingsList';
 
-type Section = 'cases' | 'versions' | 'coverage' | 'judgments';
+type Section = 'cases' | 'versions' | 'coverage' | 'judgments' | 'origin';
 const SECTIONS: Array<{ key: Section; label: string }> = [
   { key: 'cases', label: 'Cases' },
   { key: 'versions', label: 'Versions' },
   { key: 'coverage', label: 'Coverage' },
   { key: 'judgments', label: 'Judgments' },
+  { key: 'origin', label: 'Origin' },
 ];
 
 /** One dataset: its cases (virtualised), version history with diffs, coverage, import and export. */
@@ -103,6 +106,7 @@ export function DatasetPage() {
               {d.split ? ` · ${d.split} split` : ''}
             </p>
             {d.description && <p className="text-base text-zinc-700">{d.description}</p>}
+            <DatasetTags projectId={projectId} dataset={d} canEdit={canEdit} />
           </div>
           <div className="flex flex-wrap items-center gap-2">
             {(['csv', 'jsonl'] as const).map((f) => (
@@ -149,7 +153,7 @@ export function DatasetPage() {
         </CardHeader>
         <CardContent className="space-y-4">
           {problem && <Alert>{problem}</Alert>}
-          <div role="group" aria-label="Dataset sections" className="flex gap-1 border-b border-zinc-200">
+          <div role="group" aria-label="Dataset sections" className="flex gap-1 overflow-x-auto border-b border-zinc-200">
             {SECTIONS.map((s) => (
               <button
                 key={s.key}
@@ -226,6 +230,7 @@ export function DatasetPage() {
             />}
           {section === 'coverage' && <CoverageChart projectId={projectId} datasetId={datasetId} />}
           {section === 'judgments' && <JudgingsList projectId={projectId} datasetId={datasetId} />}
+          {section === 'origin' && <OriginPanel dataset={d} />}
         </CardContent>
       </Card>
       <CaseDialog projectId={projectId} datasetId={datasetId} kind={d.kind} open={!!caseDialog} editing={caseDialog?.editing ?? null} onClose={() => setCaseDialog(null)} />

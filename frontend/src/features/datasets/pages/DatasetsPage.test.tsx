@@ -5,7 +5,7 @@ import { json, mockFetch, requestsOf } from '@/test/utils';
 import { renderProject } from '@/test/project';
 import { apiError, dataset, project } from '../testFixtures';
 
-type Extra = (req: Request, path: string, url: URL) => Response | Promise<Response> | undefined;
+type Extra = (req: Request, path: string, url: URL) => Response | Promise<Response | undefined> | undefined;
 
 function serve(role: string, extra: Extra) {
   return mockFetch(async (req) => {
@@ -101,5 +101,49 @@ describe('DatasetsPage', () => {
     fail = false;
     await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
     expect(await screen.findByText('Import or generate your first dataset')).toBeInTheDocument();
+  });
+
+  it('filters by difficulty and by a tag clicked on a row, and manages tags: rename and remove on every dataset', async () => {
+    let tags = [{ tag: 'geo', count: 2 }, { tag: 'math', count: 1 }];
+    const fetch = serve('editor', async (req, path) => {
+      if (path === '/api/projects/3/datasets') return list([dataset({ tags: ['geo', 'math'] })]);
+      if (path === '/api/projects/3/datasets/tags') return json({ items: tags });
+      if (path === '/api/projects/3/datasets/tags/rename') {
+        const body = await req.clone().json();
+        tags = [{ tag: body.to, count: 2 }, { tag: 'math', count: 1 }];
+        return json({ datasets: 2 });
+      }
+      if (path === '/api/projects/3/datasets/tags/remove') {
+        tags = tags.filter((t) => t.tag !== 'math');
+        return json({ datasets: 1 });
+      }
+      return undefined;
+    });
+    const user = userEvent.setup();
+    renderProject('/projects/3/datasets');
+    const lastList = () => Object.fromEntries(new URL(requestsOf(fetch).filter((r) => new URL(r.url).pathname === '/api/projects/3/datasets').at(-1)!.url).searchParams);
+    await screen.findByText('Capitals');
+    await user.selectOptions(screen.getByLabelText('Difficulty'), 'hard');
+    await waitFor(() => expect(lastList()).toMatchObject({ difficulty: 'hard' }));
+    await user.click(within(screen.getByLabelText('Tags of Capitals')).getByRole('button', { name: 'math' }));
+    await waitFor(() => expect(lastList()).toMatchObject({ tag: 'math', difficulty: 'hard' }));
+    expect(screen.getByLabelText('Tag')).toHaveValue('math');
+
+    await user.click(screen.getByRole('button', { name: 'Manage tags' }));
+    const dialog = screen.getByRole('dialog', { name: 'Dataset tags' });
+    expect(await within(dialog).findByText('2 datasets')).toBeInTheDocument();
+    await user.click(within(dialog).getByRole('button', { name: 'Rename geo' }));
+    const name = within(dialog).getByLabelText('New name for geo');
+    await user.clear(name);
+    await user.type(name, 'geography');
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    expect(await within(dialog).findByText('Renamed “geo” to “geography” on 2 datasets.')).toBeInTheDocument();
+    expect(await within(dialog).findByText('geography')).toBeInTheDocument();
+    await user.click(within(dialog).getByRole('button', { name: 'Remove math' }));
+    await user.click(within(dialog).getByRole('button', { name: 'Remove from 1' }));
+    expect(await within(dialog).findByText('Removed “math” from 1 dataset.')).toBeInTheDocument();
+    await waitFor(() => expect(within(dialog).queryByText('math')).not.toBeInTheDocument());
+    const posts = requestsOf(fetch).filter((r) => r.method === 'POST');
+    expect(await Promise.all(posts.map((r) => r.json()))).toEqual([{ from: 'geo', to: 'geography' }, { tag: 'math' }]);
   });
 });

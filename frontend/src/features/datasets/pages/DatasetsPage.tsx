@@ -6,14 +6,15 @@ import { useProjectOutlet } from '@/features/projects/pages/ProjectLayout';
 import { cn, focusRing } from '@/lib/cn';
 import { relativeTime } from '@/lib/format';
 import { useDebouncedValue } from '@/lib/useDebouncedValue';
-import { DATASET_KINDS, KIND_LABELS } from '../api';
+import { DATASET_KINDS, DIFFICULTIES, KIND_LABELS } from '../api';
 import { GenerateDialog } from '@/features/generation/components/GenerateDialog';
 import { GenerationJobs } from '@/features/generation/components/GenerationJobs';
 import { GENERATION_KINDS, type GenerationKind } from '@/features/generation/api';
 import { CreateDatasetDialog } from '../components/CreateDatasetDialog';
-import { DATASETS_PAGE_SIZE, useDatasetList } from '../hooks/useDatasets';
+import { TagManagerDialog } from '../components/TagManagerDialog';
+import { DATASETS_PAGE_SIZE, useDatasetList, useProjectTags } from '../hooks/useDatasets';
 
-/** The project's datasets: search, kind and tag filters, archived on demand. */
+/** The project's datasets: search, kind, tag and difficulty filters, archived on demand; the tag manager. */
 export function DatasetsPage() {
   const { project } = useProjectOutlet();
   const projectId = project.id;
@@ -21,18 +22,21 @@ export function DatasetsPage() {
   const [q, setQ] = useState('');
   const [tag, setTag] = useState('');
   const [kind, setKind] = useState('');
+  const [difficulty, setDifficulty] = useState('');
+  const [managingTags, setManagingTags] = useState(false);
+  const tags = useProjectTags(projectId);
   const [includeArchived, setIncludeArchived] = useState(false);
   const [page, setPage] = useState(1);
   const [creating, setCreating] = useState(false);
   const [generating, setGenerating] = useState<{ kind: GenerationKind; jobId: number | null } | null>(null);
   const debouncedQ = useDebouncedValue(q, 300);
   const debouncedTag = useDebouncedValue(tag, 300);
-  const list = useDatasetList(projectId, { page, q: debouncedQ, kind, tag: debouncedTag, includeArchived });
+  const list = useDatasetList(projectId, { page, q: debouncedQ, kind, tag: debouncedTag, includeArchived, difficulty });
 
   const items = list.data?.items ?? [];
   const total = list.data?.total ?? 0;
   const pages = Math.max(1, Math.ceil(total / DATASETS_PAGE_SIZE));
-  const filtered = !!(debouncedQ.trim() || debouncedTag.trim() || kind || includeArchived);
+  const filtered = !!(debouncedQ.trim() || debouncedTag.trim() || kind || difficulty || includeArchived);
   const newButton = canEdit && <Button onClick={() => setCreating(true)}>New dataset</Button>;
   const generateButtons = canEdit && (
     <div role="group" aria-label="Generate with a model" className="flex flex-wrap gap-2">
@@ -58,6 +62,11 @@ export function DatasetsPage() {
         </div>
         <div className="flex flex-wrap items-center gap-2">
           {generateButtons}
+          {canEdit && (tags.data?.length ?? 0) > 0 && (
+            <Button variant="secondary" onClick={() => setManagingTags(true)}>
+              Manage tags
+            </Button>
+          )}
           {(items.length > 0 || filtered) && newButton}
         </div>
       </CardHeader>
@@ -80,7 +89,23 @@ export function DatasetsPage() {
           </div>
           <div className="w-40 space-y-1">
             <Label htmlFor="datasets-tag">Tag</Label>
-            <Input id="datasets-tag" placeholder="Any tag" value={tag} onChange={(e) => reset(setTag)(e.target.value)} />
+            <Input id="datasets-tag" placeholder="Any tag" list="datasets-tag-options" value={tag} onChange={(e) => reset(setTag)(e.target.value)} />
+            <datalist id="datasets-tag-options">
+              {(tags.data ?? []).map((t) => (
+                <option key={t.tag} value={t.tag} />
+              ))}
+            </datalist>
+          </div>
+          <div className="space-y-1">
+            <Label htmlFor="datasets-difficulty">Difficulty</Label>
+            <Select id="datasets-difficulty" value={difficulty} onChange={(e) => reset(setDifficulty)(e.target.value)}>
+              <option value="">Any difficulty</option>
+              {DIFFICULTIES.map((x) => (
+                <option key={x} value={x}>
+                  Has {x} cases
+                </option>
+              ))}
+            </Select>
           </div>
           <div className="flex h-10 items-center gap-2">
             <Checkbox id="datasets-archived" checked={includeArchived} onChange={(e) => reset(setIncludeArchived)(e.target.checked)} />
@@ -95,7 +120,7 @@ export function DatasetsPage() {
           <ErrorState title="Could not load datasets" error={list.error} onRetry={() => list.refetch()} retrying={list.isFetching} />
         ) : items.length === 0 ? (
           filtered ? (
-            <EmptyState title="No matching datasets" description="Try another search, kind or tag." />
+            <EmptyState title="No matching datasets" description="Try another search, kind, tag or difficulty." />
           ) : (
             <EmptyState
               title="Import or generate your first dataset"
@@ -128,6 +153,15 @@ export function DatasetsPage() {
                         </Badge>
                       )}
                       {d.description && <div className="text-sm text-zinc-500">{d.description}</div>}
+                      {(d.tags ?? []).length > 0 && (
+                        <div role="group" className="mt-1 flex flex-wrap gap-1" aria-label={`Tags of ${d.name}`}>
+                          {d.tags.map((t) => (
+                            <button key={t} type="button" onClick={() => reset(setTag)(t)} title={`Show datasets tagged ${t}`} className={cn('rounded-xl border border-zinc-200 bg-zinc-50 px-2 text-sm text-zinc-700 hover:bg-zinc-100', focusRing)}>
+                              {t}
+                            </button>
+                          ))}
+                        </div>
+                      )}
                     </TD>
                     <TD>
                       <Badge tone="indigo">{KIND_LABELS[d.kind] ?? d.kind}</Badge>
@@ -148,6 +182,7 @@ export function DatasetsPage() {
         <GenerationJobs projectId={projectId} canEdit={canEdit} onOpen={(j) => setGenerating({ kind: j.kind, jobId: j.id })} />
       </CardContent>
       <CreateDatasetDialog projectId={projectId} open={creating} onClose={() => setCreating(false)} />
+      <TagManagerDialog projectId={projectId} open={managingTags} onClose={() => setManagingTags(false)} />
       {generating && (
         <GenerateDialog
           key={`${generating.kind}-${generating.jobId ?? 'new'}`}

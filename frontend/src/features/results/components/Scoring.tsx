@@ -34,6 +34,7 @@ export function ScoringBar({
   navigation,
   helpOpen,
   onHelp,
+  criteriaByKeys = false,
 }: {
   choices: ScoringChoice[];
   versionId: number | null;
@@ -48,6 +49,8 @@ export function ScoringBar({
   navigation: Array<[string, string]>;
   helpOpen: boolean;
   onHelp: (open: boolean) => void;
+  /** The page scores per criterion from the keys (review mode). */
+  criteriaByKeys?: boolean;
 }) {
   const chosen = choices.find((c) => c.versionId === versionId) ?? null;
   return (
@@ -72,7 +75,7 @@ export function ScoringBar({
             </Select>
           </label>
         )}
-        {canScore && chosen?.scale === 'criteria' && (
+        {canScore && chosen?.scale === 'criteria' && !criteriaByKeys && (
           <p className="text-amber-800">This scorer rates each criterion separately, which the keys here do not do yet: they score pass/fail and 1–5 scorers only.</p>
         )}
         <Button type="button" variant="secondary" size="sm" onClick={onUndo} disabled={!canUndo} aria-keyshortcuts="Control+Z Meta+Z">

@@ -1,39 +1,38 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router-dom';
-import { Badge, Button, buttonClasses, EmptyState, ErrorState, LoadingRows, Skeleton } from '@/components/ui';
+import { Button, buttonClasses, Checkbox, EmptyState, ErrorState, Label, LoadingRows, Skeleton } from '@/components/ui';
 import { roleAtLeast } from '@/api/types';
 import { useMe } from '@/features/auth/hooks/useAuth';
 import { useProject } from '@/features/projects/hooks/useProjects';
-import { useOutputDetail, useRun } from '@/features/runs/hooks/useRuns';
-import { formatMicros } from '@/lib/money';
+import { useRun } from '@/features/runs/hooks/useRuns';
 import { cn, focusRing } from '@/lib/cn';
-import { casePath, formatScore, NO_FILTERS, resultsPath, type GridOutput, type GridRow, type ManualScoreBody } from '../api';
+import { casePath, NO_FILTERS, resultsPath, type ManualScoreBody } from '../api';
+import { ReviewInput, ReviewOutputs } from '../components/ReviewOutputs';
+import { ReviewScorePanel } from '../components/ReviewScorePanel';
 import { isTyping, ScoringBar } from '../components/Scoring';
-import { describeEntry, entryForKey, GRID_PAGE_SIZE, gridPageQuery, myScore, useManualScoring, useScoringChoices, type ScoringChoice } from '../hooks/useGrid';
+import { beforeOf, reviewItems, sameBefore, scoredByMe, useItemDetails } from '../hooks/reviewItems';
+import { describeEntry, entryForKey, GRID_PAGE_SIZE, gridPageQuery, useScoringChoices } from '../hooks/useGrid';
+import { useReviewScoring } from '../hooks/useReviewScoring';
 
 const REVIEW_NAVIGATION: Array<[string, string]> = [
   ['→ or J', 'Next output'],
   ['← or K', 'Previous output'],
+  ['↑ / ↓', 'Previous / next criterion (scorers rated per criterion)'],
+  ['Enter', 'Save the criteria rated so far, when each has a rating'],
+  ['U', 'Only outputs unscored by me: on / off'],
 ];
 
 interface Position {
   row: number; // the case's index in dataset order
-  output: number; // the output's index among the case's outputs with a reply
-}
-
-const pretty = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v, null, 2));
-
-/** The outputs of a case that can be scored (they have a reply), with their target's label. */
-function scoreable(row: GridRow | undefined, labels: Map<number, string>): Array<{ output: GridOutput; label: string }> {
-  if (!row) return [];
-  return row.cells.flatMap((c) => c.outputs.filter((o) => o.status === 'succeeded').map((o) => ({ output: o, label: labels.get(c.target_id) ?? '' })));
+  output: number; // the cell's index among the case's cells with a reply
 }
 
 /**
- * Focused review: one output at a time, case by case, scored from the keyboard (`.` pass,
- * `,` fail, 1–5), saved at once; a score moves on to the next output, Ctrl/Cmd+Z (or Undo)
- * takes the last one back and returns to it.
+ * Focused review: one cell at a time, case by case, scored from the keyboard (`.` pass,
+ * `,` fail, 1–5; per criterion with ↑ ↓ and 1–5), saved at once for every repeat of the
+ * cell; a score moves on to the next cell, Ctrl/Cmd+Z (or Undo) takes the last one back and
+ * returns to it, also after a reload. "Only unscored by me" skips what the reviewer scored.
  */
 export function ReviewPage() {
   const params = useParams();
@@ -42,62 +41,101 @@ export function ReviewPage() {
   const project = useProject(projectId);
   const run = useRun(projectId, runId);
   const me = useMe();
+  const userId = me.data?.id;
   const [pos, setPos] = useState<Position>({ row: 0, output: 0 });
   const [helpOpen, setHelpOpen] = useState(false);
+  const [unscoredOnly, setUnscoredOnly] = useState(false);
+  const [criterion, setCriterion] = useState(0);
+  const [draft, setDraft] = useState<Record<string, number>>({});
+  const direction = useRef<1 | -1>(1);
   const canScore = roleAtLeast(project.data?.role, 'reviewer');
   const scoring = useScoringChoices(projectId, run.data);
   const [chosen, setChosen] = useState<number | null | undefined>(undefined);
   const versionId = chosen === undefined ? (scoring.choices[0]?.versionId ?? null) : chosen;
   const choice = scoring.choices.find((c) => c.versionId === versionId) ?? null;
-  const manual = useManualScoring(projectId, runId);
-  const where = useRef(new Map<number, Position>());
+  const manual = useReviewScoring(projectId, runId, userId);
 
   const page = Math.floor(pos.row / GRID_PAGE_SIZE) + 1;
   const grid = useQuery(gridPageQuery(projectId, runId, NO_FILTERS, page));
-  const nextPage = useQuery(gridPageQuery(projectId, runId, NO_FILTERS, page + 1, !!grid.data && page * GRID_PAGE_SIZE < grid.data.total));
+  useQuery(gridPageQuery(projectId, runId, NO_FILTERS, page + 1, !!grid.data && page * GRID_PAGE_SIZE < grid.data.total));
   const total = grid.data?.total ?? 0;
   const labels = useMemo(() => new Map((grid.data?.targets ?? []).map((t) => [t.target_id, t.label])), [grid.data]);
   const row = grid.data?.rows[pos.row - (page - 1) * GRID_PAGE_SIZE];
-  const items = scoreable(row, labels);
-  const item = items[Math.min(pos.output, Math.max(0, items.length - 1))];
-  const detail = useOutputDetail(projectId, runId, item?.output.id ?? null);
+  const items = reviewItems(row, labels);
+  const index = Math.min(pos.output, Math.max(0, items.length - 1));
+  const item = items[index];
+  const details = useItemDetails(projectId, runId, item);
+  const befores = item && choice ? item.outputs.map((o, i) => beforeOf(o, details[i]?.data, choice.versionId, userId)) : [];
+  const mine = befores[0] ?? null;
+  const mixed = befores.some((b) => !sameBefore(b, mine));
+  const done = !!(item && choice && scoredByMe(item, choice.versionId, userId));
+
+  // A new cell or scorer starts the criteria afresh.
+  const here = `${pos.row}:${index}:${versionId}`;
+  useEffect(() => {
+    setCriterion(0);
+    setDraft({});
+  }, [here]);
 
   const go = (step: 1 | -1) => {
+    direction.current = step;
     setPos((p) => {
       if (step === 1) {
         if (p.output + 1 < items.length) return { row: p.row, output: p.output + 1 };
         return p.row + 1 < total ? { row: p.row + 1, output: 0 } : p;
       }
       if (p.output > 0) return { row: p.row, output: p.output - 1 };
-      // The previous case's last output, when its page is loaded; else its first.
       if (p.row === 0) return p;
       const before = grid.data?.rows[p.row - 1 - (page - 1) * GRID_PAGE_SIZE];
-      return { row: p.row - 1, output: Math.max(0, scoreable(before, labels).length - 1) };
+      return { row: p.row - 1, output: Math.max(0, reviewItems(before, labels).length - 1) };
     });
   };
 
-  const scoreWith = async (entry: ManualScoreBody | null, c: ScoringChoice | null) => {
-    if (!entry || !c || !item || !row) return;
-    const mine = myScore(item.output, c.versionId, me.data?.id);
-    where.current.set(item.output.id, pos);
+  // "Only unscored by me": step past cells the reviewer scored, the way they were going.
+  useEffect(() => {
+    if (!unscoredOnly || !row || manual.busy) return;
+    if (!item || done) go(direction.current);
+  });
+
+  const scoreWith = async (entry: ManualScoreBody | null) => {
+    if (!entry || !choice || !item || !row || !canScore) return;
+    const repeats = item.outputs.length;
     const ok = await manual.score({
-      outputId: item.output.id,
-      versionId: c.versionId,
-      before: mine ? { rating: mine.rating, passed: mine.passed } : null,
+      versionId: choice.versionId,
+      outputs: item.outputs.map((o, i) => ({ outputId: o.id, before: befores[i] ?? null })),
       after: entry,
-      label: `case #${row.position + 1} · ${item.label}: ${describeEntry(entry)}`,
+      label: `case #${row.position + 1} · ${item.label}${repeats > 1 ? ` (${repeats} repeats)` : ''}: ${entry.criteria ? Object.entries(entry.criteria).map(([k, v]) => `${k} ${v}`).join(', ') : describeEntry(entry)}`,
+      row: pos.row,
+      item: index,
     });
     if (ok) go(1);
   };
+  const criteriaEntry = (next: Record<string, number>): ManualScoreBody | null => {
+    if (!choice) return null;
+    const full = Object.fromEntries(choice.criteria.map((c) => [c, next[c] ?? mine?.criteria[c]]));
+    return Object.values(full).every((v) => v !== undefined) ? { criteria: full as Record<string, number> } : null;
+  };
+  const rate = (name: string, rating: number) => {
+    if (!choice) return;
+    const next = { ...draft, [name]: rating };
+    setDraft(next);
+    const at = choice.criteria.indexOf(name);
+    const entry = criteriaEntry(next);
+    if (at === choice.criteria.length - 1 && entry) void scoreWith(entry);
+    else setCriterion(Math.min(at + 1, choice.criteria.length - 1));
+  };
+  // Turned on, the filter looks forward from here.
+  const toggleUnscored = (on: boolean) => {
+    direction.current = 1;
+    setUnscoredOnly(on);
+  };
   const undo = async () => {
     const undone = await manual.undo();
-    const back = undone ? where.current.get(undone.outputId) : undefined;
-    if (back) setPos(back);
-  };
-  const current = () => {
-    if (!item || !choice) return null;
-    const mine = myScore(item.output, choice.versionId, me.data?.id);
-    return mine ? { rating: mine.rating, passed: mine.passed } : null;
+    if (undone) {
+      direction.current = 1;
+      setUnscoredOnly(false);
+      setPos({ row: undone.row, output: undone.item });
+    }
   };
 
   const handler = useRef<(e: KeyboardEvent) => void>(() => {});
@@ -110,6 +148,7 @@ export function ReviewPage() {
       return;
     }
     if (ctrl) return;
+    const perCriterion = choice?.scale === 'criteria';
     if (e.key === '?') {
       e.preventDefault();
       setHelpOpen(true);
@@ -119,11 +158,28 @@ export function ReviewPage() {
     } else if (e.key === 'ArrowLeft' || e.key === 'k') {
       e.preventDefault();
       go(-1);
-    } else if (canScore && choice && !manual.busy) {
-      const entry = entryForKey(e.key, choice.scale, current());
-      if (entry) {
+    } else if (e.key === 'u' || e.key === 'U') {
+      e.preventDefault();
+      toggleUnscored(!unscoredOnly);
+    } else if (perCriterion && (e.key === 'ArrowDown' || e.key === 'ArrowUp') && choice) {
+      e.preventDefault();
+      setCriterion((c) => Math.max(0, Math.min(choice.criteria.length - 1, c + (e.key === 'ArrowDown' ? 1 : -1))));
+    } else if (canScore && choice && item && !manual.busy) {
+      if (perCriterion && /^[1-5]$/.test(e.key)) {
         e.preventDefault();
-        void scoreWith(entry, choice);
+        rate(choice.criteria[criterion], Number(e.key));
+      } else if (perCriterion && e.key === 'Enter') {
+        const entry = criteriaEntry(draft);
+        if (entry) {
+          e.preventDefault();
+          void scoreWith(entry);
+        }
+      } else if (!perCriterion) {
+        const entry = entryForKey(e.key, choice.scale, mine ? { rating: mine.rating, passed: mine.passed } : null);
+        if (entry) {
+          e.preventDefault();
+          void scoreWith(entry);
+        }
       }
     }
   };
@@ -132,7 +188,6 @@ export function ReviewPage() {
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
   }, []);
-  void nextPage;
 
   if (run.isPending || grid.isPending) {
     return (
@@ -145,8 +200,8 @@ export function ReviewPage() {
   if (run.isError) return <ErrorState title="Could not load the run" error={run.error} onRetry={() => run.refetch()} />;
   if (grid.isError) return <ErrorState title="Could not load the outputs" error={grid.error} onRetry={() => grid.refetch()} />;
   const name = run.data.name || `Run #${runId}`;
-  const mine = current();
-  const o = detail.data;
+  const first = details[0]?.data;
+  const repeats = item?.outputs.length ?? 0;
 
   return (
     <div className="space-y-4">
@@ -175,6 +230,7 @@ export function ReviewPage() {
         navigation={REVIEW_NAVIGATION}
         helpOpen={helpOpen}
         onHelp={setHelpOpen}
+        criteriaByKeys
       />
       {total === 0 ? (
         <EmptyState title="Nothing to review" description="This run has no cases." />
@@ -183,9 +239,16 @@ export function ReviewPage() {
           <div className="flex flex-wrap items-center justify-between gap-3">
             <h2 id="review-heading" className="text-lg font-semibold" data-testid="review-position">
               Case {pos.row + 1} of {total}
-              {items.length > 0 && ` · output ${Math.min(pos.output, items.length - 1) + 1} of ${items.length}: ${item?.label ?? ''}`}
+              {items.length > 0 && ` · output ${index + 1} of ${items.length}: ${item?.label ?? ''}`}
+              {repeats > 1 && ` · ${repeats} repeats`}
             </h2>
-            <div className="flex gap-2">
+            <div className="flex flex-wrap items-center gap-2">
+              <span className="flex items-center gap-2">
+                <Checkbox id="review-unscored" checked={unscoredOnly} onChange={(e) => toggleUnscored(e.target.checked)} disabled={!choice} aria-keyshortcuts="U" />
+                <Label htmlFor="review-unscored" className="font-normal">
+                  Only unscored by me
+                </Label>
+              </span>
               <Button type="button" variant="secondary" size="sm" onClick={() => go(-1)} disabled={pos.row === 0 && pos.output === 0} aria-keyshortcuts="ArrowLeft">
                 ← Previous
               </Button>
@@ -199,61 +262,33 @@ export function ReviewPage() {
               )}
             </div>
           </div>
+          {unscoredOnly && done && (
+            <p className="rounded-xl border border-emerald-200 bg-emerald-50 p-2 text-sm text-emerald-900" data-testid="all-scored">
+              You have scored every output {direction.current === 1 ? 'from here to the end' : 'from here back to the start'} with {choice?.name}. Press {direction.current === 1 ? '←' : '→'} or turn the filter off to see the others.
+            </p>
+          )}
           {!row ? (
             <LoadingRows label="Loading the case" rows={3} />
           ) : !item ? (
             <p className="text-zinc-700">No output of this case has a reply to score (they failed or were skipped). Press → for the next case.</p>
           ) : (
             <div className="grid gap-4 lg:grid-cols-2">
+              <ReviewInput row={row} detail={first} />
               <div className="space-y-3">
-                <Block title="Input" value={o ? o.case_input : row.input} />
-                {o?.case_expected && <Block title="Expected" value={o.case_expected} />}
-              </div>
-              <div className="space-y-3">
-                <p className="flex flex-wrap gap-2 text-sm text-zinc-600">
-                  {item.output.latency_ms != null && <span>{item.output.latency_ms} ms</span>}
-                  {item.output.tokens_out != null && <span>{(item.output.tokens_in ?? 0) + item.output.tokens_out} tokens</span>}
-                  {item.output.cost_micros != null && <span>{formatMicros(item.output.cost_micros)}</span>}
-                </p>
-                <Block title={`Output · ${item.label}`} value={o?.text ?? item.output.text} testId="review-output" />
-                <div className="space-y-1 text-sm">
-                  <h3 className="font-medium text-zinc-900">Scores</h3>
-                  {item.output.scores.length === 0 ? (
-                    <p className="text-zinc-600">None yet.</p>
-                  ) : (
-                    <ul className="space-y-1" data-testid="review-scores">
-                      {item.output.scores.map((s) => (
-                        <li key={s.id}>
-                          <Badge tone={s.passed === true ? 'success' : s.passed === false ? 'danger' : 'neutral'}>
-                            {s.scorer_name} {s.kind === 'manual' && s.rating != null ? `${s.rating}/5` : formatScore(s.value)}
-                            {s.passed === true ? ' ✓' : s.passed === false ? ' ✗' : ''}
-                          </Badge>{' '}
-                          {s.kind === 'manual' && s.author_id === me.data?.id ? 'you' : ''} {s.rationale}
-                        </li>
-                      ))}
-                    </ul>
-                  )}
-                </div>
-                {canScore && choice && choice.scale !== 'criteria' && (
-                  <div className="space-y-2">
-                    <p className="text-sm text-zinc-700" data-testid="my-score">
-                      Your score ({choice.name}): {mine ? describeEntry({ rating: mine.rating, passed: mine.passed }) : 'none yet'}
-                    </p>
-                    <div className="flex flex-wrap gap-2" role="group" aria-label="Score this output">
-                      <Button type="button" size="sm" onClick={() => void scoreWith(entryForKey('.', choice.scale, mine), choice)} aria-keyshortcuts=".">
-                        Pass (.)
-                      </Button>
-                      <Button type="button" size="sm" variant="danger" onClick={() => void scoreWith(entryForKey(',', choice.scale, mine), choice)} aria-keyshortcuts=",">
-                        Fail (,)
-                      </Button>
-                      {choice.scale === '1-5' &&
-                        [1, 2, 3, 4, 5].map((n) => (
-                          <Button key={n} type="button" size="sm" variant="secondary" onClick={() => void scoreWith(entryForKey(String(n), choice.scale, mine), choice)} aria-keyshortcuts={String(n)} aria-label={`Rate ${n}`}>
-                            {n}
-                          </Button>
-                        ))}
-                    </div>
-                  </div>
+                <ReviewOutputs item={item} details={details.map((d) => d.data)} userId={userId} />
+                {canScore && choice && (
+                  <ReviewScorePanel
+                    choice={choice}
+                    mine={mine}
+                    mixed={mixed}
+                    repeats={repeats}
+                    criterion={criterion}
+                    draft={draft}
+                    onCriterion={setCriterion}
+                    onRate={rate}
+                    onSaveCriteria={() => void scoreWith(criteriaEntry(draft))}
+                    onScore={(entry) => void scoreWith(entry)}
+                  />
                 )}
               </div>
             </div>
@@ -261,16 +296,5 @@ export function ReviewPage() {
         </section>
       )}
     </div>
-  );
-}
-
-function Block({ title, value, testId }: { title: string; value: unknown; testId?: string }) {
-  return (
-    <section className="space-y-1">
-      <h3 className="text-sm font-medium text-zinc-900">{title}</h3>
-      <pre data-testid={testId} className="max-h-80 overflow-auto whitespace-pre-wrap break-words rounded-xl border border-zinc-200 bg-zinc-50 p-3 text-sm">
-        {pretty(value)}
-      </pre>
-    </section>
   );
 }

@@ -1,0 +1,159 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { isApiError } from '@/api/errors';
+import { qk } from '@/api/queryKeys';
+import { api, unwrap } from '@/api/client';
+import { deleteScore, putScore, type ManualScoreBody } from '../api';
+import { gridKeyAll } from './useGrid';
+
+/** What a reviewer had entered on an output before a key changed it (null: no score). */
+export interface Before {
+  rating: number | null;
+  passed: boolean | null;
+  criteria: Record<string, number>;
+}
+
+/** One key press: the same score on every output of a cell (its repeats). */
+export interface ReviewAction {
+  versionId: number;
+  outputs: Array<{ outputId: number; before: Before | null }>;
+  after: ManualScoreBody;
+  label: string;
+  /** Where it was scored, to go back there on undo. */
+  row: number;
+  item: number;
+}
+
+const MAX_KEPT = 200;
+
+/** The same score on several outputs at once (a cell's repeats), all or none. */
+function putScores(projectId: number, runId: number, versionId: number, outputIds: number[], body: ManualScoreBody) {
+  return unwrap(
+    api.PUT('/api/projects/{project_id}/runs/{run_id}/scores/{scorer_version_id}', {
+      params: { path: { project_id: projectId, run_id: runId, scorer_version_id: versionId } },
+      body: { ...body, output_ids: outputIds },
+    }),
+  );
+}
+export const undoKey = (projectId: number, runId: number, userId: number) => `assay:review-undo:${projectId}:${runId}:${userId}`;
+
+function load(key: string | null): ReviewAction[] {
+  if (!key) return [];
+  try {
+    const found: unknown = JSON.parse(sessionStorage.getItem(key) ?? '[]');
+    return Array.isArray(found) ? (found as ReviewAction[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+function restoreBody(before: Before): ManualScoreBody {
+  const body: ManualScoreBody = {};
+  if (before.rating !== null) body.rating = before.rating;
+  if (before.passed !== null) body.passed = before.passed;
+  if (Object.keys(before.criteria).length) body.criteria = before.criteria;
+  return body;
+}
+
+function messageOf(e: unknown): string {
+  if (isApiError(e)) {
+    const details = Object.values((e.errors ?? {}) as Record<string, unknown>)
+      .flatMap((v) => (typeof v === 'object' && v !== null ? Object.values(v as Record<string, unknown>) : [v]))
+      .flat()
+      .filter((m): m is string => typeof m === 'string');
+    return details.length ? `${e.message}: ${details.join('; ')}` : e.message;
+  }
+  return e instanceof Error ? e.message : 'Could not save the score';
+}
+
+/**
+ * Review mode's scores, saved at once, and their undo stack. The stack is kept in
+ * sessionStorage per run and reviewer, so undo still works after a reload; undoing puts
+ * back on the server what each output had before (PUT) or removes the score (DELETE), for
+ * every output the key scored.
+ */
+export function useReviewScoring(projectId: number, runId: number, userId: number | undefined) {
+  const queryClient = useQueryClient();
+  const key = userId === undefined ? null : undoKey(projectId, runId, userId);
+  const [stack, setStack] = useState<ReviewAction[]>(() => load(key));
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
+  const busyRef = useRef(false);
+
+  useEffect(() => setStack(load(key)), [key]);
+  const keep = useCallback(
+    (next: ReviewAction[]) => {
+      const kept = next.slice(-MAX_KEPT);
+      setStack(kept);
+      if (key) sessionStorage.setItem(key, JSON.stringify(kept));
+    },
+    [key],
+  );
+
+  const run = useCallback(
+    async (work: () => Promise<unknown>, done: string) => {
+      if (busyRef.current) return false;
+      busyRef.current = true;
+      setBusy(true);
+      setError(null);
+      try {
+        await work();
+        setSaved(done);
+        return true;
+      } catch (e) {
+        setError(messageOf(e));
+        return false;
+      } finally {
+        busyRef.current = false;
+        setBusy(false);
+        await Promise.all([
+          queryClient.invalidateQueries({ queryKey: gridKeyAll(projectId, runId) }),
+          queryClient.invalidateQueries({ queryKey: qk.outputsAll(projectId, runId) }),
+        ]);
+      }
+    },
+    [queryClient, projectId, runId],
+  );
+
+  const score = useCallback(
+    async (action: ReviewAction) => {
+      const ids = action.outputs.map((o) => o.outputId);
+      const ok = await run(
+        () =>
+          ids.length === 1
+            ? putScore(projectId, runId, ids[0], action.versionId, action.after)
+            : putScores(projectId, runId, action.versionId, ids, action.after),
+        `Saved: ${action.label}`,
+      );
+      if (ok) keep([...(key ? load(key) : stack), action]);
+      return ok;
+    },
+    [run, keep, key, stack, projectId, runId],
+  );
+
+  const undo = useCallback(async (): Promise<ReviewAction | null> => {
+    // The stored stack is the one a reload reads back: undo from it.
+    const current = key ? load(key) : stack;
+    const last = current[current.length - 1];
+    if (!last) return null;
+    const ok = await run(async () => {
+      for (const o of last.outputs) {
+        if (o.before) await putScore(projectId, runId, o.outputId, last.versionId, restoreBody(o.before));
+        else {
+          try {
+            await deleteScore(projectId, runId, o.outputId, last.versionId);
+          } catch (e) {
+            // Already gone on the server (removed elsewhere): what undo wanted holds.
+            if (!(isApiError(e) && e.status === 404)) throw e;
+          }
+        }
+      }
+    }, `Undone: ${last.label}`);
+    if (!ok) return null;
+    keep(current.slice(0, -1));
+    return last;
+  }, [key, stack, run, keep, projectId, runId]);
+
+  return { score, undo, canUndo: stack.length > 0 && !busy, busy, error, saved, depth: stack.length };
+}

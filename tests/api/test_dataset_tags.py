@@ -1,0 +1,203 @@
+"""Tags on datasets themselves (the tag manager), the list filtered by tag and by the
+difficulty of cases, several cases added in one version, and where a dataset came from."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+
+from assay.core.datasets.models import Case, Dataset
+from assay.core.projects.models import AuditEvent, Role
+from assay.extensions import db
+from tests.factories import Factory, Session
+
+
+@pytest.fixture
+def owner(factory: Factory) -> tuple[Session, int]:
+    user = factory.user()
+    project = factory.project(user, "Tags")
+    return factory.login(user), project.id
+
+
+def _url(project_id: int, tail: str = "") -> str:
+    return f"/api/projects/{project_id}/datasets{tail}"
+
+
+def _create(browser: Session, pid: int, name: str, **body: Any) -> dict[str, Any]:
+    reply = browser.post(_url(pid), json={"name": name, "kind": "questions", **body})
+    assert reply.status_code == 201, reply.json
+    return dict(reply.json)
+
+
+def _names(browser: Session, pid: int, query: str = "") -> list[str]:
+    reply = browser.get(_url(pid, query))
+    assert reply.status_code == 200, reply.json
+    return sorted(item["name"] for item in reply.json["items"])
+
+
+def _question(text: str, difficulty: str | None = None) -> dict[str, Any]:
+    return {"input": {"question": text}, "difficulty": difficulty}
+
+
+def test_tags_on_datasets_add_remove_rename_and_filter(owner: tuple[Session, int]) -> None:
+    browser, pid = owner
+    a = _create(browser, pid, "A", tags=[" math ", "easy-set", "math"])
+    assert a["tags"] == ["math", "easy-set"]  # trimmed, once each
+    b = _create(browser, pid, "B", tags=["math"])
+    _create(browser, pid, "C")
+    assert _names(browser, pid, "?tag=math") == ["A", "B"]
+
+    # add and remove on one dataset: the whole list is replaced
+    reply = browser.patch(_url(pid, f"/{b['id']}"), json={"tags": ["math", "physics"]})
+    assert reply.status_code == 200 and reply.json["tags"] == ["math", "physics"]
+    reply = browser.patch(_url(pid, f"/{a['id']}"), json={"tags": ["easy-set"]})
+    assert reply.json["tags"] == ["easy-set"]
+    assert _names(browser, pid, "?tag=math") == ["B"]
+
+    assert browser.get(_url(pid, "/tags")).json["items"] == [
+        {"tag": "easy-set", "count": 1}, {"tag": "math", "count": 1},
+        {"tag": "physics", "count": 1}]
+
+    # rename across the project, merging into a tag a dataset already has
+    reply = browser.post(_url(pid, "/tags/rename"), json={"from": "physics", "to": "math"})
+    assert reply.status_code == 200 and reply.json == {"datasets": 1}
+    assert browser.get(_url(pid, f"/{b['id']}")).json["tags"] == ["math"]
+    reply = browser.post(_url(pid, "/tags/rename"), json={"from": "math", "to": "arith"})
+    assert reply.json == {"datasets": 1}
+    assert _names(browser, pid, "?tag=arith") == ["B"]
+    assert _names(browser, pid, "?tag=math") == []
+
+    reply = browser.post(_url(pid, "/tags/remove"), json={"tag": "easy-set"})
+    assert reply.status_code == 200 and reply.json == {"datasets": 1}
+    assert browser.get(_url(pid, f"/{a['id']}")).json["tags"] == []
+    assert browser.post(_url(pid, "/tags/remove"), json={"tag": "easy-set"}).status_code == 404
+    reply = browser.post(_url(pid, "/tags/rename"), json={"from": "nope", "to": "x"})
+    assert reply.status_code == 404 and reply.json["errors"]["json"]["tag"]
+
+    with db.factory() as session:
+        actions = list(session.scalars(select(AuditEvent.action).where(
+            AuditEvent.project_id == pid, AuditEvent.action.like("dataset.tag%"))))
+    assert sorted(actions) == ["dataset.tag_removed", "dataset.tag_renamed",
+                               "dataset.tag_renamed"]
+
+
+def test_bad_tags_are_refused_with_the_field(owner: tuple[Session, int]) -> None:
+    browser, pid = owner
+    made = _create(browser, pid, "A", tags=["ok"])
+    reply = browser.patch(_url(pid, f"/{made['id']}"), json={"tags": ["x" * 51]})
+    assert reply.status_code == 422 and "tags" in reply.json["errors"]["json"]
+    reply = browser.post(_url(pid, "/tags/rename"), json={"from": "ok", "to": "  "})
+    assert reply.status_code == 422 and "to" in reply.json["errors"]["json"]
+    assert browser.get(_url(pid, f"/{made['id']}")).json["tags"] == ["ok"]
+
+
+def test_tags_of_another_project_are_not_touched_and_viewers_cannot_change_them(
+        factory: Factory, owner: tuple[Session, int]) -> None:
+    browser, pid = owner
+    _create(browser, pid, "Mine", tags=["shared"])
+    other_owner = factory.user()
+    other = factory.project(other_owner, "Other")
+    theirs = factory.login(other_owner)
+    _create(theirs, other.id, "Theirs", tags=["shared"])
+    assert browser.post(_url(pid, "/tags/remove"), json={"tag": "shared"}).json == {
+        "datasets": 1}
+    assert _names(theirs, other.id, "?tag=shared") == ["Theirs"]
+
+    with db.factory() as session:
+        project = session.get(type(other), pid)
+        assert project is not None
+    viewer = factory.login(factory.member(project, Role.viewer))
+    assert viewer.get(_url(pid, "/tags")).status_code == 200
+    assert viewer.post(_url(pid, "/tags/rename"),
+                       json={"from": "a", "to": "b"}).status_code == 403
+
+
+def test_the_list_filters_by_the_difficulty_of_the_latest_cases(
+        owner: tuple[Session, int]) -> None:
+    browser, pid = owner
+    hard = _create(browser, pid, "Hard", cases=[_question("q1", "hard"), _question("q2")])
+    _create(browser, pid, "Easy", cases=[_question("q3", "easy")])
+    _create(browser, pid, "None", cases=[_question("q4")])
+    assert _names(browser, pid, "?difficulty=hard") == ["Hard"]
+    assert _names(browser, pid, "?difficulty=easy") == ["Easy"]
+    assert _names(browser, pid, "?difficulty=medium") == []
+    # the hard case deleted: the latest version has none left
+    cases = browser.get(_url(pid, f"/{hard['id']}/cases")).json["items"]
+    hard_case = next(c for c in cases if c["difficulty"] == "hard")
+    assert browser.delete(_url(pid, f"/{hard['id']}/cases/{hard_case['id']}")).status_code == 200
+    assert _names(browser, pid, "?difficulty=hard") == []
+    reply = browser.get(_url(pid, "?difficulty=extreme"))
+    assert reply.status_code == 422 and "difficulty" in reply.json["errors"]["query"]
+
+
+def _case_rows(dataset_id: int) -> int:
+    with db.factory() as session:
+        return session.scalar(select(func.count()).select_from(Case).where(
+            Case.dataset_id == dataset_id)) or 0
+
+
+def test_several_cases_added_at_once_make_one_version(owner: tuple[Session, int]) -> None:
+    browser, pid = owner
+    made = _create(browser, pid, "Bulk", cases=[_question("first")])
+    reply = browser.post(_url(pid, f"/{made['id']}/cases/bulk"), json={
+        "cases": [_question("second", "easy"),
+                  {"input": {"question": "third"}, "expected": {"answer": "3"},
+                   "tags": ["t"], "difficulty": "hard"}],
+        "note": "two by hand"})
+    assert reply.status_code == 201, reply.json
+    assert reply.json["version"]["number"] == 2
+    assert reply.json["version"]["case_count"] == 3
+    assert reply.json["version"]["note"] == "two by hand"
+    assert [c["position"] for c in reply.json["cases"]] == [1, 2]
+    assert reply.json["cases"][1]["expected"] == {"answer": "3"}
+    versions = browser.get(_url(pid, f"/{made['id']}/versions")).json
+    assert versions["total"] == 2
+    got = browser.get(_url(pid, f"/{made['id']}")).json
+    assert (got["version"], got["case_count"]) == (2, 3)
+    with db.factory() as session:
+        events = session.scalars(select(AuditEvent).where(
+            AuditEvent.action == "dataset.cases_added", AuditEvent.project_id == pid)).all()
+        assert [e.data["cases"] for e in events] == [2]
+
+
+def test_bad_cases_in_a_bulk_add_are_named_and_nothing_is_written(
+        owner: tuple[Session, int]) -> None:
+    browser, pid = owner
+    made = _create(browser, pid, "Bulk", cases=[_question("first")])
+    reply = browser.post(_url(pid, f"/{made['id']}/cases/bulk"), json={"cases": [
+        _question("fine"), {"input": {"question": "  "}},
+        {"input": {"question": "x"}, "difficulty": "extreme"}]})
+    assert reply.status_code == 422
+    errors = reply.json["errors"]["json"]["cases"]
+    assert set(errors) == {"1", "2"}
+    assert "input.question" in errors["1"] and "difficulty" in errors["2"]
+    assert browser.post(_url(pid, f"/{made['id']}/cases/bulk"),
+                        json={"cases": []}).status_code == 422
+    got = browser.get(_url(pid, f"/{made['id']}")).json
+    assert (got["version"], got["case_count"]) == (1, 1)
+    assert _case_rows(made["id"]) == 1
+
+
+def test_each_kind_takes_its_shape_in_a_bulk_add(owner: tuple[Session, int]) -> None:
+    browser, pid = owner
+    made = _create(browser, pid, "Vars", kind="cases")
+    good = {"input": {"city": "Oslo"}, "expected": {"output": "Fish"}}
+    reply = browser.post(_url(pid, f"/{made['id']}/cases/bulk"), json={
+        "cases": [good, {"input": {"1bad": "x"}}]})
+    assert reply.status_code == 422 and "input" in reply.json["errors"]["json"]["cases"]["1"]
+    reply = browser.post(_url(pid, f"/{made['id']}/cases/bulk"), json={"cases": [good, good]})
+    assert reply.status_code == 201 and reply.json["version"]["case_count"] == 2
+
+
+def test_origin_of_a_dataset_made_by_hand(owner: tuple[Session, int]) -> None:
+    browser, pid = owner
+    made = _create(browser, pid, "Hand")
+    assert made["origin"] == {"type": "manual"}
+    with db.factory() as session:
+        dataset = session.get(Dataset, made["id"])
+        assert dataset is not None
+        dataset.origin = None  # as a dataset made before origins were recorded
+        session.commit()
+    assert browser.get(_url(pid, f"/{made['id']}")).json["origin"] is None
