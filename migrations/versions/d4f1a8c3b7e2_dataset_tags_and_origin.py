@@ -3,7 +3,7 @@
 Existing datasets get no tags (server default '[]') and an unknown origin (null).
 
 Revision ID: d4f1a8c3b7e2
-Revises: 7b3e9d2c4a51
+Revises: a4c2e8f1d937
 Create Date: 2026-11-25 23:30:00.000000
 
 """
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = 'd4f1a8c3b7e2'
-down_revision = '7b3e9d2c4a51'
+down_revision = 'a4c2e8f1d937'
 branch_labels = None
 depends_on = None
 

@@ -289,7 +289,8 @@ def test_the_cost_report_adds_the_judges_and_lists_runs_newest_first(world: Worl
     assert (total["spent_micros"], total["calls_micros"], total["judge_micros"]) == (
         260, 220, 40)
     assert [(k["kind"], k["spent_micros"]) for k in total["by_kind"]] == [
-        ("model_calls", 220), ("judges", 40), ("judge_mode", 0), ("generation", 0), ("scorer_trials", 0)]
+        ("model_calls", 220), ("judges", 40), ("judge_mode", 0), ("generation", 0),
+        ("scorer_trials", 0)]
     assert [(r["run_name"], r["spent_micros"], r["judge_micros"]) for r in body["by_run"]] == [
         ("Second", 20, 0), ("First", 100, 0), ("Imported", 140, 40)]
     smart = next(m for m in body["by_model"] if m["model_name"] == "Fake Smart")
