@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import re
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -162,6 +163,11 @@ class World:
             session.add(RunScorer(run_id=self.run_id, scorer_version_id=version.id,
                                   position=1))
             session.commit()
+
+    def fresh_scorer_version(self) -> int:
+        """A reference check not yet on the world's run, to attach to it."""
+        return self.factory.scorer(self.project, f"Attach {uuid.uuid4().hex[:8]}", "contains",
+                                   {"value": "ok"})[1]
 
     def run_body(self) -> dict[str, Any]:
         with db.factory() as session:
@@ -343,13 +349,28 @@ ROUTES.update({
         "params": {"scale": "pass_fail"}}),
     ("POST", SCORERS + "/{scorer_id}/archive"): Rule(Role.editor),
     ("POST", SCORERS + "/{scorer_id}/restore"): Rule(Role.editor),
+    ("POST", SCORERS + "/preview"): Rule(Role.viewer, 200, lambda w: {
+        "kind": "pairwise_judge", "params": {"judges": ["Judge"]}, "sample": {"output": "A"},
+        "second": {"output": "B"}}),
+    ("POST", SCORERS + "/try"): Rule(Role.editor, 200, lambda w: {
+        "kind": "contains", "params": {"value": "ok"}, "sample": {"output": "ok"}}),
+    ("POST", PROJECT + "/runs/{run_id}/scorers"): Rule(Role.editor, 202, lambda w: {
+        "scorer_version_ids": [w.fresh_scorer_version()]}),
+    ("POST", PROJECT + "/runs/{run_id}/scorers/estimate"): Rule(Role.viewer, 200, lambda w: {
+        "scorer_version_ids": [w.fresh_scorer_version()]}),
+    ("GET", PROJECT + "/runs/{run_id}/scorers/events"): Rule(Role.viewer),
+    ("GET", PROJECT + "/reports/scorers"): Rule(Role.viewer),
+    ("GET", PROJECT + "/reports/ratings"): Rule(Role.viewer),
+    ("GET", PROJECT + "/reports/judge-calibration"): Rule(Role.viewer),
+    ("GET", PROJECT + "/reports/rag"): Rule(Role.viewer),
     ("PUT", SCORE): Rule(Role.reviewer, 200, lambda w: {"rating": 4, "comment": "Fine"}),
     ("DELETE", SCORE): Rule(Role.reviewer, 204),
     ("PUT", PROJECT + "/runs/{run_id}/scores/{scorer_version_id}"): Rule(
         Role.reviewer, 200, lambda w: {"output_ids": [w.output_id], "rating": 3}),
 })
 SSE = {("GET", PROJECT + "/runs/{run_id}/events"): "run.finished",
-       ("GET", PROJECT + "/generation/{job_id}/events"): "generation.finished"}
+       ("GET", PROJECT + "/generation/{job_id}/events"): "generation.finished",
+       ("GET", PROJECT + "/runs/{run_id}/scorers/events"): "run.scoring_finished"}
 
 
 def _template(rule: str) -> str:
@@ -504,15 +525,15 @@ def test_nested_ids_of_another_project_are_not_found(world: World) -> None:
     """A foreign owner addressing this project's run or member through their own project."""
     browser = world.factory.login(world.users[FOREIGN])
     theirs = {**world.path_args(), "project_id": world.foreign_project.id}
+    nested = [(method, route, rule.body(world) if rule.body else None)  # bodies may add rows
+              for (method, route), rule in ROUTES.items()
+              if any(f"{{{name}}}" in route
+                     for name in ("run_id", "user_id", "credential_id", "model_id",
+                                  "dataset_id", "case_id", "job_id",
+                                  "document_id", "output_id", "scorer_id",
+                                  "scorer_version_id"))]
     before = _row_counts()
-    for (method, route), rule in ROUTES.items():
-        if not any(f"{{{name}}}" in route
-                   for name in ("run_id", "user_id", "credential_id", "model_id",
-                                "dataset_id", "case_id", "job_id",
-                                "document_id", "output_id", "scorer_id",
-                                "scorer_version_id")):
-            continue
-        body = rule.body(world) if rule.body else None
+    for method, route, body in nested:
         reply = _call(browser, method, route.format(**theirs), body)
         assert reply.status_code == 404, (method, route, reply.json)
     # Starting a run in their project on this project's dataset and models.
