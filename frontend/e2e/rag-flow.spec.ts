@@ -67,7 +67,6 @@ async function addFakeProviderAndModels(page: Page) {
   }
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function getJson<T = any>(page: Page, path: string): Promise<T> {
   const res = await page.request.get(path);
   expect(res.ok(), `GET ${path}: ${res.status()} ${await res.text()}`).toBeTruthy();
@@ -149,7 +148,6 @@ test('RAG flow: a PDF becomes scored conversations over three models, and the RA
   await shoot(page, '8-rag-report');
   const table = figure.getByRole('table', { name: 'RAG metrics by model' });
   await expect(table.getByRole('row')).toHaveCount(4);
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   for (const [i, m] of rag.items.entries() as IterableIterator<[number, any]>) {
     expect(m.average.mean, `${m.model_name} has an average`).not.toBeNull();
     expect(m.success_rate.k).toBeGreaterThan(0);
