@@ -14,11 +14,17 @@ const MODELS = [
 ] as const;
 const SHOTS = process.env.RAG_SHOTS; // a folder: screenshots of the key screens at 1400 and 390 px
 
-async function shoot(page: Page, name: string) {
-  if (!SHOTS) return;
+/** The screen fits a phone's width (main does not scroll sideways); with RAG_SHOTS, screenshots at 1400 and 390 px. */
+async function checkScreen(page: Page, name: string) {
+  const settle = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   for (const width of [1400, 390]) {
     await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
+    await settle();
+    if (width === 390) {
+      const overflow = await page.evaluate(() => document.getElementById('main')!.scrollWidth - document.getElementById('main')!.clientWidth);
+      expect(overflow, `${name} scrolls sideways at 390 px`).toBeLessThanOrEqual(0);
+    }
+    if (SHOTS) await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
   }
   await page.setViewportSize({ width: 1280, height: 720 });
 }
@@ -92,17 +98,17 @@ test('RAG flow: a PDF becomes scored conversations over three models, and the RA
   await gen.getByLabel(/^How many/).fill('3');
   await gen.getByRole('button', { name: 'Estimate cost' }).click();
   await expect(gen.getByTestId('generation-estimate')).toContainText('Estimated cost');
-  await shoot(page, '1-generate');
+  await checkScreen(page, '1-generate');
   await gen.getByRole('button', { name: 'Generate' }).click();
   await expect(gen.getByTestId('generation-summary')).toContainText(/Asked for 3, got 3\. Cost \$/, { timeout: 60_000 });
   await expect(gen.getByRole('list', { name: 'Preview' }).getByRole('checkbox')).toHaveCount(3);
-  await shoot(page, '2-preview');
+  await checkScreen(page, '2-preview');
   await gen.getByLabel('New dataset name').fill('Acme FAQ conversations');
   await gen.getByRole('button', { name: 'Add 3 to a new dataset' }).click();
   await expect(page).toHaveURL(/\/datasets\/\d+$/);
   await expect(page.getByRole('heading', { name: 'Acme FAQ conversations' })).toBeVisible();
   await expect(page.getByRole('table', { name: 'Cases' }).getByRole('row')).toHaveCount(4); // header + 3
-  await shoot(page, '3-dataset');
+  await checkScreen(page, '3-dataset');
 
   // Scorers → a RAG metrics scorer judged by Fake Smart, made in the UI.
   await tabs.getByRole('link', { name: 'Scorers' }).click();
@@ -110,7 +116,7 @@ test('RAG flow: a PDF becomes scored conversations over three models, and the RA
   await page.getByLabel('Name', { exact: true }).fill('RAG quality');
   await page.getByLabel('Kind', { exact: true }).selectOption('rag_metrics');
   await page.getByRole('group', { name: 'Judge models' }).getByLabel(/^Fake Smart/).check();
-  await shoot(page, '4-scorer');
+  await checkScreen(page, '4-scorer');
   await page.getByRole('button', { name: 'Create scorer' }).click();
   await expect(page.getByRole('table', { name: 'Scorers' }).getByRole('link', { name: 'RAG quality', exact: true })).toBeVisible();
 
@@ -119,13 +125,13 @@ test('RAG flow: a PDF becomes scored conversations over three models, and the RA
   await page.getByLabel('Dataset').selectOption({ label: 'Acme FAQ conversations (Conversations, 3 cases)' });
   for (const [name] of MODELS) await page.getByLabel(new RegExp(`^${name}`)).check();
   await page.getByRole('list', { name: 'Scorers' }).getByLabel(/RAG quality/).check();
-  await shoot(page, '5-new-run');
+  await checkScreen(page, '5-new-run');
   await page.getByRole('button', { name: 'Review' }).click();
   const confirm = page.getByRole('dialog', { name: 'Start this run?' });
   await expect(confirm.getByTestId('estimate-judges')).toContainText('LLM judges');
   await confirm.getByRole('button', { name: 'Start run' }).click();
   await expect(page.getByTestId('run-status')).toHaveText('Completed', { timeout: 90_000 });
-  await shoot(page, '6-run');
+  await checkScreen(page, '6-run');
 
   // Results: every conversation's cells are scored and name the turn they answer.
   await page.getByRole('link', { name: 'Results grid' }).click();
@@ -134,7 +140,7 @@ test('RAG flow: a PDF becomes scored conversations over three models, and the RA
     await expect(cell.getByTestId('cell-turn').first()).toContainText(/^Turn \d of 2: /);
     await expect(cell).toContainText('RAG quality');
   }
-  await shoot(page, '7-results');
+  await checkScreen(page, '7-results');
 
   // Reports → RAG metrics: one row per model, each number as the API has it.
   await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'E2E RAG' }).click();
@@ -145,7 +151,7 @@ test('RAG flow: a PDF becomes scored conversations over three models, and the RA
   expect(rag.items).toHaveLength(3);
   const figure = page.getByRole('region', { name: 'RAG metrics by model' });
   await figure.getByRole('button', { name: 'Show as table' }).click();
-  await shoot(page, '8-rag-report');
+  await checkScreen(page, '8-rag-report');
   const table = figure.getByRole('table', { name: 'RAG metrics by model' });
   await expect(table.getByRole('row')).toHaveCount(4);
   for (const [i, m] of rag.items.entries() as IterableIterator<[number, any]>) {
