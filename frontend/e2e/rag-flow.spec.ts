@@ -149,6 +149,8 @@ test('RAG flow: a PDF becomes scored conversations over three models, and the RA
   const rag = await getJson(page, `/api/projects/${projectId}/reports/rag`);
   expect(rag.scorer.name).toBe('RAG quality');
   expect(rag.items).toHaveLength(3);
+  // The models differ in quality on the fake provider: best first, Fake Smart ahead of Fake Mini.
+  expect(rag.items.map((m: { model_name: string }) => m.model_name)).toEqual(['Fake Smart', 'Fake Fast', 'Fake Mini']);
   const figure = page.getByRole('region', { name: 'RAG metrics by model' });
   await figure.getByRole('button', { name: 'Show as table' }).click();
   await checkScreen(page, '8-rag-report');
