@@ -31,7 +31,8 @@ export function DataTable<R>({ caption, columns, rows, rowKey }: { caption: stri
                   {c.cell(r)}
                 </th>
               ) : (
-                <TD key={c.key} className={c.numeric ? 'text-right tabular-nums' : undefined}>
+                // nowrap: a mean and its interval read as one figure, never broken over lines
+                <TD key={c.key} className={c.numeric ? 'whitespace-nowrap text-right tabular-nums' : undefined}>
                   {c.cell(r)}
                 </TD>
               ),

@@ -39,6 +39,7 @@ describe('RagPage', () => {
     serveReports({ [`${R}/rag`]: summary(), '/api/projects/3/scorers': scorers, '/api/projects/3/datasets': datasets });
     renderProject('/projects/3/reports/rag');
     const region = await screen.findByRole('region', { name: 'RAG metrics by model' });
+    expect(region).toHaveTextContent("RAG (version 1): the judges' average");
     await userEvent.click(within(region).getByRole('button', { name: 'Show as table' }));
     const rows = within(within(region).getByRole('table')).getAllByRole('row');
     expect(Array.from(rows[1]!.children).map((c) => c.textContent)).toEqual([

@@ -48,7 +48,7 @@ function Summary({ r }: { r: RagSummary }) {
   return (
     <Figure
       title="RAG metrics by model"
-      description={`${r.scorer!.name} (versions ${r.scorer!.versions.join(', ')}): the judges' average of groundedness, relevance, coherence and fluency (1–5) per model; whiskers are the 95% bootstrap interval clustered by case. The table has every metric.`}
+      description={`${r.scorer!.name} (${r.scorer!.versions.length === 1 ? 'version' : 'versions'} ${r.scorer!.versions.join(', ')}): the judges' average of groundedness, relevance, coherence and fluency (1–5) per model; whiskers are the 95% bootstrap interval clustered by case. The table has every metric.`}
       chart={(w, h) => (
         <IntervalBars width={w} height={h} valueLabel="Average (1–5)" domain={[0, 5]} data={r.items.map((m) => ({ name: modelName(m.model_name), value: m.average.mean, err: errorBar(m.average.mean, m.average.low, m.average.high) }))} />
       )}

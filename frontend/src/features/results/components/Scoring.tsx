@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Link, useParams } from 'react-router-dom';
 import { Button, Dialog, Select } from '@/components/ui';
 import { cn, focusRing } from '@/lib/cn';
 import type { ScoringChoice } from '../hooks/useGrid';
@@ -99,14 +100,18 @@ export function ScoringBar({
   );
 }
 
+/** Where a manual scorer is made: the Scorers tab's form (people, not the API, read this). */
 export function NoManualScorer() {
+  const { projectId } = useParams();
   return (
     <div className="space-y-1 text-zinc-700" data-testid="no-manual-scorer">
       <p className="font-medium text-zinc-900">This project has no manual scorer, so there is nothing to score by hand with yet.</p>
       <p>
-        A project editor adds one as a scorer of kind <code>manual</code> with a scale of <code>pass_fail</code>, <code>1-5</code> or <code>criteria</code> (
-        <code>POST /api/projects/&lt;id&gt;/scorers</code>, e.g. <code>{'{"name": "Helpfulness", "kind": "manual", "params": {"scale": "1-5"}}'}</code>
-        ). Any manual scorer of the project can score this run's outputs, even one the run did not pin; pin it when creating a run to ask reviewers for it.
+        A project editor adds one under Scorers:{' '}
+        <Link to={`/projects/${projectId}/scorers/new`} className={cn('rounded font-medium text-indigo-700 underline', focusRing)}>
+          New scorer
+        </Link>
+        , kind <code>manual</code>, with a pass / fail, 1–5 or per-criterion scale. Any manual scorer of the project can score this run's outputs, even one the run did not pin; pin it when creating a run to ask reviewers for it.
       </p>
     </div>
   );

@@ -80,7 +80,9 @@ describe('ReviewPage', { timeout: 30_000 }, () => {
     serveGrid(state({ run: gridRun({ scorers: [] }), noScorers: true }));
     renderReview();
     expect(await screen.findByTestId('no-manual-scorer')).toHaveTextContent('This project has no manual scorer');
-    expect(screen.getByTestId('no-manual-scorer')).toHaveTextContent('"kind": "manual"');
+    const link = within(screen.getByTestId('no-manual-scorer')).getByRole('link', { name: 'New scorer' });
+    expect(link).toHaveAttribute('href', '/projects/3/scorers/new');
+    expect(screen.getByTestId('no-manual-scorer')).not.toHaveTextContent('POST /api');
   });
 
   it('offers a manual scorer the run did not pin', async () => {
