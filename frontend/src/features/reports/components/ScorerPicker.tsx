@@ -9,7 +9,7 @@ const RATES_MODELS = (s: Scorer) => s.kind !== 'question_quality';
 
 /**
  * The scorer a report ranks by, kept in the address (?scorer=) so a report can be shared.
- * Without a choice: the first pointwise scorer that has scores (`unscored` when none has:
+ * Without a choice: the pointwise scorer with the most scores (`unscored` when none has:
  * the report reads success only and says why); "none" reads success only.
  */
 export function useScorerChoice(projectId: number) {
@@ -18,9 +18,11 @@ export function useScorerChoice(projectId: number) {
   const [params, setParams] = useSearchParams();
   const raw = params.get('scorer');
   const options = (scorers.data?.items ?? []).filter(POINTWISE);
-  const scored = new Set((coverage.data?.items ?? []).filter((c) => c.values + c.verdicts > 0).map((c) => c.scorer_id));
+  const counts = new Map((coverage.data?.items ?? []).map((c) => [c.scorer_id, c.values + c.verdicts]));
+  // The most-scored first (a few manual ratings should not hide a judge that scored every output).
+  const scored = options.filter((s) => (counts.get(s.id) ?? 0) > 0).sort((a, b) => counts.get(b.id)! - counts.get(a.id)!);
   // Coverage unreadable: the first scorer, as before there was any.
-  const fallback = coverage.isError ? options[0] : (options.find((s) => scored.has(s.id) && RATES_MODELS(s)) ?? options.find((s) => scored.has(s.id)));
+  const fallback = coverage.isError ? options[0] : (scored.find(RATES_MODELS) ?? scored[0]);
   const scorerId = raw === 'none' ? null : raw ? Number(raw) : (fallback?.id ?? null);
   const unscored = !raw && fallback === undefined;
   const setScorer = (id: number | null) =>
