@@ -2,9 +2,11 @@ import { useEffect, useMemo } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router-dom';
 import { Alert, Button, Card, CardContent, EmptyState, ErrorState, Label, LoadingRows, Select } from '@/components/ui';
 import { isApiError } from '@/api/errors';
+import { roleAtLeast } from '@/api/types';
 import { useProject } from '@/features/projects/hooks/useProjects';
 import { useDatasets } from '@/features/runs/hooks/useRuns';
 import type { Run } from '@/features/runs/api';
+import { PairwiseSection } from '@/features/runs/scoring/PairwiseSection';
 import { cn, focusRing } from '@/lib/cn';
 import { OUTCOMES, type Outcome } from '../api';
 import { useRunChoices, useRunDiff } from '../hooks';
@@ -256,6 +258,15 @@ export function CompareRunsPage() {
             onOutcome={(o) => update({ outcome: o, page: null })}
             onPage={(p) => update({ page: p === 1 ? null : p })}
           />
+          {head && base && (
+            <PairwiseSection
+              key={`${head.id}-${base.id}`}
+              projectId={projectId}
+              run={head}
+              baseRun={base}
+              canEdit={roleAtLeast(project.data?.role, 'editor')}
+            />
+          )}
         </div>
       )}
     </div>
