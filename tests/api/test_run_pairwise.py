@@ -114,12 +114,19 @@ def test_a_run_is_judged_against_a_base_run_on_their_cases(
     assert (again["pairs"], again["already_compared"], again["enqueued"]) == (0, 3, False)
 
 
-def test_only_the_shared_cases_are_judged(world: World) -> None:
-    base = rerun(world.run, case_ids=world.run.case_ids[:2])
+def test_only_the_shared_cases_are_judged_and_alike_runs_are_told_apart(world: World) -> None:
+    base = rerun(world.run, name="Planned", case_ids=world.run.case_ids[:2])
+    a, b = world.run.target_ids[1], base.target_ids[0]
     reply = world.browser.post(world.url, json={
-        "scorer_id": world.scorer_id, "target_a_id": world.run.target_ids[1],
-        "base_run_id": base.run_id, "base_target_id": base.target_ids[0]})
+        "scorer_id": world.scorer_id, "target_a_id": a, "base_run_id": base.run_id,
+        "base_target_id": b})
     assert reply.status_code == 202 and reply.json["pairs"] == 2
+    assert compare_targets(world.run.run_id, world.version_id, a, b, base.run_id) == 2
+    [pair] = world.browser.get(world.url + "/summary",
+                               query_string={"base_run_id": base.run_id}).json["pairs"]
+    assert (pair["target_a_label"], pair["target_b_label"]) == (
+        f"Planned #{world.run.run_id} · Target 1", f"Planned #{base.run_id} · Target 0")
+    assert pair["comparisons"] == 2
 
 
 def _field(reply: Any, field: str) -> str:

@@ -132,9 +132,11 @@ def _labels(session: Session, run: Run,
     order (the base run's targets after the run's); names carry their run's name when two
     runs are read."""
     runs = [run] if base is None or base.id == run.id else [run, base]
+    alike = len({one.name for one in runs}) < len(runs)  # e.g. two "Demo run"s
     rows = []
     for one in runs:
-        rows += [(target_id, f"{one.name} · {label or f'Target {target_id}'}"
+        run_name = f"{one.name} #{one.id}" if alike else one.name
+        rows += [(target_id, f"{run_name} · {label or f'Target {target_id}'}"
                   if len(runs) > 1 else label or f"Target {target_id}")
                  for target_id, label in session.execute(
                      select(RunTarget.id, RunTarget.label).where(RunTarget.run_id == one.id)
