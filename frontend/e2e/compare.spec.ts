@@ -156,4 +156,8 @@ test('judge two runs pairwise from the compare page: a target of each, progress,
   await expect(ratings).toContainText(`Demo run #${baseId} · Fake Fast`);
   await expect(page.getByTestId('pair-row')).toContainText(`Demo run #${headId} · Fake Smart vs Demo run #${baseId} · Fake Fast`);
   await expect(page.getByTestId('position-bias')).toHaveText(/\d+%/);
+
+  // At phone width the page does not scroll sideways (the tables scroll inside their card).
+  await page.setViewportSize({ width: 390, height: 900 });
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });

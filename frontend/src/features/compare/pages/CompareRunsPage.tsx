@@ -174,11 +174,11 @@ export function CompareRunsPage() {
             />
           ) : (
             <div className="flex flex-wrap items-end gap-4">
-              <div className="space-y-1">
+              <div className="max-w-full space-y-1">
                 <Label htmlFor="compare-base">Base run (before)</Label>
                 <Select
                   id="compare-base"
-                  className="max-w-sm"
+                  className="w-full max-w-sm"
                   value={baseId ?? ''}
                   onChange={(e) => update({ base: e.target.value, page: null })}
                 >
@@ -194,11 +194,11 @@ export function CompareRunsPage() {
               >
                 <span aria-hidden="true">⇄</span> Swap
               </Button>
-              <div className="space-y-1">
+              <div className="max-w-full space-y-1">
                 <Label htmlFor="compare-head">Head run (after)</Label>
                 <Select
                   id="compare-head"
-                  className="max-w-sm"
+                  className="w-full max-w-sm"
                   value={headId ?? ''}
                   onChange={(e) => update({ head: e.target.value, page: null })}
                 >
