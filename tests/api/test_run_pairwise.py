@@ -79,7 +79,10 @@ def test_a_run_is_judged_against_a_base_run_on_their_cases(
                           "enqueued": True}
     assert _queued(settings, redis_conn) == [("assay.jobs.comparisons.compare_targets", (
         world.run.run_id, world.version_id, a, b, base.run_id))]
-    assert _audits() == 1
+    with db.factory() as session:
+        event = session.scalars(select(AuditEvent).where(
+            AuditEvent.action == "run.comparisons_started")).one()
+        assert event.data["base_run_id"] == base.run_id and event.data["pairs"] == 3
 
     assert compare_targets(world.run.run_id, world.version_id, a, b, base.run_id) == 3
     with db.factory() as session:
@@ -161,6 +164,9 @@ def test_bad_input_is_refused_and_writes_nothing(
         k: v for k, v in good.items() if k != "base_target_id"}), "base_target_id")
     assert "not both" in _field(post(world.url, json={
         **good, "target_b_id": world.run.target_ids[1]}), "target_b_id")
+    assert "is this run" in _field(post(world.url, json={
+        **good, "base_run_id": world.run.run_id, "base_target_id": world.run.target_ids[1]}),
+        "base_run_id")
     assert "needs base_run_id" in _field(post(world.url, json={
         k: v for k, v in good.items() if k != "base_run_id"}), "base_target_id")
     assert _queued(settings, redis_conn) == []

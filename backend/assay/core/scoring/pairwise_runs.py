@@ -74,7 +74,10 @@ def prepare(session: Session, project: Project, run: Run, scorer_id: int, target
     """What comparing `target_a_id` of `run` with `target_b_id` (of `base_run`, or of `run`)
     by the scorer's latest version means; Invalid (422) naming each field that makes it
     impossible. The caller checked that `base_run` is of the project."""
-    other = base_run if base_run is not None and base_run.id != run.id else None
+    if base_run is not None and base_run.id == run.id:
+        raise Invalid("The comparison cannot start", {"json": {"base_run_id": [
+            "The base run is this run: give target_b_id to compare two of its targets"]}})
+    other = base_run
     errors: dict[str, list[str]] = {}
     scorer = session.get(ScorerConfig, scorer_id)
     if scorer is None or scorer.project_id != project.id:
