@@ -114,3 +114,50 @@ test('compare two runs of a dataset: fixed, regressed and new fail counters, the
     expect((await reply.text()).trimStart()).toMatch(e.starts);
   }
 });
+
+/** A pairwise judge of the project, through the API with the browser's session (and CSRF token). */
+async function createPairwiseJudge(page: Page, projectId: string) {
+  const csrf = (await page.context().cookies()).find((c) => c.name === 'assay_csrf')?.value ?? '';
+  const reply = await page.request.post(`/api/projects/${projectId}/scorers`, {
+    headers: { 'X-CSRF-Token': decodeURIComponent(csrf) },
+    data: { name: 'Which is better', kind: 'pairwise_judge', params: { judges: ['Fake Fast'] } },
+  });
+  expect(reply.status(), await reply.text()).toBe(201);
+}
+
+test('judge two runs pairwise from the compare page: a target of each, progress, ratings and position bias', async ({ page }) => {
+  test.setTimeout(180_000);
+  await registerAndSignIn(page);
+  await page.getByRole('button', { name: 'Create your first project' }).click();
+  const newProject = page.getByRole('dialog', { name: 'New project' });
+  await newProject.getByLabel('Project name').fill('E2E judge runs');
+  await newProject.getByRole('button', { name: 'Create project' }).click();
+  await expect(page).toHaveURL(/\/projects\/\d+$/);
+  const projectUrl = page.url();
+  const projectId = projectUrl.split('/').pop()!;
+  const baseId = (await demoRun(page, projectUrl, /^Completed$/)).split('/').pop()!;
+  const headId = (await demoRun(page, projectUrl, /^Completed$/)).split('/').pop()!;
+  await createPairwiseJudge(page, projectId);
+
+  await page.goto(`${projectUrl}/runs/compare?head=${headId}&base=${baseId}`);
+  await expect(page.getByText(/No pairwise judgements of these two runs yet/)).toBeVisible();
+  await page.getByRole('button', { name: 'Judge pairwise' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Judge the two runs pairwise' });
+  await expect(dialog.getByLabel('Pairwise judge')).toHaveValue(/\d+/);
+  await dialog.getByLabel('Target of the head run (A)').selectOption({ label: 'Fake Smart' });
+  await dialog.getByLabel('Target of the base run (B)').selectOption({ label: 'Fake Fast' });
+  await dialog.getByRole('button', { name: 'Start judging' }).click();
+
+  // The demo dataset's 12 cases, one judge: 12 judgements, each asked in both orders.
+  await expect(page.getByTestId('pairwise-progress')).toContainText('12 of 12 judgements · done', { timeout: 60_000 });
+  const ratings = page.getByRole('table', { name: 'Bradley–Terry ratings' });
+  await expect(ratings.getByRole('row')).toHaveCount(3); // header + the two judged targets
+  await expect(ratings).toContainText(`Demo run #${headId} · Fake Smart`);
+  await expect(ratings).toContainText(`Demo run #${baseId} · Fake Fast`);
+  await expect(page.getByTestId('pair-row')).toContainText(`Demo run #${headId} · Fake Smart vs Demo run #${baseId} · Fake Fast`);
+  await expect(page.getByTestId('position-bias')).toHaveText(/\d+%/);
+
+  // At phone width the page does not scroll sideways (the tables scroll inside their card).
+  await page.setViewportSize({ width: 390, height: 900 });
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+});

@@ -131,10 +131,12 @@ def test_an_editor_starts_comparisons_and_a_viewer_reads_them(
     a, b = world.run.target_ids[:2]
     assert reply.json == {"run_id": world.run.run_id, "scorer_id": world.scorer_id,
                           "scorer_version_id": world.version_id, "target_a_id": a,
-                          "target_b_id": b, "judges": ["Fake Fast"], "pairs": 3,
+                          "target_b_id": b, "base_run_id": None, "judges": ["Fake Fast"],
+                          "pairs": 3,
                           "already_compared": 0, "enqueued": True}
     assert _queued(settings, redis_conn) == [
-        ("assay.jobs.comparisons.compare_targets", (world.run.run_id, world.version_id, a, b))]
+        ("assay.jobs.comparisons.compare_targets",
+         (world.run.run_id, world.version_id, a, b, None))]
 
     viewer = factory.login(factory.member(world.project, Role.viewer))
     refused = viewer.post(world.url, json=world.body())

@@ -113,7 +113,8 @@ PHRASES: dict[str, Callable[[Data], str]] = {
                                    + ("it works" if d.get("ok") else "it failed"),
     "scorer.archived": lambda d: "archived a scorer",
     "scorer.restored": lambda d: "restored a scorer",
-    "run.comparisons_started": lambda d: f"started pairwise judging of {d.get('pairs')} pairs",
+    "run.comparisons_started": lambda d: f"started pairwise judging of {d.get('pairs')} pairs"
+    + (f" against run #{d['base_run_id']}" if d.get("base_run_id") else ""),
     "score.manual_set": lambda d: f"scored an output of run #{d.get('run_id')} by hand",
     "score.manual_deleted": lambda d: f"removed a manual score in run #{d.get('run_id')}",
 }

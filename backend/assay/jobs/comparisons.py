@@ -1,6 +1,6 @@
-"""RQ entry point: compare the outputs of two targets of a run, case by case, with a
-pairwise judge scorer version (both orders per judge), and record one Comparison row per
-pair and judge."""
+"""RQ entry point: compare the outputs of two targets of a run (or a target of the run with
+one of a base run), case by case, with a pairwise judge scorer version (both orders per
+judge), and record one Comparison row per pair and judge."""
 
 from __future__ import annotations
 
@@ -22,14 +22,15 @@ COMPARED = "run.compared"
 
 
 def compare_targets(run_id: int, scorer_version_id: int, target_a_id: int,
-                    target_b_id: int) -> int:
-    """Returns how many comparison rows were written."""
+                    target_b_id: int, base_run_id: int | None = None) -> int:
+    """Returns how many comparison rows were written. Target B is of `base_run_id` when
+    given; progress is published on `run_id`'s stream either way."""
     return asyncio.run(_compare_targets(current(), run_id, scorer_version_id, target_a_id,
-                                        target_b_id))
+                                        target_b_id, base_run_id))
 
 
 async def _compare_targets(rt: Runtime, run_id: int, version_id: int, target_a_id: int,
-                           target_b_id: int) -> int:
+                           target_b_id: int, base_run_id: int | None) -> int:
     with rt.db.factory() as session:
         setup = pairwise_runs.scorer_of(session, run_id, version_id)
         if setup is None:
@@ -37,11 +38,12 @@ async def _compare_targets(rt: Runtime, run_id: int, version_id: int, target_a_i
             return 0
         project_id, scorer = setup
         plan = pairwise_runs.plan_pairs(session, run_id, version_id, scorer.judges,
-                                        target_a_id, target_b_id)
+                                        target_a_id, target_b_id, base_run_id)
         judges = judge_models(session, project_id, scorer.judges, rt.settings.secret_key)
-    progress = {"run_id": run_id, "scorer_version_id": version_id,
-                "target_a_id": target_a_id, "target_b_id": target_b_id,
-                "pairs": len(plan.pairs), "compared": 0, "comparisons": 0}
+    progress: dict[str, Any] = {
+        "run_id": run_id, "scorer_version_id": version_id, "target_a_id": target_a_id,
+        "target_b_id": target_b_id, "base_run_id": base_run_id, "pairs": len(plan.pairs),
+        "compared": 0, "comparisons": 0}
     gate = asyncio.Semaphore(CONCURRENT)
     async with LLMClient(allow_private=not rt.settings.block_private_urls) as client:
         ctx = Context(judge=ModelJudge(client, judges))

@@ -52,9 +52,10 @@ def enqueue_scoring(rt: Runtime, run_id: int) -> None:
 
 
 def enqueue_comparisons(rt: Runtime, run_id: int, scorer_version_id: int, target_a_id: int,
-                        target_b_id: int) -> str:
-    """Compare two targets of the run with a pairwise scorer version; returns the job id."""
+                        target_b_id: int, base_run_id: int | None = None) -> str:
+    """Compare two targets of the run (B of `base_run_id` when given) with a pairwise
+    scorer version; returns the job id."""
     job = Queue(rt.settings.runs_queue, connection=rt.redis).enqueue(
         "assay.jobs.comparisons.compare_targets", run_id, scorer_version_id, target_a_id,
-        target_b_id, job_timeout=6 * 3600, result_ttl=600, failure_ttl=7 * 86400)
+        target_b_id, base_run_id, job_timeout=6 * 3600, result_ttl=600, failure_ttl=7 * 86400)
     return str(job.id)

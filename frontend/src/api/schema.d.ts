@@ -3296,6 +3296,8 @@ export interface paths {
                     judge?: string | null;
                     /** @description Comparisons with this target on either side */
                     target_id?: number | null;
+                    /** @description Comparisons against targets of this base run (default: of this run) */
+                    base_run_id?: number | null;
                     /** @description Comparisons of this case */
                     case_id?: number | null;
                     /** @description none: no winner (orders disagreed, or the judgement failed) */
@@ -3329,12 +3331,14 @@ export interface paths {
         };
         put?: never;
         /**
-         * Compare two targets of the run, case by case
-         * @description Each pair of their outputs (same case, repeat and turn; both succeeded) is judged by
-         *     every judge of the scorer's latest version, in both orders, in the background. Pairs
-         *     already judged without error by this version are skipped. 422 for a scorer that is not
-         *     a pairwise_judge of the project, targets not of this run, the same target twice, or no
-         *     pair to compare.
+         * Compare two targets of the run, or a target of it with one of a base run, case by case
+         * @description With base_run_id (another run of the project; 404 otherwise) and base_target_id, the
+         *     run's target_a_id is judged against the base run's target on the cases both runs ran;
+         *     the comparisons belong to this run. Each pair of their outputs (same case, repeat and
+         *     turn; both succeeded) is judged by every judge of the scorer's latest version, in both
+         *     orders, in the background. Pairs already judged without error by this version are
+         *     skipped. 422 for a scorer that is not a pairwise_judge of the project, targets not of
+         *     their run, the same target twice, runs that share no cases, or no pair to compare.
          */
         post: {
             parameters: {
@@ -3385,7 +3389,9 @@ export interface paths {
          * Per target pair and judge: wins, losses, ties, disagreements of the two orders,
          *     failures, and the position-bias rate with its Wilson interval; Bradley-Terry ratings
          *     of the run's targets (95% bootstrap intervals) from every judged comparison, or a
-         *     message saying why there are none (e.g. comparisons forming separate groups).
+         *     message saying why there are none (e.g. comparisons forming separate groups). With
+         *     base_run_id (404 when not of the project): the comparisons of this run's targets
+         *     against that run's, rating only the targets they involve.
          */
         get: {
             parameters: {
@@ -3396,6 +3402,8 @@ export interface paths {
                     scorer_version_id?: number | null;
                     /** @description Only this judge's comparisons */
                     judge?: string | null;
+                    /** @description Comparisons of this run's targets against this base run's targets (default: between targets of this run) */
+                    base_run_id?: number | null;
                 };
                 header?: never;
                 path: {
@@ -7147,15 +7155,30 @@ export interface components {
             scorer_id: number;
             /** @description A target of this run */
             target_a_id: number;
-            /** @description Another target of this run */
-            target_b_id: number;
+            /**
+             * @description Another target of this run; required unless base_run_id is given
+             * @default null
+             */
+            target_b_id?: number | null;
+            /**
+             * @description Judge target_a_id against a target of this other run of the project, on the cases both runs ran (same case, repeat and turn)
+             * @default null
+             */
+            base_run_id?: number | null;
+            /**
+             * @description A target of base_run_id; required with it
+             * @default null
+             */
+            base_target_id?: number | null;
         };
         ComparisonStarted: {
             run_id: number;
             scorer_id: number;
             scorer_version_id: number;
             target_a_id: number;
+            /** @description Of base_run_id when given, else of this run */
             target_b_id: number;
+            base_run_id: number | null;
             judges: string[];
             /** @description Pairs of outputs (same case, repeat and turn; both succeeded) to compare now */
             pairs: number;
@@ -7249,6 +7272,7 @@ export interface components {
         };
         ComparisonSummary: {
             run_id: number;
+            base_run_id: number | null;
             pairs: components["schemas"]["ComparisonPair"][];
             /** @description Every judged comparison of the run (as filtered) is a game; a tie or a disagreement of the orders counts half a win to each side */
             ratings: components["schemas"]["ComparisonRatings"];

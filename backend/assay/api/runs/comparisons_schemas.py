@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from assay.api.base import PageArgs
 from assay.api.fields import MAX_ID, Id
@@ -21,7 +23,26 @@ class ComparisonCreateSchema(Schema):
     scorer_id = Id(required=True, metadata={
         "description": "A pairwise_judge scorer of the project; its latest version judges"})
     target_a_id = Id(required=True, metadata={"description": "A target of this run"})
-    target_b_id = Id(required=True, metadata={"description": "Another target of this run"})
+    target_b_id = Id(load_default=None, metadata={
+        "description": "Another target of this run; required unless base_run_id is given"})
+    base_run_id = Id(load_default=None, metadata={
+        "description": "Judge target_a_id against a target of this other run of the project, "
+                       "on the cases both runs ran (same case, repeat and turn)"})
+    base_target_id = Id(load_default=None, metadata={
+        "description": "A target of base_run_id; required with it"})
+
+    @validates_schema
+    def _one_opponent(self, data: dict[str, Any], **_: Any) -> None:
+        if data.get("base_run_id") is None:
+            if data.get("base_target_id") is not None:
+                raise ValidationError("base_target_id needs base_run_id", "base_target_id")
+            if data.get("target_b_id") is None:
+                raise ValidationError("Missing data for required field.", "target_b_id")
+        elif data.get("base_target_id") is None:
+            raise ValidationError("Choose a target of the base run", "base_target_id")
+        elif data.get("target_b_id") is not None:
+            raise ValidationError("Give either target_b_id (this run) or base_target_id "
+                                  "(the base run), not both", "target_b_id")
 
 
 class ComparisonStartedSchema(Schema):
@@ -29,7 +50,9 @@ class ComparisonStartedSchema(Schema):
     scorer_id = fields.Integer(required=True)
     scorer_version_id = fields.Integer(required=True)
     target_a_id = fields.Integer(required=True)
-    target_b_id = fields.Integer(required=True)
+    target_b_id = fields.Integer(required=True, metadata={
+        "description": "Of base_run_id when given, else of this run"})
+    base_run_id = fields.Integer(required=True, allow_none=True)
     judges = fields.List(fields.String(), required=True)
     pairs = fields.Integer(required=True, metadata={
         "description": "Pairs of outputs (same case, repeat and turn; both succeeded) to "
@@ -47,6 +70,7 @@ class ComparisonListArgs(PageArgs):
     judge = fields.String(load_default=None, validate=JUDGE_REF, metadata={
         "description": "The judge model, as the scorer names it"})
     target_id = _id("Comparisons with this target on either side")
+    base_run_id = _id("Comparisons against targets of this base run (default: of this run)")
     case_id = _id("Comparisons of this case")
     winner = fields.String(load_default=None, validate=validate.OneOf([*WINNERS, NO_WINNER]),
                            metadata={"description": "none: no winner (orders disagreed, or "
@@ -83,6 +107,8 @@ class ComparisonSummaryArgs(Schema):
     scorer_version_id = _id("Only comparisons by this scorer version")
     judge = fields.String(load_default=None, validate=JUDGE_REF, metadata={
         "description": "Only this judge's comparisons"})
+    base_run_id = _id("Comparisons of this run's targets against this base run's targets "
+                      "(default: between targets of this run)")
 
 
 class ComparisonBiasSchema(Schema):
@@ -147,6 +173,7 @@ class ComparisonRatingsSchema(Schema):
 
 class ComparisonSummarySchema(Schema):
     run_id = fields.Integer(required=True)
+    base_run_id = fields.Integer(required=True, allow_none=True)
     pairs = fields.List(fields.Nested(ComparisonPairSchema), required=True)
     ratings = fields.Nested(ComparisonRatingsSchema, required=True, metadata={
         "description": "Every judged comparison of the run (as filtered) is a game; a tie "

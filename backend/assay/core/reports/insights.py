@@ -53,8 +53,8 @@ def win_rates(session: Session, run_id: int) -> dict[int, dict[str, Any]]:
     rows = session.execute(
         select(Comparison.winner, a.target_id, b.target_id)
         .join(a, a.id == Comparison.output_a_id).join(b, b.id == Comparison.output_b_id)
-        .where(Comparison.run_id == run_id, Comparison.winner.is_not(None),
-               Comparison.error.is_(None)))
+        .where(Comparison.run_id == run_id, b.run_id == run_id,  # not against a base run
+               Comparison.winner.is_not(None), Comparison.error.is_(None)))
     tallies: dict[int, list[int]] = {}
     for winner, target_a, target_b in rows:
         for target, side in ((target_a, "a"), (target_b, "b")):

@@ -3,7 +3,11 @@ judge with the judges' position bias and Bradley-Terry ratings of the targets (D
 
 A judgement whose two orders disagree has no winner; the ratings count it as a tie, like
 a judge that declared one (it preferred neither output once the order was swapped).
-Failed judgements count nowhere but in `errors`."""
+Failed judgements count nowhere but in `errors`.
+
+Without a base run, only comparisons of two targets of the run are read; with one, only
+those of a target of the run against a target of the base run (their labels then name
+their runs)."""
 
 from __future__ import annotations
 
@@ -33,6 +37,7 @@ class ComparisonFilters:
     winner: str | None = None  # a | b | tie | none
     position_bias: bool | None = None
     failed: bool | None = None
+    base_run_id: int | None = None  # target B's run; None: this run
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,7 @@ class Ratings:
 @dataclass(frozen=True)
 class ComparisonSummary:
     run_id: int
+    base_run_id: int | None
     pairs: tuple[PairSummary, ...]
     ratings: Ratings
 
@@ -88,7 +94,7 @@ class ComparisonSummary:
 def _filtered(stmt: Select[*tuple[Any, ...]], run: Run, f: ComparisonFilters, a: Any,
               b: Any) -> Select[*tuple[Any, ...]]:
     stmt = stmt.join(a, a.id == Comparison.output_a_id).join(b, b.id == Comparison.output_b_id)
-    stmt = stmt.where(Comparison.run_id == run.id)
+    stmt = stmt.where(Comparison.run_id == run.id, b.run_id == (f.base_run_id or run.id))
     if f.scorer_id is not None:
         stmt = stmt.where(Comparison.scorer_version_id.in_(
             select(ScorerVersion.id).where(ScorerVersion.scorer_id == f.scorer_id)))
@@ -120,11 +126,22 @@ def list_comparisons(session: Session, run: Run, page: int, page_size: int,
                     page_size, scalars=False)
 
 
-def _labels(session: Session, run: Run) -> tuple[dict[int, str], dict[int, int]]:
-    """Each target's display name (unique in the run) and its place in the run's order."""
-    rows = session.execute(select(RunTarget.id, RunTarget.label).where(
-        RunTarget.run_id == run.id).order_by(RunTarget.position, RunTarget.id)).all()
-    names = {target_id: label or f"Target {target_id}" for target_id, label in rows}
+def _labels(session: Session, run: Run,
+            base: Run | None = None) -> tuple[dict[int, str], dict[int, int]]:
+    """Each target's display name (unique among the runs read) and its place in the run's
+    order (the base run's targets after the run's); names carry their run's name when two
+    runs are read."""
+    runs = [run] if base is None or base.id == run.id else [run, base]
+    alike = len({one.name for one in runs}) < len(runs)  # e.g. two "Demo run"s
+    rows = []
+    for one in runs:
+        run_name = f"{one.name} #{one.id}" if alike else one.name
+        rows += [(target_id, f"{run_name} · {label or f'Target {target_id}'}"
+                  if len(runs) > 1 else label or f"Target {target_id}")
+                 for target_id, label in session.execute(
+                     select(RunTarget.id, RunTarget.label).where(RunTarget.run_id == one.id)
+                     .order_by(RunTarget.position, RunTarget.id))]
+    names = dict(rows)
     seen = Counter(names.values())
     names = {i: f"{name} #{i}" if seen[name] > 1 else name for i, name in names.items()}
     return names, {target_id: place for place, (target_id, _) in enumerate(rows)}
@@ -158,8 +175,9 @@ def _tallies(session: Session, run: Run, f: ComparisonFilters,
 
 
 def summary(session: Session, run: Run, filters: ComparisonFilters,
-            confidence: float = 0.95) -> ComparisonSummary:
-    names, order = _labels(session, run)
+            confidence: float = 0.95, base: Run | None = None) -> ComparisonSummary:
+    """`base` is the run of `filters.base_run_id`, when given."""
+    names, order = _labels(session, run, base)
     tallies = list(_tallies(session, run, filters, order))
     groups: dict[tuple[int, str, int, int], Counter[str]] = {}
     for t in tallies:
@@ -181,15 +199,19 @@ def summary(session: Session, run: Run, filters: ComparisonFilters,
             config.id, config.name, version_id, version.number, judge, ta, names[ta], tb,
             names[tb], sum(counts.values()), counts["a_wins"], counts["b_wins"],
             counts["ties"], counts["disagreements"], counts["errors"], bias))
-    return ComparisonSummary(run.id, tuple(pairs), _ratings(tallies, names, confidence))
+    if filters.base_run_id not in (None, run.id):  # rate only targets the two runs pitted
+        played = {t for tally in tallies for t in (tally.target_a, tally.target_b)}
+        names = {i: name for i, name in names.items() if i in played}
+    return ComparisonSummary(run.id, filters.base_run_id, tuple(pairs),
+                             _ratings(tallies, names, confidence))
 
 
 def _ratings(tallies: list[_Tally], names: dict[int, str], confidence: float) -> Ratings:
     games = [(names[t.target_a], names[t.target_b], t.winner or "tie")
              for t in tallies if not t.failed for _ in range(t.count)]
     if not games:
-        return Ratings(False, "No judged comparisons yet: compare two targets of this run to "
-                       "rate them.", 0, confidence, ())
+        return Ratings(False, "No judged comparisons yet: compare two targets to rate them.",
+                       0, confidence, ())
     try:
         result = bradley_terry(games, items=list(names.values()), confidence=confidence)
     except ValueError as exc:  # the comparisons form separate groups

@@ -3,6 +3,8 @@ pairwise_judge scorer version compares, the subjects it sees, and the rows its v
 become.
 
 A pair is two succeeded outputs of the same case, repeat and turn, one from each target.
+The second target may belong to another run of the project (a base run): its outputs
+pair up with this run's on the cases both runs ran; the rows belong to this run.
 A pair counts as compared when every judge of the version judged it without error, in
 either direction (A against B or B against A: both orders are asked anyway). Pairs with a
 failed judgement are compared again, and their earlier rows replaced."""
@@ -59,6 +61,7 @@ class Comparing:
     target_a_id: int
     target_b_id: int
     plan: PairPlan
+    base_run_id: int | None = None  # target B's run, when not this one
 
 
 def build_pairwise(kind: str, params: dict[str, Any] | None) -> PairwiseScorer:
@@ -67,9 +70,14 @@ def build_pairwise(kind: str, params: dict[str, Any] | None) -> PairwiseScorer:
 
 
 def prepare(session: Session, project: Project, run: Run, scorer_id: int, target_a_id: int,
-            target_b_id: int) -> Comparing:
-    """What comparing `target_a_id` with `target_b_id` of `run` by the scorer's latest
-    version means; Invalid (422) naming each field that makes it impossible."""
+            target_b_id: int, base_run: Run | None = None) -> Comparing:
+    """What comparing `target_a_id` of `run` with `target_b_id` (of `base_run`, or of `run`)
+    by the scorer's latest version means; Invalid (422) naming each field that makes it
+    impossible. The caller checked that `base_run` is of the project."""
+    if base_run is not None and base_run.id == run.id:
+        raise Invalid("The comparison cannot start", {"json": {"base_run_id": [
+            "The base run is this run: give target_b_id to compare two of its targets"]}})
+    other = base_run
     errors: dict[str, list[str]] = {}
     scorer = session.get(ScorerConfig, scorer_id)
     if scorer is None or scorer.project_id != project.id:
@@ -79,16 +87,24 @@ def prepare(session: Session, project: Project, run: Run, scorer_id: int, target
                                "comparisons need a pairwise_judge scorer"]
     elif scorer.archived_at is not None:
         errors["scorer_id"] = [f"The scorer {scorer.name!r} is archived"]
-    found = set(session.scalars(select(RunTarget.id).where(
-        RunTarget.run_id == run.id, RunTarget.id.in_([target_a_id, target_b_id]))))
-    for field, target_id in (("target_a_id", target_a_id), ("target_b_id", target_b_id)):
-        if target_id not in found:
-            errors[field] = [f"No target {target_id} in this run"]
-    if target_a_id == target_b_id and target_a_id in found:
+    b_field = "target_b_id" if other is None else "base_target_id"
+    for field, target_id, owner in (("target_a_id", target_a_id, run),
+                                    (b_field, target_b_id, other or run)):
+        if session.scalar(select(RunTarget.id).where(
+                RunTarget.run_id == owner.id, RunTarget.id == target_id)) is None:
+            errors[field] = [f"No target {target_id} in {'this' if owner is run else 'the base'}"
+                             " run"]
+    if other is None and target_a_id == target_b_id and not errors.get("target_a_id"):
         errors["target_b_id"] = ["Choose two different targets: a target is not compared "
                                  "with itself"]
     if errors or scorer is None:
         raise Invalid("The comparison cannot start", {"json": errors})
+    if other is not None and not _share_cases(session, run.id, target_a_id, other.id,
+                                              target_b_id):
+        raise Invalid("The runs share no cases", {"json": {"base_run_id": [
+            f"The runs {run.name!r} and {other.name!r} share no cases (with the same repeat "
+            "and turn): pairwise judging of two runs needs runs of the same dataset version "
+            "or with the same cases"]}})
     version = latest_versions(session, [scorer.id])[scorer.id]
     try:
         judges = build_pairwise(scorer.kind, version.params).judges
@@ -100,24 +116,42 @@ def prepare(session: Session, project: Project, run: Run, scorer_id: int, target
                "project" for ref in judges if ref not in known]
     if missing:
         raise Invalid("The comparison cannot start", {"json": {"scorer_id": missing}})
-    plan = plan_pairs(session, run.id, version.id, judges, target_a_id, target_b_id)
+    base_run_id = other.id if other is not None else None
+    plan = plan_pairs(session, run.id, version.id, judges, target_a_id, target_b_id,
+                      base_run_id)
     if not plan.pairs and not plan.already_compared:
         raise Invalid("Nothing to compare", {"json": {"_schema": [
             "The two targets have no case (with the same repeat and turn) where both "
             "outputs succeeded"]}})
-    return Comparing(run.id, scorer, version, judges, target_a_id, target_b_id, plan)
+    return Comparing(run.id, scorer, version, judges, target_a_id, target_b_id, plan,
+                     base_run_id)
+
+
+def _share_cases(session: Session, run_id: int, target_a_id: int, base_run_id: int,
+                 target_b_id: int) -> bool:
+    """Whether the two targets have outputs of a same case, repeat and turn (any status)."""
+    a, b = aliased(Output), aliased(Output)
+    return session.scalar(
+        select(a.id).join(b, (b.case_id == a.case_id) & (b.repeat == a.repeat)
+                          & (b.turn == a.turn))
+        .where(a.run_id == run_id, a.target_id == target_a_id, b.run_id == base_run_id,
+               b.target_id == target_b_id).limit(1)) is not None
 
 
 def start(session: Session, actor: User | None, project: Project, run: Run, scorer_id: int,
-          target_a_id: int, target_b_id: int) -> Comparing:
+          target_a_id: int, target_b_id: int, base_run: Run | None = None) -> Comparing:
     """`prepare`, audited when there is something to compare; the caller commits, then
     enqueues the job."""
-    comparing = prepare(session, project, run, scorer_id, target_a_id, target_b_id)
+    comparing = prepare(session, project, run, scorer_id, target_a_id, target_b_id, base_run)
     if comparing.plan.pairs:
-        audit.record(session, actor, "run.comparisons_started", "run", run.id, project.id, {
+        details: dict[str, Any] = {
             "scorer_id": scorer_id, "scorer_version_id": comparing.version.id,
             "target_a_id": target_a_id, "target_b_id": target_b_id,
-            "pairs": len(comparing.plan.pairs)})
+            "pairs": len(comparing.plan.pairs)}
+        if comparing.base_run_id is not None:
+            details["base_run_id"] = comparing.base_run_id
+        audit.record(session, actor, "run.comparisons_started", "run", run.id, project.id,
+                     details)
     return comparing
 
 
@@ -136,12 +170,13 @@ def scorer_of(session: Session, run_id: int,
 
 
 def plan_pairs(session: Session, run_id: int, version_id: int, judges: Sequence[str],
-               target_a_id: int, target_b_id: int) -> PairPlan:
-    """The comparable pairs of the two targets, in case order, minus those compared."""
+               target_a_id: int, target_b_id: int, base_run_id: int | None = None) -> PairPlan:
+    """The comparable pairs of the two targets (B of `base_run_id` when given), in case
+    order, minus those compared."""
     a, b = aliased(Output), aliased(Output)
     rows = session.execute(
         select(a.case_id, a.id, b.id)
-        .join(b, (b.run_id == a.run_id) & (b.case_id == a.case_id)
+        .join(b, (b.run_id == (base_run_id or run_id)) & (b.case_id == a.case_id)
               & (b.repeat == a.repeat) & (b.turn == a.turn))
         .where(a.run_id == run_id, a.target_id == target_a_id, b.target_id == target_b_id,
                a.status == CellStatus.succeeded, b.status == CellStatus.succeeded)

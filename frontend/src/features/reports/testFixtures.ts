@@ -208,6 +208,7 @@ const bias = (k: number, n: number, low: number, high: number) => ({ k, n, estim
 
 export const comparisons = (): ComparisonSummary => ({
   run_id: 77,
+  base_run_id: null,
   pairs: [
     {
       scorer_id: 9,
@@ -242,6 +243,7 @@ export const comparisons = (): ComparisonSummary => ({
 
 export const noComparisons = (): ComparisonSummary => ({
   run_id: 77,
+  base_run_id: null,
   pairs: [],
   ratings: { available: false, message: 'No judged comparisons', n_comparisons: 0, confidence: 0.95, items: [] },
 });

@@ -2,9 +2,11 @@ import { useEffect, useMemo } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router-dom';
 import { Alert, Button, Card, CardContent, EmptyState, ErrorState, Label, LoadingRows, Select } from '@/components/ui';
 import { isApiError } from '@/api/errors';
+import { roleAtLeast } from '@/api/types';
 import { useProject } from '@/features/projects/hooks/useProjects';
 import { useDatasets } from '@/features/runs/hooks/useRuns';
 import type { Run } from '@/features/runs/api';
+import { PairwiseSection } from '@/features/runs/scoring/PairwiseSection';
 import { cn, focusRing } from '@/lib/cn';
 import { OUTCOMES, type Outcome } from '../api';
 import { useRunChoices, useRunDiff } from '../hooks';
@@ -172,11 +174,11 @@ export function CompareRunsPage() {
             />
           ) : (
             <div className="flex flex-wrap items-end gap-4">
-              <div className="space-y-1">
+              <div className="max-w-full space-y-1">
                 <Label htmlFor="compare-base">Base run (before)</Label>
                 <Select
                   id="compare-base"
-                  className="max-w-sm"
+                  className="w-full max-w-sm"
                   value={baseId ?? ''}
                   onChange={(e) => update({ base: e.target.value, page: null })}
                 >
@@ -192,11 +194,11 @@ export function CompareRunsPage() {
               >
                 <span aria-hidden="true">⇄</span> Swap
               </Button>
-              <div className="space-y-1">
+              <div className="max-w-full space-y-1">
                 <Label htmlFor="compare-head">Head run (after)</Label>
                 <Select
                   id="compare-head"
-                  className="max-w-sm"
+                  className="w-full max-w-sm"
                   value={headId ?? ''}
                   onChange={(e) => update({ head: e.target.value, page: null })}
                 >
@@ -256,6 +258,15 @@ export function CompareRunsPage() {
             onOutcome={(o) => update({ outcome: o, page: null })}
             onPage={(p) => update({ page: p === 1 ? null : p })}
           />
+          {head && base && (
+            <PairwiseSection
+              key={`${head.id}-${base.id}`}
+              projectId={projectId}
+              run={head}
+              baseRun={base}
+              canEdit={roleAtLeast(project.data?.role, 'editor')}
+            />
+          )}
         </div>
       )}
     </div>

@@ -5,30 +5,37 @@ import { errorMessage, fieldErrors } from '@/api/errors';
 import type { Run } from '../api';
 import { PAIR_KINDS, scorersUrl, useActiveScorers, useStartComparisons, type ComparisonStarted } from './api';
 
-/** Starts pairwise judging of two targets of the run with a pairwise-judge scorer. */
+/**
+ * Starts pairwise judging with a pairwise-judge scorer: two targets of the run, or (with `baseRun`) a target of
+ * the run against a target of the base run, on the cases both ran.
+ */
 export function PairwiseDialog({
   projectId,
   run,
+  baseRun,
   open,
   onClose,
   onStarted,
 }: {
   projectId: number;
   run: Pick<Run, 'id' | 'targets'>;
+  baseRun?: Pick<Run, 'id' | 'targets'>;
   open: boolean;
   onClose: () => void;
   onStarted: (started: ComparisonStarted) => void;
 }) {
   const targets = run.targets ?? [];
+  const bTargets = baseRun ? (baseRun.targets ?? []) : targets;
   const scorers = useActiveScorers(projectId);
   const judges = (scorers.data?.items ?? []).filter((s) => PAIR_KINDS.includes(s.kind));
   const [scorerId, setScorerId] = useState<number | null>(null);
   const [a, setA] = useState<number | null>(targets[0]?.id ?? null);
-  const [b, setB] = useState<number | null>(targets[1]?.id ?? null);
+  const [b, setB] = useState<number | null>(bTargets[baseRun ? 0 : 1]?.id ?? null);
   const start = useStartComparisons(projectId, run.id);
   const chosen = scorerId ?? judges[0]?.id ?? null;
-  const same = a !== null && a === b;
+  const same = !baseRun && a !== null && a === b;
   const errors = start.isError ? fieldErrors(start.error) : {};
+  const enough = baseRun ? targets.length > 0 && bTargets.length > 0 : targets.length >= 2;
 
   function close() {
     start.reset();
@@ -36,7 +43,8 @@ export function PairwiseDialog({
   }
   function submit() {
     if (chosen === null || a === null || b === null || same) return;
-    start.mutate({ scorer_id: chosen, target_a_id: a, target_b_id: b }, { onSuccess: (s) => { onStarted(s); close(); } });
+    const other = baseRun ? { base_run_id: baseRun.id, base_target_id: b } : { target_b_id: b };
+    start.mutate({ scorer_id: chosen, target_a_id: a, ...other }, { onSuccess: (s) => { onStarted(s); close(); } });
   }
 
   let body;
@@ -56,9 +64,9 @@ export function PairwiseDialog({
     );
   } else {
     const targetSelect = (id: string, label: string, value: number | null, set: (v: number) => void) => (
-      <Field id={id} label={label} error={errors[id === 'pair-a' ? 'target_a_id' : 'target_b_id'] ?? null}>
+      <Field id={id} label={label} error={errors[id === 'pair-a' ? 'target_a_id' : baseRun ? 'base_target_id' : 'target_b_id'] ?? null}>
         <Select id={id} className="w-full" value={value ?? ''} onChange={(e) => set(Number(e.target.value))}>
-          {targets.map((t) => (
+          {(id === 'pair-a' ? targets : bTargets).map((t) => (
             <option key={t.id} value={t.id}>
               {t.label}
             </option>
@@ -78,10 +86,12 @@ export function PairwiseDialog({
           </Select>
         </Field>
         <div />
-        {targetSelect('pair-a', 'Target A', a, setA)}
-        {targetSelect('pair-b', 'Target B', b, setB)}
+        {targetSelect('pair-a', baseRun ? 'Target of the head run (A)' : 'Target A', a, setA)}
+        {targetSelect('pair-b', baseRun ? 'Target of the base run (B)' : 'Target B', b, setB)}
         {same && <p className="text-sm text-red-700 sm:col-span-2">Pick two different targets.</p>}
-        {start.isError && <Alert className="sm:col-span-2">{errorMessage(start.error)}</Alert>}
+        {start.isError && (
+          <Alert className="sm:col-span-2">{errors.base_run_id ?? errors._schema ?? errorMessage(start.error)}</Alert>
+        )}
       </div>
     );
   }
@@ -90,14 +100,14 @@ export function PairwiseDialog({
       open={open}
       onClose={close}
       size="wide"
-      title="Compare two targets"
-      description="Each case's two replies are judged in both orders (A first, then B first), so a judge that favours a position shows as position bias."
+      title={baseRun ? 'Judge the two runs pairwise' : 'Compare two targets'}
+      description={`Each ${baseRun ? 'shared ' : ''}case's two replies are judged in both orders (A first, then B first), so a judge that favours a position shows as position bias.`}
       footer={
         <>
           <Button variant="secondary" onClick={close}>
             Cancel
           </Button>
-          <Button onClick={submit} loading={start.isPending} disabled={chosen === null || same || targets.length < 2}>
+          <Button onClick={submit} loading={start.isPending} disabled={chosen === null || same || !enough}>
             Start judging
           </Button>
         </>

@@ -17,8 +17,21 @@ export function jobProgress(job: ComparisonStarted, summary: ComparisonSummary |
   return { done: Math.min(done, expected), expected };
 }
 
-/** The run's pairwise judging: Bradley–Terry ratings with intervals, position bias, and a dialog to start more. */
-export function PairwiseSection({ projectId, run, canEdit }: { projectId: number; run: Pick<Run, 'id' | 'targets'>; canEdit: boolean }) {
+/**
+ * The run's pairwise judging: Bradley–Terry ratings with intervals, position bias, and a dialog to start more.
+ * With `baseRun`, the run's targets judged against the base run's (the compare-runs page).
+ */
+export function PairwiseSection({
+  projectId,
+  run,
+  baseRun,
+  canEdit,
+}: {
+  projectId: number;
+  run: Pick<Run, 'id' | 'targets'>;
+  baseRun?: Pick<Run, 'id' | 'targets'>;
+  canEdit: boolean;
+}) {
   const [open, setOpen] = useState(false);
   const [job, setJob] = useState<ComparisonStarted | null>(null);
   const running = (data: ComparisonSummary | undefined) => {
@@ -26,9 +39,9 @@ export function PairwiseSection({ projectId, run, canEdit }: { projectId: number
     const { done, expected } = jobProgress(job, data);
     return done < expected;
   };
-  const summary = useComparisonSummary(projectId, run.id, PAIRWISE_POLL_MS, running);
+  const summary = useComparisonSummary(projectId, run.id, PAIRWISE_POLL_MS, running, baseRun?.id ?? null);
   const progress = job ? jobProgress(job, summary.data) : null;
-  const twoTargets = (run.targets ?? []).length >= 2;
+  const twoTargets = baseRun ? (run.targets ?? []).length > 0 && (baseRun.targets ?? []).length > 0 : (run.targets ?? []).length >= 2;
 
   return (
     <Card>
@@ -37,7 +50,7 @@ export function PairwiseSection({ projectId, run, canEdit }: { projectId: number
           <CardTitle>Pairwise judging</CardTitle>
           {canEdit && twoTargets && (
             <Button variant="secondary" size="sm" onClick={() => setOpen(true)}>
-              Compare two targets
+              {baseRun ? 'Judge pairwise' : 'Compare two targets'}
             </Button>
           )}
         </div>
@@ -54,7 +67,7 @@ export function PairwiseSection({ projectId, run, canEdit }: { projectId: number
                 </p>
               </>
             ) : (
-              <Alert tone="info">Nothing left to compare: every pair of these targets was already judged by this version.</Alert>
+              <Alert tone="info">Nothing left to compare: every pair of these targets' outputs was already judged by this version.</Alert>
             )}
           </div>
         )}
@@ -64,9 +77,11 @@ export function PairwiseSection({ projectId, run, canEdit }: { projectId: number
           <ErrorState title="Could not load the comparisons" error={summary.error} onRetry={() => summary.refetch()} />
         ) : summary.data.pairs.length === 0 ? (
           <p className="text-sm text-zinc-600">
-            {twoTargets
-              ? 'No pairwise comparisons yet: compare two targets to rate them against each other.'
-              : 'Pairwise judging compares two targets; this run has one.'}
+            {baseRun
+              ? 'No pairwise judgements of these two runs yet: judge a target of each on the cases they share to rate them against each other.'
+              : twoTargets
+                ? 'No pairwise comparisons yet: compare two targets to rate them against each other.'
+                : 'Pairwise judging compares two targets; this run has one.'}
           </p>
         ) : (
           <PairwiseResults summary={summary.data} />
@@ -75,6 +90,7 @@ export function PairwiseSection({ projectId, run, canEdit }: { projectId: number
       <PairwiseDialog
         projectId={projectId}
         run={run}
+        baseRun={baseRun}
         open={open}
         onClose={() => setOpen(false)}
         onStarted={setJob}

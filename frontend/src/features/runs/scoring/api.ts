@@ -36,6 +36,9 @@ const keys = {
   scorers: (projectId: number) => [...qk.project(projectId), 'scorers', 'active'] as const,
   scorer: (projectId: number, scorerId: number) => [...qk.project(projectId), 'scorers', 'one', scorerId] as const,
   comparisons: (projectId: number, runId: number) => [...qk.run(projectId, runId), 'comparisons'] as const,
+  // Against a base run (null: between the run's own targets); a prefix of `comparisons`, so invalidating that refreshes both.
+  summary: (projectId: number, runId: number, baseRunId: number | null) =>
+    [...qk.run(projectId, runId), 'comparisons', 'summary', baseRunId] as const,
 };
 
 /** The project's scorers that are not archived (the first 100, by the API's order). */
@@ -83,22 +86,32 @@ export function useAttachScorers(projectId: number, runId: number) {
 export function useStartComparisons(projectId: number, runId: number) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: { scorer_id: number; target_a_id: number; target_b_id: number }) =>
+    mutationFn: (
+      body: { scorer_id: number; target_a_id: number } & ({ target_b_id: number } | { base_run_id: number; base_target_id: number }),
+    ) =>
       request<ComparisonStarted>('POST', `${runPath(projectId, runId)}/comparisons`, { body }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: keys.comparisons(projectId, runId) }),
   });
 }
 
-/** The run's comparisons summed up (ratings with intervals, position bias); polled every pollMs while `pollWhile` holds. */
+/**
+ * The run's comparisons summed up (ratings with intervals, position bias): between its own targets, or against
+ * `baseRunId`'s targets when given; polled every pollMs while `pollWhile` holds.
+ */
 export function useComparisonSummary(
   projectId: number,
   runId: number,
   pollMs: number,
   pollWhile: (data: ComparisonSummary | undefined) => boolean,
+  baseRunId: number | null = null,
 ) {
   return useQuery({
-    queryKey: keys.comparisons(projectId, runId),
-    queryFn: ({ signal }) => request<ComparisonSummary>('GET', `${runPath(projectId, runId)}/comparisons/summary`, { signal }),
+    queryKey: keys.summary(projectId, runId, baseRunId),
+    queryFn: ({ signal }) =>
+      request<ComparisonSummary>('GET', `${runPath(projectId, runId)}/comparisons/summary`, {
+        query: baseRunId === null ? undefined : { base_run_id: baseRunId },
+        signal,
+      }),
     refetchInterval: (query) => (pollWhile(query.state.data) ? pollMs : false),
   });
 }

@@ -111,6 +111,7 @@ describe('AddScorersDialog', { timeout: 20_000 }, () => {
 
 const summary: ComparisonSummary = {
   run_id: 7,
+  base_run_id: null,
   pairs: [{
     scorer_id: 3, scorer_name: 'Which is better', scorer_version_id: 31, version: 1, judge: 'Fake Fast', target_a_id: 1,
     target_a_label: 'Mini', target_b_id: 2, target_b_label: 'Large', comparisons: 4, a_wins: 1, b_wins: 2, ties: 0,
