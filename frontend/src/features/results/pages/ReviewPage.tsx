@@ -104,7 +104,7 @@ export function ReviewPage() {
       versionId: choice.versionId,
       outputs: item.outputs.map((o, i) => ({ outputId: o.id, before: befores[i] ?? null })),
       after: entry,
-      label: `case #${row.position + 1} · ${item.label}${repeats > 1 ? ` (${repeats} repeats)` : ''}: ${entry.criteria ? Object.entries(entry.criteria).map(([k, v]) => `${k} ${v}`).join(', ') : describeEntry(entry)}`,
+      label: `case #${row.number} · ${item.label}${repeats > 1 ? ` (${repeats} repeats)` : ''}: ${entry.criteria ? Object.entries(entry.criteria).map(([k, v]) => `${k} ${v}`).join(', ') : describeEntry(entry)}`,
       row: pos.row,
       item: index,
     });
