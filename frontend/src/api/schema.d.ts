@@ -7732,6 +7732,13 @@ export interface components {
             unmatched_a: components["schemas"]["StatsTarget"][];
             unmatched_b: components["schemas"]["StatsTarget"][];
         };
+        ExportCells: {
+            total: number;
+            succeeded: number;
+            failed: number;
+            /** @description Never sent: the run was cancelled or stopped by its budget */
+            skipped: number;
+        };
         ExportRun: {
             id: number;
             name: string;
@@ -7741,6 +7748,7 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             finished_at: string | null;
+            cells: components["schemas"]["ExportCells"];
         };
         ScorerRef: {
             id: number;

@@ -17,6 +17,14 @@ blp = Blueprint("run_exports", __name__, url_prefix="/api/projects/<int:project_
                 description="Exports of a run's results")
 
 
+class ExportCellsSchema(Schema):
+    total = fields.Integer(required=True)
+    succeeded = fields.Integer(required=True)
+    failed = fields.Integer(required=True)
+    skipped = fields.Integer(required=True, metadata={
+        "description": "Never sent: the run was cancelled or stopped by its budget"})
+
+
 class ExportRunSchema(Schema):
     id = fields.Integer(required=True)
     name = fields.String(required=True)
@@ -25,6 +33,7 @@ class ExportRunSchema(Schema):
     created_at = fields.String(required=True, metadata={"format": "date-time"})
     finished_at = fields.String(required=True, allow_none=True,
                                 metadata={"format": "date-time"})
+    cells = fields.Nested(ExportCellsSchema, required=True)
 
 
 class ExportCaseSchema(Schema):

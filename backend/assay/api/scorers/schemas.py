@@ -6,7 +6,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from assay.api.base import PageArgs
 from assay.api.credentials.schemas import Validators, not_blank
-from assay.api.fields import Id
+from assay.api.fields import MAX_ID, Id
 from assay.core.scoring.kinds import MODES
 
 NAME: Validators = [validate.Length(min=1, max=100), not_blank]
@@ -80,9 +80,10 @@ class ScorerKindSchema(Schema):
 
 
 class ScorerKindArgs(Schema):
-    project_id = fields.Integer(load_default=None, metadata={
-        "description": "Mark kinds this project may not use (e.g. code execution when the "
-                       "project has not opted in); needs membership"})
+    project_id = fields.Integer(load_default=None, validate=validate.Range(min=1, max=MAX_ID),
+                                metadata={"description": (
+                                    "Mark kinds this project may not use (e.g. code execution "
+                                    "when the project has not opted in); needs membership")})
 
 
 class SampleSchema(Schema):
