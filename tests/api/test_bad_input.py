@@ -216,8 +216,8 @@ VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
         "max_cost_micros": 10**9},
     ("POST", "/api/projects/{project_id}/generation/{job_id}/accept"): lambda w: {
         "dataset_name": "Checked", "selected": [0]},
-    ("POST", "/api/projects/{project_id}/runs/{run_id}/comparisons"): lambda w: comparison_body(
-        w.project.id, w.run_id),
+    ("POST", "/api/projects/{project_id}/runs/{run_id}/comparisons"): lambda w: {
+        **comparison_body(w.project.id, w.run_id), "base_run_id": None, "base_target_id": None},
     ("POST", "/api/projects/{project_id}/critiques"): lambda w: critique_body(
         w.project.id, current().settings.fake_provider_url),
     ("POST", "/api/projects/{project_id}/datasets/{dataset_id}/judgments"): lambda w: {

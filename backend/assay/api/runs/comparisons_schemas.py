@@ -23,12 +23,12 @@ class ComparisonCreateSchema(Schema):
     scorer_id = Id(required=True, metadata={
         "description": "A pairwise_judge scorer of the project; its latest version judges"})
     target_a_id = Id(required=True, metadata={"description": "A target of this run"})
-    target_b_id = Id(load_default=None, metadata={
+    target_b_id = Id(load_default=None, allow_none=True, metadata={
         "description": "Another target of this run; required unless base_run_id is given"})
-    base_run_id = Id(load_default=None, metadata={
+    base_run_id = Id(load_default=None, allow_none=True, metadata={
         "description": "Judge target_a_id against a target of this other run of the project, "
                        "on the cases both runs ran (same case, repeat and turn)"})
-    base_target_id = Id(load_default=None, metadata={
+    base_target_id = Id(load_default=None, allow_none=True, metadata={
         "description": "A target of base_run_id; required with it"})
 
     @validates_schema
