@@ -81,11 +81,12 @@ test('open a case of a multi-model run side by side, diff two outputs, move to t
   await expect(fast.getByText(/\d+ in \/ \d+ out tokens/)).toBeVisible();
   const question = (await fast.getByTestId('output-text').textContent())!.replace('fake-fast says: ', '');
 
-  // The diff of the two outputs: only the model names differ (jsdiff splits words at the hyphen)
+  // The diff of the two outputs: the model names differ (jsdiff splits words at the hyphen),
+  // and Fake Smart adds a sentence of its own to the question it echoes
   const diff = page.getByTestId('diff-text');
   await expect(diff.locator('del')).toHaveText(['[removed: −fast]']);
-  await expect(diff.locator('ins')).toHaveText(['[added: +smart]']);
-  await expect(page.getByText(/1 word removed, 1 word added from “Fake Fast.*” to “Fake Smart.*”/)).toBeVisible();
+  await expect(diff.locator('ins')).toHaveText(['[added: +smart]', /^\[added: \+In short, the answer turns on .+\]$/]);
+  await expect(page.getByText(/1 word removed, \d+ words added from “Fake Fast.*” to “Fake Smart.*”/)).toBeVisible();
   await expectNoViolations(page, 'the side-by-side case page');
   // the other way round, by lines
   await page.getByLabel('From').selectOption({ index: 1 });
