@@ -347,3 +347,14 @@ def test_the_question_of_each_kind_of_case(kind: str, data: dict[str, Any],
                                            trace: dict[str, Any] | None,
                                            expected: str) -> None:
     assert question_text(kind, data, trace) == expected
+
+
+def test_the_leaderboard_leaves_judge_mode_questions_out(world: World) -> None:
+    """A judge-mode run's outputs are the dataset's questions: no model's answers, so no row
+    of the model leaderboard (they are in its question-quality section)."""
+    before = world.browser.get(f"{world.base}/reports/leaderboard").json["items"]
+    assert world.start().status_code == 202
+    after = world.browser.get(f"{world.base}/reports/leaderboard").json["items"]
+    assert [(r["model_id"], r["outputs"]) for r in after] == \
+        [(r["model_id"], r["outputs"]) for r in before]
+    assert all(r["model_id"] is not None for r in after)

@@ -50,6 +50,7 @@ from assay.core.reports.sql import (
     ratio,
 )
 from assay.core.runs.models import CellStatus, Output, Run, RunTarget
+from assay.core.scoring.judge_mode import MODE as JUDGE_MODE
 from assay.core.scoring.models import Score
 
 FINISHED = (CellStatus.succeeded, CellStatus.failed)
@@ -84,13 +85,18 @@ def _output_sums(session: Session, scope: Scope
 
 
 def _by_target(session: Session, rows: list[Sequence[Any]]) -> dict[int | None, _Model]:
-    """model id -> runs, outputs, successes, cost and tokens, from the targets' sums."""
-    targets = {t: (run, model) for t, run, model in session.execute(
-        select(RunTarget.id, RunTarget.run_id, RunTarget.model_id)
+    """model id -> runs, outputs, successes, cost and tokens, from the targets' sums. A
+    judge-mode run's outputs are the dataset's questions, not a model's answers: left out."""
+    targets = {t: (run, model, (settings or {}).get("mode") == JUDGE_MODE)
+               for t, run, model, settings in session.execute(
+        select(RunTarget.id, RunTarget.run_id, RunTarget.model_id, Run.settings)
+        .join(Run, Run.id == RunTarget.run_id)
         .where(RunTarget.id.in_([row[0] for row in rows])))} if rows else {}
     found: dict[int | None, _Model] = {}
     for target, n, succeeded, spent, tokens_in, tokens_out in rows:
-        run, model_id = targets[target]
+        run, model_id, judge_mode = targets[target]
+        if judge_mode:
+            continue
         model = found.setdefault(model_id, _Model())
         model.runs.add(run)
         model.outputs += as_int(n)
