@@ -1,23 +1,10 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
+import { registerAndSignIn } from './helpers';
 
 // The side-by-side case viewer against the real stack: a demo run on the two fake models
 // (each replies "<model> says: <the question's first words>"), and a trace dataset scored
 // by a rules scorer whose evidence is highlighted in the trace.
-
-async function registerAndSignIn(page: Page) {
-  const email = `e2e-cases-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
-  const password = 'Assay-Demo-2024!';
-  await page.goto('/register');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByLabel('Confirm password').fill(password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/login$/);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/projects$/);
-}
 
 async function createProject(page: Page, name: string): Promise<number> {
   await page.getByRole('button', { name: 'Create your first project' }).click();
@@ -54,7 +41,7 @@ async function api<T>(page: Page, method: string, path: string, body?: unknown):
 
 test('open a case of a multi-model run side by side, diff two outputs, move to the next case', async ({ page }) => {
   test.setTimeout(180_000);
-  await registerAndSignIn(page);
+  await registerAndSignIn(page, 'e2e-cases');
   await createProject(page, 'E2E side by side');
 
   await page.getByRole('button', { name: 'Start demo run' }).click();
@@ -122,7 +109,7 @@ const RULES = `rules:
 
 test('a trace scored by a rules scorer shows its messages with the evidence highlighted', async ({ page }) => {
   test.setTimeout(120_000);
-  await registerAndSignIn(page);
+  await registerAndSignIn(page, 'e2e-cases');
   const projectId = await createProject(page, 'E2E traces');
   const base = `/api/projects/${projectId}`;
   const messages = [

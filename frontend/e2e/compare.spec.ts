@@ -1,4 +1,5 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { registerAndSignIn } from './helpers';
 
 // The stack's fake provider (playwright.config.ts: ASSAY_FAKE_PORT; ASSAY_E2E_FAKE_URL when
 // the stack runs on other ports): a fault rate of 1 with malformed replies (a final error,
@@ -8,20 +9,6 @@ const FAKE_CONFIG = `${process.env.ASSAY_E2E_FAKE_URL!}/_fake/config`;
 async function setFaults(request: APIRequestContext, rate: number) {
   const reply = await request.post(FAKE_CONFIG, { data: { fault_rate: rate, faults: ['malformed'] } });
   expect(reply.ok()).toBeTruthy();
-}
-
-async function registerAndSignIn(page: Page) {
-  const email = `e2e-compare-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
-  const password = 'Assay-Demo-2024!';
-  await page.goto('/register');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByLabel('Confirm password').fill(password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/login$/);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/projects$/);
 }
 
 /** Starts a demo run from the project's runs list and waits for it to stop; returns its URL. */
@@ -42,7 +29,7 @@ test('compare two runs of a dataset: fixed, regressed and new fail counters, the
   request,
 }) => {
   test.setTimeout(240_000);
-  await registerAndSignIn(page);
+  await registerAndSignIn(page, 'e2e-compare');
   await page.getByRole('button', { name: 'Create your first project' }).click();
   const newProject = page.getByRole('dialog', { name: 'New project' });
   await newProject.getByLabel('Project name').fill('E2E compare');
@@ -127,7 +114,7 @@ async function createPairwiseJudge(page: Page, projectId: string) {
 
 test('judge two runs pairwise from the compare page: a target of each, progress, ratings and position bias', async ({ page }) => {
   test.setTimeout(180_000);
-  await registerAndSignIn(page);
+  await registerAndSignIn(page, 'e2e-compare');
   await page.getByRole('button', { name: 'Create your first project' }).click();
   const newProject = page.getByRole('dialog', { name: 'New project' });
   await newProject.getByLabel('Project name').fill('E2E judge runs');

@@ -1,21 +1,8 @@
 import { expect, test, type Page } from '@playwright/test';
-
-async function registerAndSignIn(page: Page) {
-  const email = `e2e-data-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
-  const password = 'Assay-Demo-2024!';
-  await page.goto('/register');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByLabel('Confirm password').fill(password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/login$/);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/projects$/);
-}
+import { registerAndSignIn } from './helpers';
 
 test('datasets: create one, add and edit cases (each a new version), diff two versions, find it by search', async ({ page }) => {
-  await registerAndSignIn(page);
+  await registerAndSignIn(page, 'e2e-data');
   await page.getByRole('button', { name: 'Create your first project' }).click();
   const newProject = page.getByRole('dialog', { name: 'New project' });
   await newProject.getByLabel('Project name').fill('E2E datasets');
@@ -87,7 +74,7 @@ test('datasets: create one, add and edit cases (each a new version), diff two ve
 });
 
 async function newProject(page: Page, name: string) {
-  await registerAndSignIn(page);
+  await registerAndSignIn(page, 'e2e-data');
   await page.getByRole('button', { name: 'Create your first project' }).click();
   const dialog = page.getByRole('dialog', { name: 'New project' });
   await dialog.getByLabel('Project name').fill(name);

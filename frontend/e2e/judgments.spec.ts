@@ -1,8 +1,8 @@
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import { registerAndSignIn, setScripts } from './helpers';
 
 // The stack's fake provider (playwright.config.ts: ASSAY_FAKE_PORT); its scripts answer
 // the judges' prompts, which quote the question under review.
-const FAKE_CONFIG = `${process.env.ASSAY_E2E_FAKE_URL!}/_fake/config`;
 const JUDGE_PROMPT = 'from an evaluation dataset';
 
 function verdict(clarity: number, difficulty: number, overall: number, summary: string): string {
@@ -16,25 +16,6 @@ function verdict(clarity: number, difficulty: number, overall: number, summary: 
   });
 }
 
-async function setScripts(request: APIRequestContext, scripts: unknown[]) {
-  const reply = await request.post(FAKE_CONFIG, { data: { scripts } });
-  expect(reply.ok()).toBeTruthy();
-}
-
-async function registerAndSignIn(page: Page) {
-  const email = `e2e-judge-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
-  const password = 'Assay-Demo-2024!';
-  await page.goto('/register');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByLabel('Confirm password').fill(password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/login$/);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/projects$/);
-}
-
 test.afterEach(async ({ request }) => {
   await setScripts(request, []); // the other specs get the fake's usual echo
 });
@@ -45,7 +26,7 @@ test('judge mode: two judges rate every question of a dataset, side by side, wit
     { model: 'fake-fast', pattern: JUDGE_PROMPT, reply: verdict(9, 4, 8, 'Fast judge: crisp and fair.') },
     { model: 'fake-smart', pattern: JUDGE_PROMPT, reply: verdict(7, 6, 6, 'Smart judge: clear enough.') },
   ]);
-  await registerAndSignIn(page);
+  await registerAndSignIn(page, 'e2e-judge');
   await page.getByRole('button', { name: 'Create your first project' }).click();
   const newProject = page.getByRole('dialog', { name: 'New project' });
   await newProject.getByLabel('Project name').fill('E2E judge mode');

@@ -1,4 +1,5 @@
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
+import { registerAndSignIn, setScripts } from './helpers';
 
 // myarena-spec §9's flows chained the way a newcomer meets them, on the fake provider:
 // model CRUD (add, edit, delete), generate an eval with one of the models, run that eval
@@ -6,7 +7,6 @@ import { expect, test, type APIRequestContext, type Page } from '@playwright/tes
 // (Viewing results, scoring by hand, leaderboard and cost reports: results.spec.ts and
 // reports.spec.ts; the single flows in depth: providers-models, datasets, runs, judgments.)
 const FAKE_URL = process.env.ASSAY_E2E_FAKE_URL!;
-const FAKE_CONFIG = `${FAKE_URL}/_fake/config`;
 const JUDGE_PROMPT = 'from an evaluation dataset';
 const QUESTIONS = [
   { question: 'What is the capital of Peru?', answer: 'Lima' },
@@ -23,25 +23,6 @@ function verdict(clarity: number, difficulty: number, overall: number, summary: 
     },
     summary,
   });
-}
-
-async function setScripts(request: APIRequestContext, scripts: unknown[]) {
-  const reply = await request.post(FAKE_CONFIG, { data: { scripts } });
-  expect(reply.ok()).toBeTruthy();
-}
-
-async function registerAndSignIn(page: Page) {
-  const email = `e2e-flows-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
-  const password = 'Assay-Demo-2024!';
-  await page.goto('/register');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByLabel('Confirm password').fill(password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/login$/);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/projects$/);
 }
 
 async function addModel(page: Page, name: string, modelId: string) {
@@ -68,7 +49,7 @@ test('model CRUD, generate an eval with a model, run it against two models, judg
     { model: 'fake-smart', pattern: JUDGE_PROMPT, reply: verdict(6, 5, 7, 'Smart judge: fine.') },
     { model: 'fake-fast', pattern: 'distinct .*evaluation', reply: JSON.stringify({ questions: QUESTIONS }) },
   ]);
-  await registerAndSignIn(page);
+  await registerAndSignIn(page, 'e2e-flows');
   await page.getByRole('button', { name: 'Create your first project' }).click();
   const newProject = page.getByRole('dialog', { name: 'New project' });
   await newProject.getByLabel('Project name').fill('E2E flows');

@@ -1,19 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-
-async function registerAndSignIn(page: Page) {
-  const email = `e2e-prompts-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
-  const password = 'Assay-Demo-2024!';
-  await page.goto('/register');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByLabel('Confirm password').fill(password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/login$/);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/projects$/);
-}
+import { registerAndSignIn } from './helpers';
 
 // The page's own content fits 390 px (the shell header above it is item 16's to fix).
 async function expectNoViolations(page: Page) {
@@ -27,7 +14,7 @@ async function noSidewaysScroll(page: Page) {
 }
 
 test('write a prompt, edit it into a new version with a changelog after a diff preview, compare, mark production', async ({ page }) => {
-  await registerAndSignIn(page);
+  await registerAndSignIn(page, 'e2e-prompts');
   await page.getByRole('button', { name: 'Create your first project' }).click();
   const newProject = page.getByRole('dialog', { name: 'New project' });
   await newProject.getByLabel('Project name').fill('E2E prompts');

@@ -1,10 +1,10 @@
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
+import { registerAndSignIn, setScripts } from './helpers';
 
 // Reports beyond the basics (issue 14, C12/C15/C17): the cost report counts the judges, the
 // leaderboard opens on a scorer that has scores, and the run report, model ratings and judge
 // calibration show what the API computes. Judge verdicts come from the fake provider's
 // scripted replies (playwright.config.ts: ASSAY_E2E_FAKE_URL).
-const FAKE_CONFIG = `${process.env.ASSAY_E2E_FAKE_URL!}/_fake/config`;
 const RUBRIC = {
   criteria: [
     { name: 'Accuracy', description: 'The answer is factually right.', weight: 0.5, scale: '1-5' },
@@ -15,25 +15,6 @@ const VERDICT = JSON.stringify({
   criteria: { Accuracy: { score: 4, rationale: 'Mostly right.' }, Clarity: { score: 5, rationale: 'Clear.' } },
   summary: 'Good.',
 });
-
-async function setScripts(request: APIRequestContext, scripts: unknown[]) {
-  const reply = await request.post(FAKE_CONFIG, { data: { scripts } });
-  expect(reply.ok()).toBeTruthy();
-}
-
-async function registerAndSignIn(page: Page) {
-  const email = `e2e-reports-more-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
-  const password = 'Assay-Demo-2024!';
-  await page.goto('/register');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByLabel('Confirm password').fill(password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/login$/);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/projects$/);
-}
 
 async function api<T = any>(page: Page, method: 'GET' | 'POST', path: string, data?: unknown): Promise<T> {
   const csrf = (await page.context().cookies()).find((c) => c.name === 'assay_csrf')?.value ?? '';
@@ -55,7 +36,7 @@ test.afterEach(async ({ request }) => {
 test('a judged run: every spend in the cost report, the leaderboard on the scored judge, the run headline, verdicts, flakiness, ratings and calibration', async ({ page, request }) => {
   test.setTimeout(180_000);
   await setScripts(request, [{ model: null, pattern: 'The answer is factually right', reply: VERDICT }]);
-  await registerAndSignIn(page);
+  await registerAndSignIn(page, 'e2e-reports-more');
   await page.getByRole('button', { name: 'Create your first project' }).click();
   const dialog = page.getByRole('dialog', { name: 'New project' });
   await dialog.getByLabel('Project name').fill('E2E reports more');

@@ -1,18 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-
-async function registerAndSignIn(page: Page) {
-  const email = `e2e-reports-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
-  const password = 'Assay-Demo-2024!';
-  await page.goto('/register');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByLabel('Confirm password').fill(password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/login$/);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/projects$/);
-}
+import { registerAndSignIn } from './helpers';
 
 /** A JSON call as the signed-in browser (its session cookie and CSRF token). */
 async function api<T = any>(page: Page, method: 'GET' | 'POST', path: string, data?: unknown): Promise<T> {
@@ -27,7 +14,7 @@ const rowNames = async (page: Page) =>
 
 test('after a scored run on two models: the leaderboard sorts and shows its charts as tables, and the cost report adds up', async ({ page }) => {
   test.setTimeout(240_000);
-  await registerAndSignIn(page);
+  await registerAndSignIn(page, 'e2e-reports');
   await page.getByRole('button', { name: 'Create your first project' }).click();
   const dialog = page.getByRole('dialog', { name: 'New project' });
   await dialog.getByLabel('Project name').fill('E2E reports');

@@ -1,18 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-
-async function registerAndSignIn(page: Page) {
-  const email = `e2e-results-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
-  const password = 'Assay-Demo-2024!';
-  await page.goto('/register');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByLabel('Confirm password').fill(password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/login$/);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/projects$/);
-}
+import { registerAndSignIn } from './helpers';
 
 /** A manual scorer of the project, through the API with the browser's session (and CSRF token). */
 async function createManualScorer(page: Page, projectId: string) {
@@ -28,7 +15,7 @@ const cell = (page: Page, row: number, col: number) => page.locator(`[data-cell=
 
 test('view a run in the results grid, move by keyboard, score by hand in review mode with . , numbers and undo, and find the scores after a reload', async ({ page }) => {
   test.setTimeout(180_000);
-  await registerAndSignIn(page);
+  await registerAndSignIn(page, 'e2e-results');
   await page.getByRole('button', { name: 'Create your first project' }).click();
   const newProject = page.getByRole('dialog', { name: 'New project' });
   await newProject.getByLabel('Project name').fill('E2E results');

@@ -1,22 +1,9 @@
-import { expect, test, type Page } from '@playwright/test';
-
-async function registerAndSignIn(page: Page) {
-  const email = `e2e-runs-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
-  const password = 'Assay-Demo-2024!';
-  await page.goto('/register');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByLabel('Confirm password').fill(password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/login$/);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/projects$/);
-}
+import { expect, test } from '@playwright/test';
+import { registerAndSignIn } from './helpers';
 
 test('configure a run across the two demo models with a temperature grid, confirm, watch it live, pause, resume: one result per cell', async ({ page }) => {
   test.setTimeout(180_000);
-  await registerAndSignIn(page);
+  await registerAndSignIn(page, 'e2e-runs');
   await page.getByRole('button', { name: 'Create your first project' }).click();
   const newProject = page.getByRole('dialog', { name: 'New project' });
   await newProject.getByLabel('Project name').fill('E2E runs');
@@ -117,7 +104,7 @@ test('configure a run across the two demo models with a temperature grid, confir
 
 test('cancel asks first, shows progress and cost, keeps what is done and skips the rest', async ({ page }) => {
   test.setTimeout(150_000);
-  await registerAndSignIn(page);
+  await registerAndSignIn(page, 'e2e-runs');
   await page.getByRole('button', { name: 'Create your first project' }).click();
   const newProject = page.getByRole('dialog', { name: 'New project' });
   await newProject.getByLabel('Project name').fill('E2E cancel');
@@ -164,7 +151,7 @@ test('cancel asks first, shows progress and cost, keeps what is done and skips t
 
 test('a small budget: the alert shows, the run stops as budget exceeded, and the rest is skipped', async ({ page }) => {
   test.setTimeout(150_000);
-  await registerAndSignIn(page);
+  await registerAndSignIn(page, 'e2e-runs');
   await page.getByRole('button', { name: 'Create your first project' }).click();
   const newProject = page.getByRole('dialog', { name: 'New project' });
   await newProject.getByLabel('Project name').fill('E2E budget');

@@ -1,8 +1,8 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
+import { setScripts } from './helpers';
 
 // The stack's fake provider: its scripts answer the rubric judge's prompt with a verdict.
-const FAKE_CONFIG = `${process.env.ASSAY_E2E_FAKE_URL!}/_fake/config`;
 const VERDICT = JSON.stringify({
   criteria: {
     Accuracy: { score: 4, rationale: 'Mostly right.' },
@@ -17,11 +17,6 @@ const GOOD_RULES = `rules:
     severity: high
 `;
 const BAD_RULES = GOOD_RULES.replace('severity: high', 'severity: huge');
-
-async function setScripts(request: APIRequestContext, scripts: unknown[]) {
-  const reply = await request.post(FAKE_CONFIG, { data: { scripts } });
-  expect(reply.ok()).toBeTruthy();
-}
 
 async function signUpWithProject(page: Page, name: string) {
   const email = `e2e-scorers-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;

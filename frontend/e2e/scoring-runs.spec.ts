@@ -1,11 +1,11 @@
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
+import { registerAndSignIn, setScripts } from './helpers';
 
 // Scoring from the browser: scorers picked in the New run form (the judge's cost in the
 // confirm step), scorers added to a finished run with live progress, and pairwise judging
 // of the run's two models. Judges answer through the fake provider's scripts
 // (playwright.config.ts: ASSAY_E2E_FAKE_URL): the rubric judge by its criterion's text,
 // the pairwise judge preferring Fake Smart's reply in whichever order it is shown.
-const FAKE_CONFIG = `${process.env.ASSAY_E2E_FAKE_URL!}/_fake/config`;
 const CRITERION = 'The reply answers the question asked.';
 const RUBRIC = {
   criteria: [
@@ -20,25 +20,6 @@ const SCRIPTS = [
   { pattern: 'fake-smart says[\\s\\S]*fake-fast says', reply: pick('1') },
   { pattern: 'fake-fast says[\\s\\S]*fake-smart says', reply: pick('2') },
 ];
-
-async function setScripts(request: APIRequestContext, scripts: unknown[]) {
-  const reply = await request.post(FAKE_CONFIG, { data: { scripts } });
-  expect(reply.ok()).toBeTruthy();
-}
-
-async function registerAndSignIn(page: Page) {
-  const email = `e2e-scoring-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
-  const password = 'Assay-Demo-2024!';
-  await page.goto('/register');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByLabel('Confirm password').fill(password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/login$/);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/projects$/);
-}
 
 /** A scorer of the project, through the API with the browser's session (and CSRF token). */
 async function createScorer(page: Page, projectId: string, name: string, kind: string, params: unknown) {
@@ -57,7 +38,7 @@ test.afterEach(async ({ request }) => {
 test('scorers on a new run with the judge cost, scorers added to a finished run live, pairwise judging with ratings', async ({ page, request }) => {
   test.setTimeout(240_000);
   await setScripts(request, SCRIPTS);
-  await registerAndSignIn(page);
+  await registerAndSignIn(page, 'e2e-scoring');
   await page.getByRole('button', { name: 'Create your first project' }).click();
   const newProject = page.getByRole('dialog', { name: 'New project' });
   await newProject.getByLabel('Project name').fill('E2E scoring');

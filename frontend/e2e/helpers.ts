@@ -1,0 +1,29 @@
+import { expect, type APIRequestContext, type Page } from '@playwright/test';
+
+// What many specs do the same way: sign up a fresh user and sign in, and script the fake
+// provider's replies (the e2e stack is the real one: `assay up` on the fake provider).
+
+/** The fake provider's control endpoint (set by playwright.config.ts). */
+export const FAKE_CONFIG = `${process.env.ASSAY_E2E_FAKE_URL!}/_fake/config`;
+
+/** Registers a new account (its email starts with `prefix`), signs in, and lands on /projects. */
+export async function registerAndSignIn(page: Page, prefix: string): Promise<string> {
+  const email = `${prefix}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
+  const password = 'Assay-Demo-2024!';
+  await page.goto('/register');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByLabel('Confirm password').fill(password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await expect(page).toHaveURL(/\/login$/);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/projects$/);
+  return email;
+}
+
+/** Scripted replies of the fake provider (`[]`: its usual answers again). */
+export async function setScripts(request: APIRequestContext, scripts: unknown[]) {
+  const reply = await request.post(FAKE_CONFIG, { data: { scripts } });
+  expect(reply.ok()).toBeTruthy();
+}
