@@ -1,5 +1,4 @@
 import { useId } from 'react';
-import { useSearchParams } from 'react-router-dom';
 import { EmptyState, Select } from '@/components/ui';
 import { useProjectOutlet } from '@/features/projects/pages/ProjectLayout';
 import type { RagSummary } from '../api';
@@ -9,6 +8,7 @@ import { Loading, LoadError, ReportsShell } from '../components/ReportsShell';
 import { ScopeFilters, useScope } from '../components/ScopeFilters';
 import { errorBar, int, interval, modelName, ms, num, pct } from '../format';
 import { useRag, useScorers } from '../hooks';
+import { useIdParam } from '../components/useIdParam';
 
 type Row = RagSummary['items'][number];
 const withCi = (m: { mean: number | null; low: number | null; high: number | null }) => (m.mean === null ? '—' : `${num(m.mean)} ${interval(m.low, m.high)}`);
@@ -60,17 +60,8 @@ function Summary({ r }: { r: RagSummary }) {
 export function RagPage() {
   const { project } = useProjectOutlet();
   const scope = useScope();
-  const [params, setParams] = useSearchParams();
-  const raw = params.get('rag');
-  const scorerId = raw ? Number(raw) : null;
+  const [scorerId, choose] = useIdParam('rag');
   const rag = useRag(project.id, scorerId, scope.scope, scope.valid);
-  const choose = (id: number | null) =>
-    setParams((p) => {
-      const next = new URLSearchParams(p);
-      if (id === null) next.delete('rag');
-      else next.set('rag', String(id));
-      return next;
-    });
 
   let body;
   if (!scope.valid) body = null;

@@ -1,5 +1,4 @@
 import { useId } from 'react';
-import { useSearchParams } from 'react-router-dom';
 import { EmptyState, Select } from '@/components/ui';
 import { useProjectOutlet } from '@/features/projects/pages/ProjectLayout';
 import type { ProjectRatings } from '../api';
@@ -9,6 +8,7 @@ import { Loading, LoadError, ReportsShell } from '../components/ReportsShell';
 import { ScopeFilters, useScope } from '../components/ScopeFilters';
 import { errorBar, int, interval, modelName, num } from '../format';
 import { useRatings, useScorers } from '../hooks';
+import { useIdParam } from '../components/useIdParam';
 
 const FLAGS: Record<string, string> = { undefeated: 'won every game', winless: 'lost every game', no_games: 'no games' };
 
@@ -71,17 +71,8 @@ function Ratings({ r }: { r: ProjectRatings }) {
 export function RatingsPage() {
   const { project } = useProjectOutlet();
   const scope = useScope();
-  const [params, setParams] = useSearchParams();
-  const raw = params.get('judge');
-  const scorerId = raw ? Number(raw) : null;
+  const [scorerId, setJudge] = useIdParam('judge');
   const ratings = useRatings(project.id, scorerId, scope.scope, scope.valid);
-  const setJudge = (id: number | null) =>
-    setParams((p) => {
-      const next = new URLSearchParams(p);
-      if (id === null) next.delete('judge');
-      else next.set('judge', String(id));
-      return next;
-    });
 
   let body;
   if (!scope.valid) body = null;

@@ -1,6 +1,5 @@
 import { keepPreviousData, useQueries, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
-import { useCallback, useMemo, useRef, useState } from 'react';
-import { isApiError } from '@/api/errors';
+import { useCallback, useMemo, useState } from 'react';
 import { request } from '@/features/datasets/api';
 import type { Run } from '@/features/runs/api';
 import {
@@ -15,6 +14,7 @@ import {
   type ManualScoreBody,
   type Scorer,
 } from '../api';
+import { useSerialSave } from './useSerialSave';
 
 /** Rows fetched per request as the grid scrolls. */
 export const GRID_PAGE_SIZE = 100;
@@ -158,36 +158,12 @@ export interface ScoreAction {
 export function useManualScoring(projectId: number, runId: number) {
   const queryClient = useQueryClient();
   const [stack, setStack] = useState<ScoreAction[]>([]);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [saved, setSaved] = useState<string | null>(null);
-  const busyRef = useRef(false);
   const refresh = useCallback(
     () => queryClient.invalidateQueries({ queryKey: gridKeyAll(projectId, runId) }),
     [queryClient, projectId, runId],
   );
 
-  const run = useCallback(
-    async (work: () => Promise<unknown>, done: string) => {
-      if (busyRef.current) return false;
-      busyRef.current = true;
-      setBusy(true);
-      setError(null);
-      try {
-        await work();
-        setSaved(done);
-        return true;
-      } catch (e) {
-        setError(messageOf(e));
-        return false;
-      } finally {
-        busyRef.current = false;
-        setBusy(false);
-        await refresh();
-      }
-    },
-    [refresh],
-  );
+  const { run, refuse, busy, error, saved } = useSerialSave(refresh);
 
   const score = useCallback(
     async (action: ScoreAction) => {
@@ -213,11 +189,6 @@ export function useManualScoring(projectId: number, runId: number) {
     return last;
   }, [stack, run, projectId, runId]);
 
-  /** Says why a key did not score (e.g. the output has no reply). */
-  const refuse = useCallback((message: string) => {
-    setSaved(null);
-    setError(message);
-  }, []);
 
   return { score, undo, refuse, canUndo: stack.length > 0 && !busy, busy, error, saved, lastAction: stack[stack.length - 1] ?? null };
 }
@@ -229,16 +200,6 @@ function restoreBody(before: Entered): ManualScoreBody {
   return body;
 }
 
-function messageOf(e: unknown): string {
-  if (isApiError(e)) {
-    const details = Object.values((e.errors ?? {}) as Record<string, unknown>)
-      .flatMap((v) => (typeof v === 'object' && v !== null ? Object.values(v as Record<string, unknown>) : [v]))
-      .flat()
-      .filter((m): m is string => typeof m === 'string');
-    return details.length ? `${e.message}: ${details.join('; ')}` : e.message;
-  }
-  return e instanceof Error ? e.message : 'Could not save the score';
-}
 
 export function describeEntry(entry: ManualScoreBody): string {
   const parts: string[] = [];

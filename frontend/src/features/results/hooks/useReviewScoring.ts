@@ -1,10 +1,11 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { isApiError } from '@/api/errors';
 import { qk } from '@/api/queryKeys';
 import { api, unwrap } from '@/api/client';
 import { deleteScore, putScore, type ManualScoreBody } from '../api';
 import { gridKeyAll } from './useGrid';
+import { useSerialSave } from './useSerialSave';
 
 /** What a reviewer had entered on an output before a key changed it (null: no score). */
 export interface Before {
@@ -55,16 +56,6 @@ function restoreBody(before: Before): ManualScoreBody {
   return body;
 }
 
-function messageOf(e: unknown): string {
-  if (isApiError(e)) {
-    const details = Object.values((e.errors ?? {}) as Record<string, unknown>)
-      .flatMap((v) => (typeof v === 'object' && v !== null ? Object.values(v as Record<string, unknown>) : [v]))
-      .flat()
-      .filter((m): m is string => typeof m === 'string');
-    return details.length ? `${e.message}: ${details.join('; ')}` : e.message;
-  }
-  return e instanceof Error ? e.message : 'Could not save the score';
-}
 
 /**
  * Review mode's scores, saved at once, and their undo stack. The stack is kept in
@@ -76,10 +67,6 @@ export function useReviewScoring(projectId: number, runId: number, userId: numbe
   const queryClient = useQueryClient();
   const key = userId === undefined ? null : undoKey(projectId, runId, userId);
   const [stack, setStack] = useState<ReviewAction[]>(() => load(key));
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [saved, setSaved] = useState<string | null>(null);
-  const busyRef = useRef(false);
 
   useEffect(() => setStack(load(key)), [key]);
   const keep = useCallback(
@@ -91,30 +78,14 @@ export function useReviewScoring(projectId: number, runId: number, userId: numbe
     [key],
   );
 
-  const run = useCallback(
-    async (work: () => Promise<unknown>, done: string) => {
-      if (busyRef.current) return false;
-      busyRef.current = true;
-      setBusy(true);
-      setError(null);
-      try {
-        await work();
-        setSaved(done);
-        return true;
-      } catch (e) {
-        setError(messageOf(e));
-        return false;
-      } finally {
-        busyRef.current = false;
-        setBusy(false);
-        await Promise.all([
-          queryClient.invalidateQueries({ queryKey: gridKeyAll(projectId, runId) }),
-          queryClient.invalidateQueries({ queryKey: qk.outputsAll(projectId, runId) }),
-        ]);
-      }
-    },
+  const refresh = useCallback(
+    () => Promise.all([
+      queryClient.invalidateQueries({ queryKey: gridKeyAll(projectId, runId) }),
+      queryClient.invalidateQueries({ queryKey: qk.outputsAll(projectId, runId) }),
+    ]),
     [queryClient, projectId, runId],
   );
+  const { run, busy, error, saved } = useSerialSave(refresh);
 
   const score = useCallback(
     async (action: ReviewAction) => {
