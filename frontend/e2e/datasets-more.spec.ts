@@ -1,23 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
+import { signUpWithProject } from './helpers';
 
-async function newProject(page: Page, name: string) {
-  const email = `e2e-data-more-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
-  const password = 'Assay-Demo-2024!';
-  await page.goto('/register');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByLabel('Confirm password').fill(password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/login$/);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/projects$/);
-  await page.getByRole('button', { name: 'Create your first project' }).click();
-  const dialog = page.getByRole('dialog', { name: 'New project' });
-  await dialog.getByLabel('Project name').fill(name);
-  await dialog.getByRole('button', { name: 'Create project' }).click();
-  await expect(page).toHaveURL(/\/projects\/\d+$/);
-}
+const newProject = (page: Page, name: string) => signUpWithProject(page, 'e2e-data-more', name);
 
 async function createDataset(page: Page, name: string) {
   await page.getByRole('button', { name: 'New dataset' }).click();

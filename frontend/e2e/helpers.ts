@@ -22,6 +22,17 @@ export async function registerAndSignIn(page: Page, prefix: string): Promise<str
   return email;
 }
 
+/** Signs up (see registerAndSignIn), creates the user's first project and opens it; its id. */
+export async function signUpWithProject(page: Page, prefix: string, name: string): Promise<string> {
+  await registerAndSignIn(page, prefix);
+  await page.getByRole('button', { name: 'Create your first project' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New project' });
+  await dialog.getByLabel('Project name').fill(name);
+  await dialog.getByRole('button', { name: 'Create project' }).click();
+  await expect(page).toHaveURL(/\/projects\/\d+$/);
+  return page.url().split('/').pop()!;
+}
+
 /** Scripted replies of the fake provider (`[]`: its usual answers again). */
 export async function setScripts(request: APIRequestContext, scripts: unknown[]) {
   const reply = await request.post(FAKE_CONFIG, { data: { scripts } });

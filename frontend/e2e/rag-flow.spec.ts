@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
+import { signUpWithProject } from './helpers';
 
 // The RAG flow in the browser alone, on the shipped fake provider (its generator and judges
 // answer with valid, content-sensitive JSON; nothing is scripted): a PDF becomes grounded
@@ -29,24 +30,7 @@ async function checkScreen(page: Page, name: string) {
   await page.setViewportSize({ width: 1280, height: 720 });
 }
 
-async function registerWithProject(page: Page, name: string) {
-  const email = `e2e-rag-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
-  const password = 'Assay-Demo-2024!';
-  await page.goto('/register');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByLabel('Confirm password').fill(password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/login$/);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Create your first project' }).click();
-  const dialog = page.getByRole('dialog', { name: 'New project' });
-  await dialog.getByLabel('Project name').fill(name);
-  await dialog.getByRole('button', { name: 'Create project' }).click();
-  await expect(page).toHaveURL(/\/projects\/\d+$/);
-  return page.url().split('/').pop()!;
-}
+const registerWithProject = (page: Page, name: string) => signUpWithProject(page, 'e2e-rag', name);
 
 async function addFakeProviderAndModels(page: Page) {
   const tabs = page.getByRole('navigation', { name: 'Project sections' });

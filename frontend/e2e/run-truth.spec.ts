@@ -1,4 +1,5 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { signUpWithProject } from './helpers';
 
 // The stack's fake provider: a high latency keeps the demo run (12 cases x 2 models) slow
 // enough to cancel early.
@@ -10,22 +11,7 @@ async function setLatency(request: APIRequestContext, ms: number) {
 }
 
 async function registerWithProject(page: Page, name: string): Promise<string> {
-  const email = `e2e-truth-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
-  const password = 'Assay-Demo-2024!';
-  await page.goto('/register');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByLabel('Confirm password').fill(password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/login$/);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/projects$/);
-  await page.getByRole('button', { name: 'Create your first project' }).click();
-  const dialog = page.getByRole('dialog', { name: 'New project' });
-  await dialog.getByLabel('Project name').fill(name);
-  await dialog.getByRole('button', { name: 'Create project' }).click();
-  await expect(page).toHaveURL(/\/projects\/\d+$/);
+  await signUpWithProject(page, 'e2e-truth', name);
   return page.url();
 }
 

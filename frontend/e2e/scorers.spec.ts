@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { setScripts } from './helpers';
+import { setScripts, signUpWithProject } from './helpers';
 
 // The stack's fake provider: its scripts answer the rubric judge's prompt with a verdict.
 const VERDICT = JSON.stringify({
@@ -18,23 +18,6 @@ const GOOD_RULES = `rules:
 `;
 const BAD_RULES = GOOD_RULES.replace('severity: high', 'severity: huge');
 
-async function signUpWithProject(page: Page, name: string) {
-  const email = `e2e-scorers-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
-  const password = 'Assay-Demo-2024!';
-  await page.goto('/register');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByLabel('Confirm password').fill(password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/login$/);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Create your first project' }).click();
-  const dialog = page.getByRole('dialog', { name: 'New project' });
-  await dialog.getByLabel('Project name').fill(name);
-  await dialog.getByRole('button', { name: 'Create project' }).click();
-  await expect(page).toHaveURL(/\/projects\/\d+$/);
-}
 
 async function openScorers(page: Page) {
   await page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name: 'Scorers' }).click();
@@ -85,7 +68,7 @@ test.afterEach(async ({ request }) => {
 
 test('every family of scorer kinds is created in the UI; a YAML error shows inline, then is fixed', async ({ page }) => {
   test.setTimeout(120_000);
-  await signUpWithProject(page, 'E2E scorers');
+  await signUpWithProject(page, 'e2e-scorers', 'E2E scorers');
   // The demo run brings the two fake models the judges pick from.
   await page.getByRole('button', { name: 'Start demo run' }).click();
   await expect(page.getByTestId('run-status')).toHaveText('Completed', { timeout: 90_000 });
@@ -167,7 +150,7 @@ test('every family of scorer kinds is created in the UI; a YAML error shows inli
 test('a judge is previewed and tried on one output with its cost; edit makes a version; archive and restore', async ({ page, request }) => {
   test.setTimeout(120_000);
   await setScripts(request, [{ model: 'fake-fast', pattern: 'output under test', reply: VERDICT }]);
-  await signUpWithProject(page, 'E2E judge trial');
+  await signUpWithProject(page, 'e2e-scorers', 'E2E judge trial');
   await page.getByRole('button', { name: 'Start demo run' }).click();
   await expect(page.getByTestId('run-status')).toHaveText('Completed', { timeout: 90_000 });
   await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'E2E judge trial' }).click();

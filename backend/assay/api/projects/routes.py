@@ -28,6 +28,7 @@ from assay.core.audit_text import describe
 from assay.core.auth.models import User
 from assay.core.pagination import paginate
 from assay.core.projects import service as projects
+from assay.core.projects import settings as project_settings
 from assay.core.projects.models import AuditEvent, Membership, Project, Role
 
 SLUG_ATTEMPTS = 5
@@ -83,7 +84,7 @@ def get_project(project_id: int) -> Any:
 @blp.response(200, ProjectSchema)
 def update_project(data: dict[str, Any], project_id: int) -> Any:
     project, role = project_access(project_id, Role.admin)
-    projects.update_project(session(), user(), project, data)
+    project_settings.update(session(), user(), project, data)
     commit()
     return _view(project, role)
 

@@ -87,20 +87,6 @@ def access(session: Session, user: User, project_id: int, needed: Role) -> tuple
     return project, role
 
 
-def update_project(session: Session, actor: User, project: Project,
-                   changes: dict[str, Any]) -> Project:
-    changes = {key: value for key, value in changes.items() if getattr(project, key) != value}
-    if not changes:  # nothing to change: no write, no audit event, no new updated_at
-        return project
-    before = {key: getattr(project, key) for key in changes}
-    for key, value in changes.items():
-        setattr(project, key, value)
-    touch(project)
-    audit.record(session, actor, "project.updated", "project", project.id, project.id,
-                 {"before": before, "after": changes})
-    return project
-
-
 def delete_project(session: Session, actor: User, project: Project) -> None:
     audit.record(session, actor, "project.deleted", "project", project.id, None,
                  {"name": project.name, "slug": project.slug})

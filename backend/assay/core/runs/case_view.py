@@ -21,7 +21,7 @@ from assay.core.datasets.models import Case, Dataset, DatasetVersion, VersionCas
 from assay.core.errors import NotFound
 from assay.core.runs.models import Output, Run, RunTarget
 from assay.core.runs.results import targets_of
-from assay.core.scoring.backfill import _messages as checked_messages
+from assay.core.scoring.backfill import scored_messages
 from assay.core.scoring.models import Score, ScorerConfig, ScorerVersion
 
 ScoreRow = tuple[Score, ScorerConfig, ScorerVersion, User | None]
@@ -115,7 +115,7 @@ def conversation(view: CaseView, out: Output, rows: list[ScoreRow]) -> list[Any]
     if view.case.trace is not None or not any(
             e.get("message_index") is not None for s in rows for e in (s[0].evidence or [])):
         return None
-    return checked_messages(None, out.raw_request, out.text)
+    return scored_messages(None, out.raw_request, out.text)
 
 
 def as_dict(view: CaseView, output: Any, score: Any) -> dict[str, Any]:

@@ -29,12 +29,30 @@ class Pending:
     missing: tuple[int, ...]  # scorer version ids without a score for it
 
 
-def _messages(trace: Any, raw_request: Any, text: str | None) -> list[dict[str, Any]]:
+def scored_messages(trace: Any, raw_request: Any, text: str | None) -> list[dict[str, Any]]:
+    """The conversation a scorer sees: a trace's recorded messages, else the messages sent
+    followed by the reply."""
     if isinstance(trace, dict) and isinstance(trace.get("messages"), list):
         return list(trace["messages"])  # the recorded trace, output included
     sent = raw_request.get("messages") if isinstance(raw_request, dict) else None
     return [*(sent if isinstance(sent, list) else []),
             {"role": "assistant", "content": text or ""}]
+
+
+# What a scorer sees of a recorded output: select these (Output joined to its Case), then
+# `subject_of` the row.
+SUBJECT_COLUMNS = (Output.text, Output.turn, Output.latency_ms, Output.cost_micros,
+                   Output.tokens_in, Output.tokens_out, Output.raw_request, Case.input,
+                   Case.expected, Case.trace, Case.tags, Case.difficulty)
+
+
+def subject_of(row: Any) -> Subject:
+    return Subject(
+        output=row.text, input=row.input or {}, expected=row.expected,
+        reference=reference_of(row.expected, row.turn), context=grounding_of(row.expected),
+        messages=scored_messages(row.trace, row.raw_request, row.text),
+        latency_ms=row.latency_ms, cost_micros=row.cost_micros, tokens_in=row.tokens_in,
+        tokens_out=row.tokens_out, tags=tuple(row.tags or ()), difficulty=row.difficulty)
 
 
 def unscored(session: Session, run_id: int, applied: Sequence[Applied], after_id: int,
@@ -45,10 +63,7 @@ def unscored(session: Session, run_id: int, applied: Sequence[Applied], after_id
     if not versions:
         return [], None
     rows = session.execute(
-        select(Output.id, Output.target_id, Output.case_id, Output.text, Output.turn,
-               Output.latency_ms, Output.cost_micros, Output.tokens_in, Output.tokens_out,
-               Output.raw_request, Case.input, Case.expected, Case.trace, Case.tags,
-               Case.difficulty)
+        select(Output.id, Output.target_id, Output.case_id, *SUBJECT_COLUMNS)
         .join(Case, Case.id == Output.case_id)
         .where(Output.run_id == run_id, Output.status == CellStatus.succeeded,
                Output.id > after_id)
@@ -66,10 +81,5 @@ def unscored(session: Session, run_id: int, applied: Sequence[Applied], after_id
         missing = tuple(v for v in versions if v not in have.get(r.id, set()))
         if not missing:
             continue
-        out.append(Pending(r.id, r.target_id, r.case_id, Subject(
-            output=r.text, input=r.input or {}, expected=r.expected,
-            reference=reference_of(r.expected, r.turn), context=grounding_of(r.expected),
-            messages=_messages(r.trace, r.raw_request, r.text), latency_ms=r.latency_ms,
-            cost_micros=r.cost_micros, tokens_in=r.tokens_in, tokens_out=r.tokens_out,
-            tags=tuple(r.tags or ()), difficulty=r.difficulty), missing))
+        out.append(Pending(r.id, r.target_id, r.case_id, subject_of(r), missing))
     return out, rows[-1].id

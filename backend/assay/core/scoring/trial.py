@@ -21,8 +21,8 @@ from assay.core.projects.models import Project
 from assay.core.reports import rollups
 from assay.core.runs.judge_budget import max_judge_cost
 from assay.core.runs.models import Output, Run
-from assay.core.scoring.apply import PAIR_KINDS, grounding_of, reference_of
-from assay.core.scoring.backfill import _messages
+from assay.core.scoring.apply import PAIR_KINDS
+from assay.core.scoring.backfill import SUBJECT_COLUMNS, subject_of
 from assay.core.scoring.judge_calls import JudgeModel, ModelJudge, find_judges, judge_models
 from assay.core.scoring.service import check_params
 from assay.providers.client import LLMClient, RetryPolicy
@@ -45,9 +45,7 @@ def sample_subject(sample: Mapping[str, Any]) -> Subject:
 def output_subject(session: Session, project: Project, output_id: int) -> Subject:
     """What the run's scorers saw of one recorded output of the project."""
     row = session.execute(
-        select(Output.text, Output.turn, Output.raw_request, Output.latency_ms,
-               Output.cost_micros, Output.tokens_in, Output.tokens_out, Case.input,
-               Case.expected, Case.trace, Case.tags, Case.difficulty)
+        select(*SUBJECT_COLUMNS)
         .join(Run, Run.id == Output.run_id).join(Case, Case.id == Output.case_id)
         .where(Output.id == output_id, Run.project_id == project.id)).first()
     if row is None:
@@ -55,13 +53,7 @@ def output_subject(session: Session, project: Project, output_id: int) -> Subjec
     if row.text is None:
         raise Invalid("That output has no text to score (its call failed)",
                       {"json": {"output_id": ["The call of this output failed"]}})
-    return Subject(output=row.text, input=row.input or {}, expected=row.expected,
-                   reference=reference_of(row.expected, row.turn),
-                   context=grounding_of(row.expected),
-                   messages=_messages(row.trace, row.raw_request, row.text),
-                   latency_ms=row.latency_ms, cost_micros=row.cost_micros,
-                   tokens_in=row.tokens_in, tokens_out=row.tokens_out,
-                   tags=tuple(row.tags or ()), difficulty=row.difficulty)
+    return subject_of(row)
 
 
 def preview(kind: str, params: Mapping[str, Any], subject: Subject,
