@@ -42,6 +42,25 @@ def _fresh_postgres(url: str) -> str:
         hide_password=False)
 
 
+def end_other_connections(url: str) -> list[tuple[object, ...]]:
+    """Close every other connection to this suite's private PostgreSQL database, and say
+    what each was doing. A schema change (a migration test) waits for every lock on its
+    tables, and a session an earlier test's thread left open would make it wait forever;
+    ending them makes that test deterministic and the printout names the leftover."""
+    conninfo = make_url(url).set(drivername="postgresql").render_as_string(
+        hide_password=False)
+    with psycopg.connect(conninfo, autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT pid, state, xact_start, left(query, 200) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()").fetchall()
+        for row in rows:
+            conn.execute("SELECT pg_terminate_backend(%s)", (row[0],))
+    for row in rows:
+        if row[1] != "idle":
+            print(f"ended a leftover connection: {row}")
+    return rows
+
+
 @pytest.fixture(scope="session")
 def fake_provider() -> Iterator[FakeProviderThread]:
     with FakeProviderThread(FakeConfig(latency_ms=5.0, seed=7)) as server:

@@ -27,6 +27,7 @@ from assay.extensions import db
 from assay.jobs.runs import execute_run
 from assay.providers.fake import FakeProviderThread
 from assay.settings import Settings
+from tests.conftest import end_other_connections
 from tests.engine.test_providers_engine import configure, fake, setup  # noqa: F401
 from tests.factories import Factory
 
@@ -136,6 +137,8 @@ def test_rollups_equal_a_recount_through_faults_retries_reruns_and_reviews(
     # an instance upgraded with this history gets the same rollups from the migration
     db.scoped.remove()
     db.engine.dispose()
+    if db.engine.dialect.name == "postgresql":
+        end_other_connections(test_env["DATABASE_URL"])
     previous = dict(os.environ)
     os.environ.update(test_env)
     try:
