@@ -8,6 +8,8 @@ import pwd
 import signal
 import socket
 import time
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,18 +32,30 @@ def run_shell(script: str, **limits: int | float) -> SandboxResult:
     return run_sandboxed(["/bin/sh", "-c", script], limits=Limits(**limits))
 
 
-def is_gone(pid: int, within_s: float = 3.0) -> bool:
-    """The process no longer runs (absent, or a zombie waiting for its new parent)."""
+def all_gone(token: str, within_s: float = 3.0) -> bool:
+    """No process whose command line holds `token` runs any longer (absent, or a zombie
+    waiting for its new parent). By token, not pid: inside the sandbox's pid namespace
+    the program sees other pids than the host."""
     deadline = time.monotonic() + within_s
     while time.monotonic() < deadline:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except FileNotFoundError:
-            return True
-        if state == "Z":
+        if not list(_running(token)):
             return True
         time.sleep(0.05)
     return False
+
+
+def _running(token: str) -> Iterator[int]:
+    needle = token.encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            continue
+        if needle in cmdline and state != "Z":
+            yield int(entry.name)
 
 
 def test_fresh_directory_input_files_stdin_and_a_scrubbed_environment(
@@ -56,7 +70,7 @@ def test_fresh_directory_input_files_stdin_and_a_scrubbed_environment(
                            files={"data.txt": "given"}, stdin="fed")
     assert result.returncode == 0, result.stderr
     seen = json.loads(result.stdout)
-    assert set(seen["env"]) == {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL"}
+    assert set(seen["env"]) == {"PATH", "HOME", "TMPDIR", "PWD", "LANG", "LC_ALL"}
     assert seen["env"]["PATH"] == "/usr/bin:/bin"
     assert "probe-7d41" not in result.stdout
     assert (seen["files"], seen["stdin"], seen["data"]) == (["data.txt"], "fed", "given")
@@ -103,7 +117,8 @@ def test_memory_limit_makes_a_large_allocation_fail() -> None:
 
 
 def test_process_limit_stops_a_fork_bomb() -> None:
-    bomb = """
+    token = f"bomb-{uuid.uuid4().hex}"
+    bomb = f"# {token}" + """
 import os, time
 made, refused = [], None
 for _ in range(200):
@@ -123,7 +138,7 @@ print(refused, *made)
     assert refused == "11"  # EAGAIN: the limit, not the loop's end
     assert len(made) <= 7  # with the program itself, at most 8
     assert not result.timed_out
-    assert all(is_gone(int(pid)) for pid in made)
+    assert all_gone(token)
 
 
 def test_file_size_limit_stops_a_huge_file() -> None:
@@ -168,13 +183,14 @@ def test_stdout_and_stderr_are_capped_and_marked() -> None:
 
 def test_children_left_behind_are_killed_with_the_group() -> None:
     # One child keeps the stdout pipe open, the other does not; the program exits at once.
-    result = run_shell("sleep 60 & echo $!; sleep 61 >/dev/null 2>&1 & echo $!; exit 0",
-                       wall_s=20)
+    token = f"{uuid.uuid4().int % 10**9:09d}"  # sleep takes 60.<token> seconds
+    result = run_shell(f"sleep 60.{token} & echo $!; sleep 61.{token} >/dev/null 2>&1 & "
+                       "echo $!; exit 0", wall_s=20)
     pids = [int(pid) for pid in result.stdout.split()]
     assert len(pids) == 2
     assert not result.timed_out
     assert result.duration_s < 5
-    assert all(is_gone(pid) for pid in pids)
+    assert all_gone(f".{token}")
 
 
 def test_only_regular_files_are_collected(tmp_path: Path) -> None:
