@@ -17,6 +17,7 @@ import ctypes
 import os
 import struct
 from collections.abc import Iterable
+from functools import cache
 
 _CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446  # the same on every arch
 _CREATE_RULESET_VERSION = 1
@@ -31,6 +32,7 @@ _NET_TCP = (1 << 0) | (1 << 1)  # bind, connect
 _SCOPES = (1 << 0) | (1 << 1)  # abstract unix sockets, signals
 
 
+@cache  # loaded once, before any fork: the child between fork and exec only calls it
 def _libc() -> ctypes.CDLL:
     libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall.restype = ctypes.c_long

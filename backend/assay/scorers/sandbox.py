@@ -303,6 +303,8 @@ def _confiner(rlimits: list[tuple[int, int, int]], work: str, trees: Sequence[st
     """Without bubblewrap: limits, then Landlock, then the seccomp filter, in the child
     between fork and exec (the kernel keeps all three across exec)."""
     set_limits = _limit_setter(rlimits)
+    landlock.abi()  # both load the C library here, not in the child
+    seccomp.prepare()
 
     def apply() -> None:
         set_limits()

@@ -20,6 +20,7 @@ import errno
 import os
 import platform
 import struct
+from functools import cache
 
 # BPF instruction classes and fields (linux/filter.h, linux/seccomp.h).
 _LD_W_ABS = 0x00 | 0x00 | 0x20
@@ -87,10 +88,23 @@ def program(machine: str | None = None) -> bytes | None:
     return b"".join(ops)
 
 
+@cache  # loaded once, before any fork (see `prepare`)
+def _libc() -> ctypes.CDLL:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    return libc
+
+
+def prepare() -> None:
+    """Load the C library in the parent: the child between fork and exec then only
+    calls into it (dlopen after fork in a threaded process can deadlock)."""
+    _libc()
+
+
 def install(filter_program: bytes) -> None:
     """Load the filter into the calling process (and what it execs); sets no_new_privs.
     Meant for the child between fork and exec."""
-    libc = ctypes.CDLL(None, use_errno=True)
+    libc = _libc()
     if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
     count = len(filter_program) // 8
