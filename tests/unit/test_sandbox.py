@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import pwd
+import shutil
 import signal
 import socket
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -14,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from assay.scorers import landlock, sandbox
 from assay.scorers.sandbox import (
     Limits,
     SandboxError,
@@ -223,3 +226,43 @@ def test_bad_file_names_and_limits_are_refused() -> None:
         Limits(wall_s=0)
     with pytest.raises(ValueError, match="max_processes"):
         Limits(max_processes=-1)
+
+
+@pytest.mark.parametrize("mode", [
+    pytest.param(sandbox.BWRAP, marks=pytest.mark.skipif(
+        not sandbox.bubblewrap_available(), reason="no bubblewrap here")),
+    pytest.param(sandbox.LANDLOCK, marks=pytest.mark.skipif(
+        landlock.abi() < 1, reason="no Landlock here"))])
+def test_any_program_sees_only_the_system_trees_and_its_directory(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, mode: str) -> None:
+    """Not only the code scorer's Python: a shell gets no /etc, /proc, host /tmp, /root or
+    instance folder, and writes only its own directory."""
+    monkeypatch.setattr(sandbox, "isolation", lambda: mode)
+    shared = Path(tempfile.mkdtemp(prefix="assay-visible-"))
+    try:
+        shared.chmod(0o777)
+        (shared / "assay.db").write_text("secret-db")
+        (shared / "assay.db").chmod(0o666)
+        script = (f"cat /etc/passwd; cat /proc/self/status; cat {shared}/assay.db; "
+                  f"echo planted > {shared}/planted; echo mine > mine.txt; cat mine.txt; "
+                  "ls -a /tmp /root 2>/dev/null; exit 0")
+        result = run_sandboxed(["/bin/sh", "-c", script])
+        seen = result.stdout.split()
+        assert "mine" in seen, (result.stdout, result.stderr)
+        # bubblewrap's /tmp is its own, holding only the way to the working directory.
+        assert all(word in {"mine", ".", "..", "/tmp:"} or word.startswith("assay-sandbox-")
+                   for word in seen), result.stdout
+        assert not (shared / "planted").exists()
+    finally:
+        shutil.rmtree(shared)
+
+
+def test_no_isolation_or_no_filter_refuses_to_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sandbox.seccomp, "program", lambda machine=None: None)
+    with pytest.raises(SandboxError, match="seccomp filter"):
+        run_sandboxed(["/bin/true"])
+    monkeypatch.undo()
+    monkeypatch.setattr(sandbox, "bubblewrap_available", lambda: False)
+    monkeypatch.setattr(landlock, "abi", lambda: 0)
+    with pytest.raises(SandboxError, match="install bubblewrap"):
+        run_sandboxed(["/bin/true"])

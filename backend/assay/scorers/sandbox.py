@@ -4,7 +4,8 @@
 afterwards) and returns how it ended. What holds, whatever the program does:
 
 - Its own process group (a new session); when the program exits, or when the wall-clock
-  timeout passes, the whole group is killed, so children it left behind die with it.
+  timeout passes, the whole group is killed, so children it left behind die with it
+  (under bubblewrap its pid namespace ends with it too).
 - Resource limits set before exec: CPU seconds (SIGXCPU, then SIGKILL a second later),
   address space (allocations fail: Python raises MemoryError), number of processes of
   its account (fork fails), size of any file it writes (SIGXFSZ; Python, which ignores
