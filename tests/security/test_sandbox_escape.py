@@ -201,8 +201,8 @@ def test_the_hook_cannot_be_found_or_traced() -> None:
 def test_a_fork_bomb_is_contained(layer: str) -> None:
     token = f"bomb-{uuid.uuid4().hex}"
     body = f"""
-# {token}
 import time
+marker = open({token!r}, "w")
 for _ in range(100000):
     if os.fork() == 0:
         time.sleep(30)
@@ -218,16 +218,46 @@ return "ESCAPED forked without limit"
     assert not _running(token)
 
 
+@pytest.mark.parametrize("leave", ["os.setsid()", "os.setpgid(0, 0)"])
+def test_a_child_that_leaves_the_process_group_dies_with_the_sandbox(
+        layer: str, leave: str) -> None:
+    """A child that made itself a group (or session) of its own would outlive the
+    timeout's kill of the program's group."""
+    token = f"orphan-{uuid.uuid4().hex}"
+    body = f"""
+import time
+marker = open({token!r}, "w")
+if os.fork() == 0:
+    try:
+        {leave}
+    except OSError:
+        pass
+    time.sleep(60)
+    os._exit(0)
+time.sleep(0.3)
+return "child left"
+"""
+    assert_held(attempt(body))
+    deadline = time.monotonic() + 3
+    while _running(token) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _running(token)
+
+
 def _running(token: str) -> list[int]:
+    """Processes holding a file named `token` open (the attack's processes open one in
+    their working directory: pids inside a pid namespace are not the host's, and the
+    code's text is not on any command line)."""
     found = []
     for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and token.encode() in (entry / "cmdline").read_bytes():
-                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-                if state != "Z":
-                    found.append(int(entry.name))
-        except (OSError, IndexError):
+        if not entry.name.isdigit():
             continue
+        try:
+            targets = [os.readlink(fd) for fd in (entry / "fd").iterdir()]
+        except OSError:
+            continue
+        if any(token in target for target in targets):
+            found.append(int(entry.name))
     return found
 
 

@@ -5,7 +5,8 @@ family (sockets to TCP/UDP listeners, unix sockets, netlink, raw packets), so it
 not depend on a network namespace that only some hosts let us create. It also refuses
 the calls that reach other processes' memory, the kernel's attack surface or the mount
 table: ptrace, process_vm_*, io_uring (which opens sockets without `socket()`), bpf,
-perf events, userfaultfd, keyrings, namespaces, mounts, modules and file handles.
+perf events, userfaultfd, keyrings, namespaces, mounts, modules and file handles; and
+setsid/setpgid, so no process can leave the group the timeout kills.
 `clone3` answers ENOSYS so the C library falls back to `clone`.
 
 Loaded by bubblewrap (`--seccomp FD`) or, without it, by `install()` in the child before
@@ -38,7 +39,7 @@ _DENIED = ("socket", "ptrace", "process_vm_readv", "process_vm_writev", "bpf",
            "init_module", "finit_module", "delete_module", "open_by_handle_at",
            "name_to_handle_at", "io_uring_setup", "io_uring_enter", "io_uring_register",
            "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick",
-           "mount_setattr")
+           "mount_setattr", "setsid", "setpgid")
 _NEWER = {"io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
           "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431,
           "fsmount": 432, "fspick": 433, "clone3": 435, "mount_setattr": 442}
@@ -50,14 +51,16 @@ _ARCHES = {
         "request_key": 249, "keyctl": 250, "unshare": 272, "perf_event_open": 298,
         "name_to_handle_at": 303, "open_by_handle_at": 304, "setns": 308,
         "process_vm_readv": 310, "process_vm_writev": 311, "finit_module": 313,
-        "kexec_file_load": 320, "bpf": 321, "userfaultfd": 323, **_NEWER}),
+        "kexec_file_load": 320, "bpf": 321, "userfaultfd": 323, "setpgid": 109,
+        "setsid": 112, **_NEWER}),
     "aarch64": (0xC00000B7, {
         "umount2": 39, "mount": 40, "pivot_root": 41, "unshare": 97, "kexec_load": 104,
         "init_module": 105, "delete_module": 106, "ptrace": 117, "socket": 198,
         "add_key": 217, "request_key": 218, "keyctl": 219, "perf_event_open": 241,
         "name_to_handle_at": 264, "open_by_handle_at": 265, "setns": 268,
         "process_vm_readv": 270, "process_vm_writev": 271, "finit_module": 273,
-        "bpf": 280, "userfaultfd": 282, "kexec_file_load": 294, **_NEWER}),
+        "bpf": 280, "userfaultfd": 282, "kexec_file_load": 294, "setpgid": 154,
+        "setsid": 157, **_NEWER}),
 }
 _X32_BIT = 0x40000000  # x86_64's x32 ABI: other numbers for the same calls
 
