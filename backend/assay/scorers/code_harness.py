@@ -21,7 +21,8 @@ executing anything and TCP, whatever the code does. Then it installs an audit ho
 refuses sockets, new processes, signals, raising limits, native code (ctypes), tracing
 and the gc's views of other objects, with clear errors. The hook's state is bound into
 its default arguments when it is defined: no module global, builtin or closure cell the
-code could rebind is consulted at check time. Audit hooks are not a security boundary
+code could rebind is consulted at check time (os.path.realpath's own helpers still
+are, which is one reason the hook is not the boundary). Audit hooks are not a security boundary
 on their own (PEP 578): the sandbox around the harness (bubblewrap or Landlock, seccomp,
 resource limits, an unprivileged account; see sandbox.py) is.
 """

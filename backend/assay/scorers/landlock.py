@@ -1,6 +1,6 @@
 """Landlock (Linux 5.13+) through ctypes: confine the calling process and what it starts.
 
-Standalone on purpose (standard library only): Assay calls `restrict` in the sandbox's
+Standalone on purpose (standard library only, Python 3.8+): Assay calls `restrict` in the sandbox's
 child before exec where bubblewrap is missing, and the code harness, which gets a copy
 of this file, calls it on itself before it runs the code under test (no exec at all from
 then on). Once applied, the kernel holds it: nothing the process does can lift it.
@@ -17,7 +17,6 @@ import ctypes
 import os
 import struct
 from collections.abc import Iterable
-from functools import cache
 
 _CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446  # the same on every arch
 _CREATE_RULESET_VERSION = 1
@@ -32,11 +31,17 @@ _NET_TCP = (1 << 0) | (1 << 1)  # bind, connect
 _SCOPES = (1 << 0) | (1 << 1)  # abstract unix sockets, signals
 
 
-@cache  # loaded once, before any fork: the child between fork and exec only calls it
+_loaded: dict[str, ctypes.CDLL] = {}
+
+
 def _libc() -> ctypes.CDLL:
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.syscall.restype = ctypes.c_long
-    return libc
+    """The C library, loaded once and before any fork: the child between fork and exec
+    then only calls into it (functools.cache would need Python 3.9)."""
+    if "libc" not in _loaded:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+        _loaded["libc"] = libc
+    return _loaded["libc"]
 
 
 def abi() -> int:
