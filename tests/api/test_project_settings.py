@@ -181,3 +181,30 @@ def test_new_runs_take_the_project_run_defaults(factory: Factory,
     settings = owner.get(f"{runs}/{chosen}").json["settings"]
     assert (settings["concurrency"], settings["timeout_s"], settings["max_retries"]) == \
         (9, 10, 5)
+
+
+def test_code_execution_is_off_by_default_admin_only_and_audited(
+        factory: Factory, owned: tuple[Project, Session]) -> None:
+    """Running model-written code is a project admin's decision, and the trail says who."""
+    project, owner = owned
+    assert owner.get(_url(project)).json["code_execution"] is False  # a new project: off
+    editor = factory.login(factory.member(project, Role.editor))
+    reply = editor.patch(_url(project), json={"code_execution": True})
+    assert reply.status_code == 403 and reply.json["code"] == "FORBIDDEN"
+    reply = editor.patch(f"/api/projects/{project.id}", json={"code_execution": True})
+    assert reply.status_code in (403, 422)  # the project PATCH is admin-only and has no flag
+    assert owner.get(_url(project)).json["code_execution"] is False
+    assert _events(project) == 0
+    admin_user = factory.member(project, Role.admin)
+    admin = factory.login(admin_user)
+    reply = admin.patch(_url(project), json={"code_execution": True})
+    assert reply.status_code == 200 and reply.json["code_execution"] is True
+    [event] = [e for e in _audit(owner, project) if e["action"] == "project.updated"]
+    assert event["data"] == {"before": {"code_execution": False},
+                             "after": {"code_execution": True}}
+    assert event["description"].endswith("enabled code execution")
+    with db.factory() as session:
+        stored = session.scalars(select(AuditEvent).where(
+            AuditEvent.project_id == project.id,
+            AuditEvent.action == "project.updated")).one()
+        assert stored.actor_id == admin_user.id

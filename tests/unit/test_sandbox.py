@@ -5,13 +5,18 @@ from __future__ import annotations
 import json
 import os
 import pwd
+import shutil
 import signal
 import socket
+import tempfile
 import time
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from assay.scorers import landlock, sandbox
 from assay.scorers.sandbox import (
     Limits,
     SandboxError,
@@ -30,18 +35,30 @@ def run_shell(script: str, **limits: int | float) -> SandboxResult:
     return run_sandboxed(["/bin/sh", "-c", script], limits=Limits(**limits))
 
 
-def is_gone(pid: int, within_s: float = 3.0) -> bool:
-    """The process no longer runs (absent, or a zombie waiting for its new parent)."""
+def all_gone(token: str, within_s: float = 3.0) -> bool:
+    """No process whose command line holds `token` runs any longer (absent, or a zombie
+    waiting for its new parent). By token, not pid: inside the sandbox's pid namespace
+    the program sees other pids than the host."""
     deadline = time.monotonic() + within_s
     while time.monotonic() < deadline:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except FileNotFoundError:
-            return True
-        if state == "Z":
+        if not list(_running(token)):
             return True
         time.sleep(0.05)
     return False
+
+
+def _running(token: str) -> Iterator[int]:
+    needle = token.encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            continue
+        if needle in cmdline and state != "Z":
+            yield int(entry.name)
 
 
 def test_fresh_directory_input_files_stdin_and_a_scrubbed_environment(
@@ -56,7 +73,7 @@ def test_fresh_directory_input_files_stdin_and_a_scrubbed_environment(
                            files={"data.txt": "given"}, stdin="fed")
     assert result.returncode == 0, result.stderr
     seen = json.loads(result.stdout)
-    assert set(seen["env"]) == {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL"}
+    assert set(seen["env"]) == {"PATH", "HOME", "TMPDIR", "PWD", "LANG", "LC_ALL"}
     assert seen["env"]["PATH"] == "/usr/bin:/bin"
     assert "probe-7d41" not in result.stdout
     assert (seen["files"], seen["stdin"], seen["data"]) == (["data.txt"], "fed", "given")
@@ -103,7 +120,8 @@ def test_memory_limit_makes_a_large_allocation_fail() -> None:
 
 
 def test_process_limit_stops_a_fork_bomb() -> None:
-    bomb = """
+    token = f"bomb-{uuid.uuid4().hex}"
+    bomb = f"# {token}" + """
 import os, time
 made, refused = [], None
 for _ in range(200):
@@ -123,7 +141,7 @@ print(refused, *made)
     assert refused == "11"  # EAGAIN: the limit, not the loop's end
     assert len(made) <= 7  # with the program itself, at most 8
     assert not result.timed_out
-    assert all(is_gone(int(pid)) for pid in made)
+    assert all_gone(token)
 
 
 def test_file_size_limit_stops_a_huge_file() -> None:
@@ -168,13 +186,14 @@ def test_stdout_and_stderr_are_capped_and_marked() -> None:
 
 def test_children_left_behind_are_killed_with_the_group() -> None:
     # One child keeps the stdout pipe open, the other does not; the program exits at once.
-    result = run_shell("sleep 60 & echo $!; sleep 61 >/dev/null 2>&1 & echo $!; exit 0",
-                       wall_s=20)
+    token = f"{uuid.uuid4().int % 10**9:09d}"  # sleep takes 60.<token> seconds
+    result = run_shell(f"sleep 60.{token} & echo $!; sleep 61.{token} >/dev/null 2>&1 & "
+                       "echo $!; exit 0", wall_s=20)
     pids = [int(pid) for pid in result.stdout.split()]
     assert len(pids) == 2
     assert not result.timed_out
     assert result.duration_s < 5
-    assert all(is_gone(pid) for pid in pids)
+    assert all_gone(f".{token}")
 
 
 def test_only_regular_files_are_collected(tmp_path: Path) -> None:
@@ -207,3 +226,43 @@ def test_bad_file_names_and_limits_are_refused() -> None:
         Limits(wall_s=0)
     with pytest.raises(ValueError, match="max_processes"):
         Limits(max_processes=-1)
+
+
+@pytest.mark.parametrize("mode", [
+    pytest.param(sandbox.BWRAP, marks=pytest.mark.skipif(
+        not sandbox.bubblewrap_available(), reason="no bubblewrap here")),
+    pytest.param(sandbox.LANDLOCK, marks=pytest.mark.skipif(
+        landlock.abi() < 1, reason="no Landlock here"))])
+def test_any_program_sees_only_the_system_trees_and_its_directory(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, mode: str) -> None:
+    """Not only the code scorer's Python: a shell gets no /etc, /proc, host /tmp, /root or
+    instance folder, and writes only its own directory."""
+    monkeypatch.setattr(sandbox, "isolation", lambda: mode)
+    shared = Path(tempfile.mkdtemp(prefix="assay-visible-"))
+    try:
+        shared.chmod(0o777)
+        (shared / "assay.db").write_text("secret-db")
+        (shared / "assay.db").chmod(0o666)
+        script = (f"cat /etc/passwd; cat /proc/self/status; cat {shared}/assay.db; "
+                  f"echo planted > {shared}/planted; echo mine > mine.txt; cat mine.txt; "
+                  "ls -a /tmp /root 2>/dev/null; exit 0")
+        result = run_sandboxed(["/bin/sh", "-c", script])
+        seen = result.stdout.split()
+        assert "mine" in seen, (result.stdout, result.stderr)
+        # bubblewrap's /tmp is its own, holding only the way to the working directory.
+        assert all(word in {"mine", ".", "..", "/tmp:"} or word.startswith("assay-sandbox-")
+                   for word in seen), result.stdout
+        assert not (shared / "planted").exists()
+    finally:
+        shutil.rmtree(shared)
+
+
+def test_no_isolation_or_no_filter_refuses_to_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sandbox.seccomp, "program", lambda machine=None: None)
+    with pytest.raises(SandboxError, match="seccomp filter"):
+        run_sandboxed(["/bin/true"])
+    monkeypatch.undo()
+    monkeypatch.setattr(sandbox, "bubblewrap_available", lambda: False)
+    monkeypatch.setattr(landlock, "abi", lambda: 0)
+    with pytest.raises(SandboxError, match="install bubblewrap"):
+        run_sandboxed(["/bin/true"])

@@ -133,7 +133,7 @@ def test_a_socket_connection_to_a_local_listener_is_refused(
         monkeypatch: pytest.MonkeyPatch, namespace: bool) -> None:
     if namespace and not sandbox.network_namespace_available():
         pytest.skip("no unprivileged user namespaces here")
-    # Without a namespace (Docker's default seccomp profile) the audit hook alone holds.
+    # Without a namespace (Docker's default seccomp profile) seccomp and the hook hold.
     monkeypatch.setattr(sandbox, "network_namespace_available", lambda: namespace)
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
@@ -147,14 +147,15 @@ def test_a_socket_connection_to_a_local_listener_is_refused(
             listener.accept()
     assert "PermissionError: network access is not allowed" in result.details["tests"][0]["error"]
     assert result.details["network_isolation"] == \
-        ("network namespace and audit hook" if namespace else "audit hook")
+        ("seccomp, network namespace and audit hook" if namespace
+         else "seccomp and audit hook")
 
 
 def test_secrets_in_the_environment_are_not_visible(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ASSAY_SECRET_PROBE", "probe-93af")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-probe-93af")
     detail = call_one("import os\ndef f():\n    return dict(os.environ)\n")
-    assert set(detail["actual"]) == {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL"}
+    assert set(detail["actual"]) == {"PATH", "HOME", "TMPDIR", "PWD", "LANG", "LC_ALL"}
     assert "probe-93af" not in json.dumps(detail)
 
 

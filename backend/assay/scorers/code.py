@@ -18,8 +18,10 @@ compile fails every test without running them.
 Params: `language` ("python", the only one so far), `tests`, `entrypoint` (a function the
 code must define), `timeout_s` (per test: the wall clock, and CPU seconds rounded up;
 default 5, at most 30), `memory_mb` (address space; default 256, 32 to 1024).
-`details.network_isolation` says whether the code ran in a network namespace of its
-own besides the harness's audit hook, or under the audit hook alone.
+`details.network_isolation` says what kept the code off the network: always the
+sandbox's seccomp filter (and the harness's audit hook), plus a network namespace of its
+own where the host allows one. Where the operating system offers no isolation at all
+(no bubblewrap, no Landlock) the scorer fails with that reason instead of running code.
 """
 
 from __future__ import annotations
@@ -118,7 +120,8 @@ class CodeExecutionScorer:
         result = run_sandboxed(
             [sandbox_python(), "-I", "-S", "-B", "harness.py",
              "call" if isinstance(test, CallTest) else "program"],
-            files={"harness.py": _harness(), "solution.py": code,
+            files={"harness.py": _source("code_harness.py"),
+                   "landlock.py": _source("landlock.py"), "solution.py": code,
                    "request.json": json.dumps(request)},
             stdin=test.stdin if isinstance(test, ProgramTest) else "",
             limits=limits, collect=("result.json",))
@@ -193,8 +196,9 @@ def _normalise_output(text: str) -> str:
 
 
 @cache
-def _harness() -> str:
-    return Path(__file__).with_name("code_harness.py").read_text(encoding="utf-8")
+def _source(name: str) -> str:
+    """A standalone module of this package, copied into the sandbox."""
+    return Path(__file__).with_name(name).read_text(encoding="utf-8")
 
 
 def _judge(test: CallTest | ProgramTest, result: SandboxResult, params: CodeParams) -> Outcome:
@@ -264,8 +268,8 @@ def _network_isolation(outcomes: Sequence[Outcome]) -> dict[str, str]:
     ran = [o.network_namespace for o in outcomes if o.network_namespace is not None]
     if not ran:
         return {}
-    return {"network_isolation": "network namespace and audit hook" if all(ran)
-            else "audit hook"}
+    return {"network_isolation": "seccomp, network namespace and audit hook" if all(ran)
+            else "seccomp and audit hook"}
 
 
 def _rationale(tests: Sequence[CallTest | ProgramTest], outcomes: Sequence[Outcome]) -> str:

@@ -14,12 +14,17 @@ and writes what happened to `result.json`:
 The result is {"ok": true[, "value": ...]} or {"stage": "compile"|"run"|"call"|"value",
 "error": "..."} ("value": the call returned something JSON cannot represent).
 
-The audit hook refuses sockets, new processes, signals to other processes, raising
-limits, native code (ctypes), reading files outside the working directory and the
-standard library, and writing outside the working directory. Audit hooks are not a
-security boundary on their own (PEP 578): the sandbox's account, resource limits and
-network namespace are; the hook closes the network where namespaces are unavailable and
-gives clear errors where the operating system would only give obscure ones.
+Before the code runs the harness confines itself with Landlock where the kernel has it
+(see landlock.py, copied next to it): from then on the kernel refuses reading outside
+the working directory and the standard library, writing outside the working directory,
+executing anything and TCP, whatever the code does. Then it installs an audit hook that
+refuses sockets, new processes, signals, raising limits, native code (ctypes), tracing
+and the gc's views of other objects, with clear errors. The hook's state is bound into
+its default arguments when it is defined: no module global, builtin or closure cell the
+code could rebind is consulted at check time (os.path.realpath's own helpers still
+are, which is one reason the hook is not the boundary). Audit hooks are not a security boundary
+on their own (PEP 578): the sandbox around the harness (bubblewrap or Landlock, seccomp,
+resource limits, an unprivileged account; see sandbox.py) is.
 """
 
 from __future__ import annotations
@@ -34,21 +39,10 @@ from typing import Any
 SOLUTION = "solution.py"
 REQUEST = "request.json"
 RESULT = "result.json"
+LANDLOCK = "landlock.py"
 
-PROCESS_EVENTS = frozenset({"os.exec", "os.fork", "os.forkpty", "os.posix_spawn",
-                            "os.spawn", "os.system", "subprocess.Popen", "pty.spawn"})
-SIGNAL_EVENTS = frozenset({"os.kill", "os.killpg", "signal.pthread_kill"})
-LIMIT_EVENTS = frozenset({"resource.setrlimit", "resource.prlimit"})
-# Ways to reach the hook's own state or to run native code.
-INTROSPECTION_EVENTS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents",
-                                  "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata"})
-NATIVE_MODULES = frozenset({"_ctypes", "_posixsubprocess", "_testcapi", "_testinternalcapi"})
-# Events whose path arguments must all lie in the working directory.
-CHANGE_EVENTS = frozenset({"os.chmod", "os.chown", "os.link", "os.mkdir", "os.remove",
-                           "os.rename", "os.rmdir", "os.symlink", "os.truncate",
-                           "os.utime", "os.setxattr", "os.removexattr", "os.chflags"})
+DEVICES = frozenset({"/dev/null", "/dev/urandom"})
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
-DEVICES = ("/dev/null", "/dev/urandom")
 
 
 def main() -> None:
@@ -60,7 +54,9 @@ def main() -> None:
         request = json.load(handle)
     # Bound before the code runs, which may replace builtins or module attributes.
     result_path, dumps, open_file = os.path.join(work, RESULT), json.dumps, open
-    _install_guard(work)
+    readable = (work, *(os.path.realpath(p) for p in sys.path if p), "/usr/share/zoneinfo")
+    _confine(work, readable)
+    _install_guard(work, readable)
     result = _evaluate(mode, source, request)
     sys.stdout.flush()
     try:
@@ -123,44 +119,88 @@ def _not_json(value: object, exc: Exception) -> str:
     return f"returned a {type(value).__name__}, which JSON cannot represent ({exc})"
 
 
-def _install_guard(work: str) -> None:
-    realpath, fspath, fsdecode = os.path.realpath, os.fspath, os.fsdecode
-    readable = (work, *(realpath(p) for p in sys.path if p), "/usr/share/zoneinfo")
+def _confine(work: str, readable: tuple[str, ...]) -> None:
+    """Landlock on this process where the kernel has it (bubblewrap around the harness
+    holds where it has not). The module comes from landlock.py next to the harness (-I
+    keeps the working directory off sys.path); it and ctypes leave sys.modules
+    afterwards, so importing them again goes through the audit hook."""
+    from importlib.util import module_from_spec, spec_from_file_location
+
+    before = set(sys.modules)
+    spec = spec_from_file_location("landlock", os.path.join(work, LANDLOCK))
+    assert spec is not None and spec.loader is not None
+    landlock = module_from_spec(spec)
+    spec.loader.exec_module(landlock)  # missing file: the harness fails, never runs open
+    try:
+        if landlock.abi() >= 1:
+            landlock.restrict(read=readable, write=(work, *DEVICES))
+    finally:
+        for name in set(sys.modules) - before:
+            del sys.modules[name]
+
+
+def _install_guard(work: str, readable: tuple[str, ...]) -> None:
+    """Install the audit hook. Everything it consults is bound as a default argument at
+    definition: rebinding this module's globals, builtins or os.path changes nothing."""
     writable = (work,)
+    process_events = frozenset({"os.exec", "os.fork", "os.forkpty", "os.posix_spawn",
+                                "os.spawn", "os.system", "subprocess.Popen", "pty.spawn"})
+    # Signals, limits, and the ways to reach the hook's frames and objects (tracing can
+    # write a frame's variables back; the gc hands out any object).
+    denied_events = frozenset({"os.kill", "os.killpg", "signal.pthread_kill",
+                               "resource.setrlimit", "resource.prlimit", "sys.settrace",
+                               "sys.setprofile", "sys._current_frames", "gc.get_objects",
+                               "gc.get_referrers", "gc.get_referents"})
+    native_modules = frozenset({"_ctypes", "_posixsubprocess", "_testcapi",
+                                "_testinternalcapi", "_xxsubinterpreters", "landlock"})
+    # Events whose path arguments must all lie in the working directory.
+    change_events = frozenset({"os.chmod", "os.chown", "os.link", "os.mkdir", "os.remove",
+                               "os.rename", "os.rmdir", "os.symlink", "os.truncate",
+                               "os.utime", "os.setxattr", "os.removexattr", "os.chflags"})
 
-    def inside(path: Any, roots: tuple[str, ...]) -> bool:
-        resolved = realpath(fsdecode(fspath(path)))
-        return resolved in DEVICES or any(
-            resolved == root or resolved.startswith(root + "/") for root in roots)
+    def hook(event: str, args: tuple[Any, ...], *, _process: frozenset[str] = process_events,
+             _denied_events: frozenset[str] = denied_events,
+             _native: frozenset[str] = native_modules, _change: frozenset[str] = change_events,
+             _readable: tuple[str, ...] = readable, _writable: tuple[str, ...] = writable,
+             _devices: frozenset[str] = DEVICES, _write_flags: int = WRITE_FLAGS,
+             _realpath: Any = os.path.realpath, _fspath: Any = os.fspath,
+             _fsdecode: Any = os.fsdecode, _isinstance: Any = isinstance,
+             _path_types: tuple[type, ...] = (str, bytes, os.PathLike),
+             _startswith: Any = str.startswith,
+             _denied: type[Exception] = PermissionError, _bool: type = bool) -> None:
+        def inside(path: Any, roots: tuple[str, ...]) -> bool:
+            resolved = _realpath(_fsdecode(_fspath(path)))
+            if resolved in _devices:
+                return True
+            for root in roots:  # noqa: SIM110 (no builtins: the code may rebind any())
+                if resolved == root or _startswith(resolved, root + "/"):
+                    return True
+            return False
 
-    def is_path(value: object) -> bool:
-        return isinstance(value, (str, bytes, os.PathLike))
-
-    def hook(event: str, args: tuple[Any, ...]) -> None:
-        if event.startswith("socket."):
-            raise PermissionError("network access is not allowed in the sandbox")
-        if event in PROCESS_EVENTS:
-            raise PermissionError("starting processes is not allowed in the sandbox")
-        if event in SIGNAL_EVENTS or event in LIMIT_EVENTS or event in INTROSPECTION_EVENTS:
-            raise PermissionError(f"{event} is not allowed in the sandbox")
+        if _startswith(event, "socket."):
+            raise _denied("network access is not allowed in the sandbox")
+        if event in _process:
+            raise _denied("starting processes is not allowed in the sandbox")
+        if event in _denied_events or _startswith(event, "ctypes."):
+            raise _denied(f"{event} is not allowed in the sandbox")
         if event == "import":
             name, filename = args[0], args[1]
-            if name in NATIVE_MODULES or (filename and not inside(filename, readable)):
-                raise PermissionError(f"importing {name} is not allowed in the sandbox")
+            if name in _native or (filename and not inside(filename, _readable)):
+                raise _denied(f"importing {name} is not allowed in the sandbox")
         elif event == "open":
             path, flags = args[0], args[2]
-            if not is_path(path):
+            if not _isinstance(path, _path_types):
                 return  # an open file descriptor
-            writing = bool((flags or 0) & WRITE_FLAGS)
-            if not inside(path, writable if writing else readable):
+            writing = _bool((flags or 0) & _write_flags)
+            if not inside(path, _writable if writing else _readable):
                 verb = "writing" if writing else "reading"
-                raise PermissionError(f"{verb} {fsdecode(fspath(path))} is not allowed in "
-                                      "the sandbox (only its working directory)")
-        elif event in CHANGE_EVENTS:
+                raise _denied(f"{verb} {_fsdecode(_fspath(path))} is not allowed in "
+                              "the sandbox (only its working directory)")
+        elif event in _change:
             for value in args:
-                if is_path(value) and not inside(value, writable):
-                    raise PermissionError(f"{event} outside the working directory is not "
-                                          "allowed in the sandbox")
+                if _isinstance(value, _path_types) and not inside(value, _writable):
+                    raise _denied(f"{event} outside the working directory is not "
+                                  "allowed in the sandbox")
 
     sys.addaudithook(hook)
 

@@ -4,7 +4,8 @@
 afterwards) and returns how it ended. What holds, whatever the program does:
 
 - Its own process group (a new session); when the program exits, or when the wall-clock
-  timeout passes, the whole group is killed, so children it left behind die with it.
+  timeout passes, the whole group is killed, so children it left behind die with it
+  (under bubblewrap its pid namespace ends with it too).
 - Resource limits set before exec: CPU seconds (SIGXCPU, then SIGKILL a second later),
   address space (allocations fail: Python raises MemoryError), number of processes of
   its account (fork fails), size of any file it writes (SIGXFSZ; Python, which ignores
@@ -13,14 +14,17 @@ afterwards) and returns how it ended. What holds, whatever the program does:
   ignores the process limit and may raise every other limit. The process limit counts
   every process of that account, so it is set to the account's current count plus
   `max_processes` (sandboxes running at the same time share that margin).
-- An empty environment apart from a minimal PATH, HOME and TMPDIR (the working
+- An empty environment apart from a minimal PATH, HOME, TMPDIR and PWD (the working
   directory) and a UTF-8 locale: no ASSAY_* settings, API keys or other secrets.
-- No network when the machine allows unprivileged user namespaces (probed once, see
-  `network_namespace_available`): the program runs in a new user and network namespace
-  that has no interface but a loopback that is down. Where namespaces are not allowed
-  (Docker's default seccomp profile refuses them), the network is closed only for
-  Python code, by the audit hook of the code scorer's harness; `SandboxResult.
-  network_namespace` says which applied.
+- Confined by the operating system (see `isolation()`), never by code the program could
+  touch: with bubblewrap, in namespaces of its own (user, mount, pid, ipc, uts, and
+  network where the host allows) whose filesystem holds only /usr, the interpreter's
+  own tree (read-only), a minimal /dev and the working directory: no /etc, no /proc, no
+  instance folder; without it, Landlock grants the same trees. Either way a seccomp
+  filter (seccomp.py) refuses every socket and the calls that reach other processes or
+  the kernel's internals, so the network is closed even where no network namespace can
+  be made. With neither bubblewrap nor Landlock, or no filter for this machine, nothing
+  runs: SandboxError says why.
 - stdout and stderr are read as they come and kept up to `Limits.output_bytes` each
   (the rest is read and dropped, marked truncated), so a chatty program neither blocks
   nor fills memory.
@@ -44,8 +48,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
+from assay.scorers import landlock, seccomp
+
 MIB = 1024 * 1024
 SAFE_PATH = "/usr/bin:/bin"
+SYSTEM_TREES = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom")
+BWRAP, LANDLOCK = "bubblewrap", "landlock"
+# bubblewrap's own processes (its monitor and the namespace's init) count as the account's.
+BWRAP_PROCESSES = 2
 DRAIN_S = 1.0  # how long to read what is left in the pipes once the group is killed
 
 
@@ -100,33 +111,62 @@ def run_sandboxed(argv: Sequence[str], *, files: Mapping[str, str | bytes] | Non
     """Run `argv` (argv[0] an absolute path, or found on /usr/bin:/bin) in a fresh working
     directory holding `files`, feeding it `stdin`; return how it ended, with the text of
     the `collect`ed files it left in its working directory. Raises SandboxError when the
-    program cannot be started."""
+    program cannot be started or the operating system offers no isolation."""
     program = argv[0] if "/" in argv[0] else shutil.which(argv[0], path=SAFE_PATH)
     if not program or not os.path.isfile(program):
         raise SandboxError(f"Cannot start {argv[0]!r}: no such program")
-    wrap = [_unshare(), "--user", "--net", "--"] if network_namespace_available() else []
-    return _run([*wrap, *argv], files=files or {}, stdin=stdin, limits=limits or Limits(),
-                collect=collect, network_namespace=bool(wrap))
+    return _run([program, *argv[1:]], files=files or {}, stdin=stdin,
+                limits=limits or Limits(), collect=collect, isolation=isolation())
+
+
+def isolation() -> str:
+    """How programs are confined here: BWRAP where bubblewrap can make its namespaces,
+    else LANDLOCK where the kernel has it; SandboxError when neither, or when there is no
+    seccomp filter for this machine (nothing runs unconfined)."""
+    if seccomp.program() is None:
+        raise SandboxError("Code execution is unavailable: no seccomp filter for this "
+                           "machine's architecture, so the network cannot be closed.")
+    if bubblewrap_available():
+        return BWRAP
+    if landlock.abi() >= 1:
+        return LANDLOCK
+    raise SandboxError("Code execution is unavailable: install bubblewrap (Debian package "
+                       "`bubblewrap`) or run on a kernel with Landlock enabled; Assay does "
+                       "not run code without operating-system isolation.")
+
+
+@cache
+def bubblewrap_available() -> bool:
+    """Whether bubblewrap is installed and may create its namespaces for the account."""
+    return _bwrap_probe(network=False)
 
 
 @cache
 def network_namespace_available() -> bool:
-    """Whether the sandbox account may create a user and network namespace here."""
-    unshare = _unshare()
-    if not unshare:
+    """Whether bubblewrap may also give the program a network namespace of its own (the
+    seccomp filter closes the network either way)."""
+    return bubblewrap_available() and _bwrap_probe(network=True)
+
+
+def _bwrap_probe(network: bool) -> bool:
+    if not _bwrap():
         return False
     try:
-        probe = _run([unshare, "--user", "--net", "--", "true"], files={}, stdin=b"",
-                     limits=Limits(wall_s=10), collect=(), network_namespace=False)
+        probe = _run(["/bin/true"], files={}, stdin=b"", limits=Limits(wall_s=10),
+                     collect=(), isolation=BWRAP, network=network)
     except SandboxError:
         return False
     return probe.returncode == 0
 
 
-@cache
 def sandbox_python() -> str:
     """A Python (3.8 or later, for audit hooks) that the sandbox account can run: Assay's
     own interpreter, or the system's when Assay's lives where `nobody` cannot reach."""
+    return _sandbox_python(isolation())
+
+
+@cache
+def _sandbox_python(_isolation: str) -> str:
     candidates = [sys.executable, os.path.realpath(sys.executable),
                   getattr(sys, "_base_executable", ""),
                   shutil.which("python3", path="/usr/local/bin:" + SAFE_PATH) or ""]
@@ -144,8 +184,8 @@ def sandbox_python() -> str:
 
 
 @cache
-def _unshare() -> str:
-    return shutil.which("unshare", path=SAFE_PATH) or ""
+def _bwrap() -> str:
+    return shutil.which("bwrap", path=SAFE_PATH) or ""
 
 
 def _account() -> tuple[int, int] | None:
@@ -160,16 +200,34 @@ def _account() -> tuple[int, int] | None:
 
 
 def _run(argv: Sequence[str], *, files: Mapping[str, str | bytes], stdin: str | bytes,
-         limits: Limits, collect: Sequence[str], network_namespace: bool) -> SandboxResult:
+         limits: Limits, collect: Sequence[str], isolation: str,
+         network: bool | None = None) -> SandboxResult:
+    """Run `argv` under `isolation`; `network`: whether to ask bubblewrap for a network
+    namespace (None: where the host allows one)."""
     account = _account()
+    filter_program = seccomp.program()
+    if filter_program is None:
+        raise SandboxError("no seccomp filter for this machine")
     outer = tempfile.mkdtemp(prefix="assay-sandbox-")
+    filter_fd = -1
     try:
         # The program owns `work` but not `outer`, so it cannot swap `work` for a link.
         os.chmod(outer, 0o711)
         work = os.path.join(outer, "work")
         os.mkdir(work, 0o700)
         _write_files(work, files, account)
-        rlimits = _rlimits(limits, account[0] if account else os.getuid())
+        trees = _program_trees(argv[0])
+        extra = BWRAP_PROCESSES if isolation == BWRAP else 0
+        rlimits = _rlimits(limits, account[0] if account else os.getuid(), extra)
+        if isolation == BWRAP:
+            if network is None:
+                network = network_namespace_available()
+            filter_fd = seccomp.memfd(filter_program)
+            argv = [*_bwrap_argv(work, trees, filter_fd, network), *argv]
+            confine = _limit_setter(rlimits)
+        else:
+            network = False
+            confine = _confiner(rlimits, work, trees, filter_program)
         with tempfile.TemporaryFile() as stdin_file:
             stdin_file.write(stdin.encode() if isinstance(stdin, str) else stdin)
             stdin_file.seek(0)
@@ -178,25 +236,82 @@ def _run(argv: Sequence[str], *, files: Mapping[str, str | bytes], stdin: str | 
                 proc = subprocess.Popen(
                     list(argv), stdin=stdin_file, stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE, cwd=work, env=_environment(work),
-                    start_new_session=True, preexec_fn=_limit_setter(rlimits),
+                    start_new_session=True, preexec_fn=confine,
+                    pass_fds=(filter_fd,) if filter_fd >= 0 else (),
                     user=account[0] if account else None,
                     group=account[1] if account else None,
                     extra_groups=[] if account else None)
-            except OSError as exc:
+            except (OSError, subprocess.SubprocessError) as exc:
                 raise SandboxError(f"Cannot start {argv[0]!r}: {exc}") from exc
         out, err = _Capped(limits.output_bytes), _Capped(limits.output_bytes)
         timed_out, duration = _supervise(proc, out, err, started, limits.wall_s)
         returncode = proc.returncode
+        if isolation == BWRAP:
+            returncode = _bwrap_status(returncode)
         collected = {name: text for name in collect
                      if (text := _read_collected(work, name, limits.collect_bytes))
                      is not None}
     finally:
+        if filter_fd >= 0:
+            os.close(filter_fd)
         _remove_tree(outer)
     return SandboxResult(
         returncode=returncode, stdout=out.text(), stderr=err.text(),
         stdout_truncated=out.truncated, stderr_truncated=err.truncated, timed_out=timed_out,
         killed_by_limit=None if timed_out else _limit_signal(returncode),
-        duration_s=duration, network_namespace=network_namespace, files=collected)
+        duration_s=duration, network_namespace=network, files=collected)
+
+
+def _program_trees(program: str) -> tuple[str, ...]:
+    """The read-only trees the program needs: the system's, and the bin and lib folders
+    of the installation it comes from when that lies elsewhere (a Python in /opt)."""
+    real = os.path.realpath(program)
+    if real.startswith(tuple(tree + "/" for tree in SYSTEM_TREES)):
+        return SYSTEM_TREES
+    prefix = os.path.dirname(os.path.dirname(real))
+    return (*SYSTEM_TREES, *(os.path.join(prefix, name) for name in ("bin", "lib")))
+
+
+def _bwrap_argv(work: str, trees: Sequence[str], filter_fd: int, network: bool) -> list[str]:
+    """bubblewrap's command line: new namespaces, a root holding only `trees` (read-only,
+    system folders that are links on the host stay links), /dev and the working folder."""
+    argv = [_bwrap(), "--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts",
+            "--unshare-cgroup-try", "--die-with-parent", "--cap-drop", "ALL",
+            "--hostname", "sandbox"]
+    if network:
+        argv.append("--unshare-net")
+    for tree in trees:
+        if os.path.islink(tree) and tree in SYSTEM_TREES:
+            argv += ["--symlink", os.readlink(tree), tree]
+        elif os.path.isdir(tree):
+            argv += ["--ro-bind", tree, tree]
+    argv += ["--dev", "/dev", "--tmpfs", "/tmp", "--bind", work, work, "--chdir", work,
+             "--seccomp", str(filter_fd), "--"]
+    return argv
+
+
+def _bwrap_status(returncode: int) -> int:
+    """bubblewrap exits with 128 + N when the program died of signal N: report it as a
+    signal, like subprocess does (a program exiting with such a status itself reads the
+    same; it gains nothing by it)."""
+    if 128 < returncode < 128 + signal.NSIG:
+        return -(returncode - 128)
+    return returncode
+
+
+def _confiner(rlimits: list[tuple[int, int, int]], work: str, trees: Sequence[str],
+              filter_program: bytes) -> Callable[[], None]:
+    """Without bubblewrap: limits, then Landlock, then the seccomp filter, in the child
+    between fork and exec (the kernel keeps all three across exec)."""
+    set_limits = _limit_setter(rlimits)
+    landlock.abi()  # both load the C library here, not in the child
+    seccomp.prepare()
+
+    def apply() -> None:
+        set_limits()
+        landlock.restrict(read=DEVICES, write=(work, "/dev/null"), execute=trees)
+        seccomp.install(filter_program)
+    return apply
 
 
 def _write_files(work: str, files: Mapping[str, str | bytes],
@@ -214,12 +329,12 @@ def _write_files(work: str, files: Mapping[str, str | bytes],
 
 def _environment(work: str) -> dict[str, str]:
     """Built from nothing: the parent's variables (settings, keys) never reach the child."""
-    return {"PATH": SAFE_PATH, "HOME": work, "TMPDIR": work,
+    return {"PATH": SAFE_PATH, "HOME": work, "TMPDIR": work, "PWD": work,  # bwrap sets PWD
             "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
 
 
-def _rlimits(limits: Limits, uid: int) -> list[tuple[int, int, int]]:
-    processes = _processes_of(uid) + limits.max_processes
+def _rlimits(limits: Limits, uid: int, extra: int = 0) -> list[tuple[int, int, int]]:
+    processes = _processes_of(uid) + limits.max_processes + extra
     memory, file_size = limits.memory_mb * MIB, limits.file_size_mb * MIB
     wanted = [
         (resource.RLIMIT_CPU, limits.cpu_s, limits.cpu_s + 1),
