@@ -33,6 +33,7 @@ from assay.api.reports.routes import blp as reports_blp
 from assay.api.runs import blp as runs_blp
 from assay.api.scorers.routes import blp as scorers_blp
 from assay.api.scorers.routes import kinds_blp as scorer_kinds_blp
+from assay.core.auth import service as auth_service
 from assay.extensions import db, migrate
 from assay.settings import REPO_ROOT, Settings
 
@@ -74,6 +75,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
     security.init_app(app)
+    auth_service.dummy_hash(settings.bcrypt_rounds)  # the first unknown email costs no more
     register_error_handlers(app)
 
     @app.get(DOCS_ASSETS + "<path:filename>")
