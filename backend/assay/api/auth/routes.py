@@ -18,7 +18,7 @@ from assay.api.auth.schemas import (
     UserSchema,
 )
 from assay.api.base import Blueprint, commit, runtime, session, user
-from assay.api.security import CSRF_COOKIE, SESSION_COOKIE
+from assay.api.security import CSRF_COOKIE, SESSION_COOKIE, cookies_secure
 from assay.core.auth import service as auth
 from assay.core.auth import sessions
 from assay.core.projects import invites
@@ -70,7 +70,7 @@ def login(data: dict[str, Any]) -> Any:
     for name, value, http_only in ((SESSION_COOKIE, token.token, True),
                                    (CSRF_COOKIE, csrf, False)):
         response.set_cookie(name, value, max_age=max_age, httponly=http_only, samesite="Strict",
-                            secure=settings.cookie_secure, path="/")
+                            secure=cookies_secure(), path="/")
     return response
 
 
@@ -83,7 +83,8 @@ def logout() -> Any:
         commit()
     response = Response(status=204)
     for name in (SESSION_COOKIE, CSRF_COOKIE):
-        response.delete_cookie(name, path="/", samesite="Strict")
+        response.delete_cookie(name, path="/", samesite="Strict", secure=cookies_secure(),
+                               httponly=name == SESSION_COOKIE)
     return response
 
 
