@@ -163,6 +163,15 @@ def test_secrets_are_required_never_written_in(compose: dict[str, Any]) -> None:
                 assert str(value).startswith("${" + key + ":?"), (key, value)
 
 
+def test_the_shared_server_blocks_private_provider_urls(compose: dict[str, Any]) -> None:
+    """Private and loopback provider URLs are allowed by default (make run, assay up: a
+    local Ollama) and blocked in the compose stack, with an allow-list for private ones."""
+    for name in ("api", "worker"):  # both call providers
+        env = compose["services"][name]["environment"]
+        assert env["ASSAY_BLOCK_PRIVATE_URLS"] == "${ASSAY_BLOCK_PRIVATE_URLS:-true}"
+        assert env["ASSAY_PRIVATE_URL_ALLOW"] == "${ASSAY_PRIVATE_URL_ALLOW:-}"
+
+
 def test_env_example_documents_every_variable() -> None:
     example = (DOCKER / ".env.example").read_text()
     documented = set(re.findall(r"^#?\s*([A-Z][A-Z0-9_]*)=", example, re.MULTILINE))
