@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask, send_from_directory
-from flask.typing import ResponseReturnValue
-from swagger_ui_bundle import swagger_ui_path
+from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from assay import __version__, runtime
-from assay.api import security
+from assay.api import docs, security
 from assay.api.auth.routes import blp as auth_blp
 from assay.api.credentials.routes import blp as credentials_blp
 from assay.api.credentials.routes import kinds_blp as provider_kinds_blp
@@ -33,6 +31,7 @@ from assay.api.reports.routes import blp as reports_blp
 from assay.api.runs import blp as runs_blp
 from assay.api.scorers.routes import blp as scorers_blp
 from assay.api.scorers.routes import kinds_blp as scorer_kinds_blp
+from assay.core.auth import service as auth_service
 from assay.extensions import db, migrate
 from assay.settings import REPO_ROOT, Settings
 
@@ -41,7 +40,6 @@ BLUEPRINTS = [auth_blp, projects_blp, members_blp, provider_kinds_blp, credentia
               scorers_blp, runs_blp, run_exports_blp, reports_blp, generation_blp,
               documents_blp, judgments_blp, health_blp, critiques_blp, project_settings_blp,
               invites_blp]
-DOCS_ASSETS = "/api/docs/assets/"
 
 
 def _config(settings: Settings) -> dict[str, Any]:
@@ -53,8 +51,7 @@ def _config(settings: Settings) -> dict[str, Any]:
         "OPENAPI_VERSION": "3.0.3",
         "OPENAPI_URL_PREFIX": "/api",
         "OPENAPI_JSON_PATH": "openapi.json",
-        "OPENAPI_SWAGGER_UI_PATH": "/docs",
-        "OPENAPI_SWAGGER_UI_URL": DOCS_ASSETS,  # served below: the docs work offline
+        # no OPENAPI_SWAGGER_UI_PATH: /api/docs is api/docs.py's page (no inline script)
         "API_SPEC_OPTIONS": {"components": {"securitySchemes": {
             "bearer": {"type": "http", "scheme": "bearer"},
             "cookie": {"type": "apiKey", "in": "cookie", "name": security.SESSION_COOKIE},
@@ -66,19 +63,20 @@ def create_app(settings: Settings | None = None) -> Flask:
     settings = settings or Settings.from_env()
     app = Flask(__name__, instance_path=str(settings.instance_path))
     app.config.update(_config(settings))
-    if settings.trusted_proxies:  # rate limits must see the client, not the proxy
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
+    if settings.trusted_proxies:
+        # Rate limits see the client's address; cookies are Secure when it came over HTTPS,
+        # as the nearest proxy says (it sets X-Forwarded-Proto, replacing any client's).
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies,  # type: ignore[method-assign]
+                                x_proto=1)
     runtime.configure(settings)
     migrate.init_app(app, db, directory=str(REPO_ROOT / "migrations"), render_as_batch=True)
     api = AssayApi(app)
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
+    app.register_blueprint(docs.blp)
     security.init_app(app)
+    auth_service.dummy_hash(settings.bcrypt_rounds)  # the first unknown email costs no more
     register_error_handlers(app)
-
-    @app.get(DOCS_ASSETS + "<path:filename>")
-    def docs_assets(filename: str) -> ResponseReturnValue:
-        return send_from_directory(swagger_ui_path, filename)
 
     @app.teardown_appcontext
     def _remove_session(_exc: BaseException | None) -> None:

@@ -11,6 +11,9 @@ import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
+
+from assay.providers.ssrf import UrlPolicy, allow_entry
 
 from assay import instance as instance_folder
 
@@ -34,6 +37,15 @@ def _bool(env: dict[str, str], name: str, default: bool) -> bool:
     if raw is None or raw == "":
         return default
     return raw.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _allow_list(env: dict[str, str]) -> tuple[str, ...]:
+    """ASSAY_PRIVATE_URL_ALLOW: `host:port` entries, comma- or space-separated."""
+    raw = (env.get("ASSAY_PRIVATE_URL_ALLOW") or "").replace(",", " ").split()
+    try:
+        return tuple(allow_entry(entry) for entry in raw)
+    except ValueError as exc:
+        raise ValueError(f"ASSAY_PRIVATE_URL_ALLOW: {exc}") from exc
 
 
 def lease_seconds(env: dict[str, str] | None = None) -> int:
@@ -79,6 +91,7 @@ class Settings:
     run_concurrency: int = 50
     stream_maxlen: int = 10_000
     block_private_urls: bool = False  # refuse loopback/private provider base URLs (SSRF)
+    private_url_allow: tuple[str, ...] = ()  # host:port reachable even when they are blocked
     run_shards: int = 2  # shard runners (RQ jobs) a run starts with, unless it says otherwise
     lease_s: int = 60  # how long a claimed cell stays leased to its shard
     reaper_interval_s: float = 15.0  # how often a worker re-enqueues abandoned runs
@@ -86,6 +99,16 @@ class Settings:
     def __post_init__(self) -> None:
         if len(self.jwt_secret) < 32:
             raise ValueError("JWT_SECRET must be at least 32 characters")
+
+    @property
+    def url_policy(self) -> UrlPolicy:
+        """Where provider calls may go. The fake provider's address is the operator's own
+        (ASSAY_FAKE_PROVIDER_URL): always allowed, like the allow-list."""
+        fake = urlsplit(self.fake_provider_url)
+        host = fake.hostname or ""
+        port = fake.port or (443 if fake.scheme == "https" else 80)
+        entry = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        return UrlPolicy.of(not self.block_private_urls, (*self.private_url_allow, entry))
 
     @property
     def runs_queue(self) -> str:
@@ -127,6 +150,7 @@ class Settings:
             sse_heartbeat_s=float(env.get("ASSAY_SSE_HEARTBEAT_S") or 15.0),
             run_concurrency=_int(env, "ASSAY_RUN_CONCURRENCY", 50),
             block_private_urls=_bool(env, "ASSAY_BLOCK_PRIVATE_URLS", False),
+            private_url_allow=_allow_list(env),
             run_shards=max(1, _int(env, "ASSAY_RUN_SHARDS", 2)),
             lease_s=lease_seconds(env),
             reaper_interval_s=max(0.1, float(env.get("ASSAY_REAPER_INTERVAL_S") or 15.0)),

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import re
 import secrets
+import statistics
+import time
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -13,14 +16,16 @@ import jwt
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select
 from werkzeug.test import TestResponse
 
 from assay.core.auth.models import ApiToken, User
 from assay.core.auth.passwords import hash_password
+from assay.core.auth.service import register
 from assay.core.base import utcnow
 from assay.core.projects.models import AuditEvent, Project
 from assay.extensions import db
+from assay.runtime import current
 from assay.settings import Settings
 from tests.factories import PASSWORD, Factory, race
 
@@ -94,6 +99,15 @@ def test_each_password_rule_is_rejected_with_its_own_message(
     assert _count(User) == 0
 
 
+def test_registrations_over_the_address_limit_are_429_with_retry_after(
+        client: FlaskClient, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(current(), "settings", replace(settings, register_ip_limit=1))
+    assert _register(client, "first@example.com").status_code == 201
+    reply = _register(client, "second@example.com")
+    _assert_error(reply, 429, "RATE_LIMITED")
+    assert 14 * 60 < _retry_after(reply) <= 15 * 60
+
+
 def test_passwords_that_do_not_match_are_rejected_on_confirm_password(
         client: FlaskClient) -> None:
     body = _assert_error(_register(client, confirm=STRONG + "x"), 422, "VALIDATION_ERROR")
@@ -129,38 +143,121 @@ def test_login_email_is_case_insensitive(client: FlaskClient, factory: Factory) 
     assert reply.json is not None and reply.json["user"]["id"] == user.id
 
 
+WRONG = "Wrong-password-1!"
+ADDRESS_A, ADDRESS_B = {"REMOTE_ADDR": "203.0.113.7"}, {"REMOTE_ADDR": "198.51.100.9"}
+
+
+def _retry_after(reply: TestResponse) -> int:
+    value = reply.headers.get("Retry-After")
+    assert value is not None and value.isdigit(), reply.headers
+    return int(value)
+
+
+def _shape(reply: TestResponse) -> tuple[int, bytes, list[tuple[str, str]]]:
+    """Everything a client sees of an answer (the Retry-After figure may tick by a second)."""
+    headers = sorted((k, "n" if k == "Retry-After" else v) for k, v in reply.headers.items())
+    return reply.status_code, reply.get_data(), headers
+
+
 def test_five_failures_lock_the_account_even_for_the_right_password(
         client: FlaskClient, factory: Factory, settings: Settings) -> None:
     user = factory.user()
     assert settings.login_lock_failures == 5
     for _ in range(4):
-        _assert_error(_login(client, user.email, "Wrong-password-1!"), 401,
-                      "INVALID_CREDENTIALS")
-    body = _assert_error(_login(client, user.email, "Wrong-password-1!"), 423, "ACCOUNT_LOCKED")
+        _assert_error(_login(client, user.email, WRONG), 401, "INVALID_CREDENTIALS")
+    locked = _login(client, user.email, WRONG)
+    body = _assert_error(locked, 423, "ACCOUNT_LOCKED")
     assert "locked" in body["message"].lower()
-    body = _assert_error(_login(client, user.email, PASSWORD), 423, "ACCOUNT_LOCKED")
+    assert 14 * 60 < _retry_after(locked) <= 15 * 60
+    reply = _login(client, user.email, PASSWORD)
+    body = _assert_error(reply, 423, "ACCOUNT_LOCKED")
     assert "15 minutes" in body["message"]
-    with db.factory() as session:
-        locked_until = session.get(User, user.id).locked_until  # type: ignore[union-attr]
-    assert locked_until is not None
-    assert timedelta(minutes=14) < locked_until - utcnow() <= timedelta(minutes=15)
+    assert 14 * 60 < _retry_after(reply) <= 15 * 60
 
 
 def test_login_works_again_after_the_lock_expires(
-        client: FlaskClient, factory: Factory) -> None:
+        client: FlaskClient, factory: Factory, redis_conn: Any, settings: Settings) -> None:
     user = factory.user()
     for _ in range(5):
-        _login(client, user.email, "Wrong-password-1!")
+        _login(client, user.email, WRONG)
     _assert_error(_login(client, user.email), 423, "ACCOUNT_LOCKED")
-    with db.factory() as session:
-        session.execute(update(User).where(User.id == user.id).values(
-            locked_until=utcnow() - timedelta(seconds=1)))
-        session.commit()
+    locks = list(redis_conn.scan_iter(f"{settings.redis_prefix}:limit:login-locked:*"))
+    assert len(locks) == 1
+    redis_conn.delete(*locks)  # what its expiry does
     reply = _login(client, user.email)
     assert reply.status_code == 200, reply.json
+    for _ in range(4):  # the count started again
+        _assert_error(_login(client, user.email, WRONG), 401, "INVALID_CREDENTIALS")
+
+
+def test_a_lock_from_one_address_does_not_lock_the_account_from_another(
+        client: FlaskClient, factory: Factory) -> None:
+    """An attacker guessing from address A locks the account for A only: its owner at B
+    signs in, and B keeps its own count of five."""
+    user = factory.user()
+    for _ in range(5):
+        _login(client, user.email, WRONG, environ_base=ADDRESS_A)
+    _assert_error(_login(client, user.email, environ_base=ADDRESS_A), 423, "ACCOUNT_LOCKED")
+    reply = _login(client, user.email, environ_base=ADDRESS_B)
+    assert reply.status_code == 200, reply.json
+    for _ in range(4):
+        _assert_error(_login(client, user.email, WRONG, environ_base=ADDRESS_B), 401,
+                      "INVALID_CREDENTIALS")
+    _assert_error(_login(client, user.email, WRONG, environ_base=ADDRESS_B), 423,
+                  "ACCOUNT_LOCKED")
+    _assert_error(_login(client, user.email, environ_base=ADDRESS_A), 423, "ACCOUNT_LOCKED")
+
+
+def test_an_unknown_email_is_answered_like_a_real_account_through_the_lock(
+        client: FlaskClient, factory: Factory) -> None:
+    """Status, body and headers of every answer, the fifth failure's 423 and the locked
+    answer after it included: a real account and an unknown email cannot be told apart."""
+    user = factory.user()
+    real = [_login(client, user.email, WRONG) for _ in range(6)]
+    ghost = [_login(client, "nobody@example.com", WRONG) for _ in range(6)]
+    assert [r.status_code for r in real] == [401] * 4 + [423] * 2
+    assert [_shape(r) for r in real] == [_shape(r) for r in ghost]
+    assert [_retry_after(r) for r in real[4:]] == pytest.approx(
+        [_retry_after(r) for r in ghost[4:]], abs=2)
+
+
+def _timed_login(client: FlaskClient, email: str, address: int) -> float:
+    started = time.perf_counter()
+    reply = _login(client, email, WRONG, environ_base={"REMOTE_ADDR": f"10.1.0.{address}"})
+    elapsed = time.perf_counter() - started
+    assert reply.status_code == 401, reply.json
+    return elapsed
+
+
+def test_an_unknown_email_takes_as_long_as_a_wrong_password(
+        client: FlaskClient, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At a cost where bcrypt dominates (the suite's cost 4 is ~1 ms), the unknown email is
+    checked against a dummy hash of the same cost. Medians, and a generous bound: before
+    the fix the ratio was ~0.02."""
+    rounds = 10
+    monkeypatch.setattr(current(), "settings", replace(settings, bcrypt_rounds=rounds))
     with db.factory() as session:
-        found = session.get(User, user.id)
-        assert found is not None and found.failed_logins == 0 and found.locked_until is None
+        user = register(session, "timed@example.com", PASSWORD, None, rounds)
+        session.commit()
+    samples: dict[str, list[float]] = {"real": [], "unknown": []}
+    for i in range(8):  # a fresh address each: no lock, and interleaved against drift
+        samples["real"].append(_timed_login(client, user.email, 2 * i))
+        samples["unknown"].append(_timed_login(client, f"ghost{i}@example.com", 2 * i + 1))
+    ratio = statistics.median(samples["unknown"]) / statistics.median(samples["real"])
+    assert 0.5 < ratio < 2, samples
+
+
+def test_a_login_rehashes_a_password_made_at_another_cost(
+        client: FlaskClient, settings: Settings) -> None:
+    """So every account costs what the dummy check costs."""
+    with db.factory() as session:
+        register(session, "old@example.com", PASSWORD, None, settings.bcrypt_rounds + 1)
+        session.commit()
+    assert _login(client, "old@example.com").status_code == 200
+    with db.factory() as session:
+        stored = session.scalar(select(User.password_hash))
+    assert stored is not None and stored.startswith(f"$2b${settings.bcrypt_rounds:02d}$")
+    assert _login(client, "old@example.com").status_code == 200
 
 
 def test_a_success_resets_the_failure_count(client: FlaskClient, factory: Factory) -> None:
@@ -189,8 +286,10 @@ def test_failed_logins_per_ip_are_rate_limited(
                           "INVALID_CREDENTIALS")
             failures += 1
     assert failures == limit
-    body = _assert_error(_login(client, fresh.email), 429, "RATE_LIMITED")
+    limited = _login(client, fresh.email)
+    body = _assert_error(limited, 429, "RATE_LIMITED")
     assert "too many" in body["message"].lower()
+    assert 14 * 60 < _retry_after(limited) <= 15 * 60
     _assert_error(_login(client, "nobody@example.com"), 429, "RATE_LIMITED")
     # Another address is not affected.
     other = _login(client, fresh.email, environ_base={"REMOTE_ADDR": "10.9.8.7"})

@@ -223,7 +223,7 @@ def test_each_kind_connects(ctx: Ctx, stub: str) -> None:
 def test_defaults_per_kind(ctx: Ctx, monkeypatch: pytest.MonkeyPatch) -> None:
     called: list[str] = []
 
-    def offline(target: probe.Target, allow_private: bool = True) -> probe.Outcome:
+    def offline(target: probe.Target, url_policy: object = None) -> probe.Outcome:
         called.append(target.base_url)  # no call leaves the machine from a test
         return probe.Outcome(False, "offline", None)
 
@@ -315,12 +315,33 @@ def test_rate_limits_are_saved_and_checked_on_patch(ctx: Ctx) -> None:
 
 
 def test_private_addresses_can_be_blocked(ctx: Ctx, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocked (the compose file's setting), a private provider needs its host:port on the
+    allow-list; the operator's own fake provider is always allowed."""
     rt = current()
-    monkeypatch.setattr(rt, "settings", dataclasses.replace(rt.settings,
-                                                            block_private_urls=True))
+    port = ctx.fake.rsplit(":", 1)[1]
+    monkeypatch.setattr(rt, "settings", dataclasses.replace(
+        rt.settings, block_private_urls=True, fake_provider_url="http://127.0.0.1:9"))
     messages = _field_errors(ctx.browser.post(ctx.base, json={
         "kind": "fake", "label": "Local", "base_url": ctx.fake}), "base_url")
     assert "ASSAY_BLOCK_PRIVATE_URLS" in messages[0]
+    assert "ASSAY_PRIVATE_URL_ALLOW" in messages[0]
+    monkeypatch.setattr(rt, "settings", dataclasses.replace(
+        rt.settings, private_url_allow=(f"127.0.0.1:{port}",)))
+    allowed = ctx.create(label="Allowed", base_url=f"http://2130706433:{port}")
+    assert allowed["base_url"] == f"http://127.0.0.1:{port}"
+    assert allowed["last_test_ok"] is True, allowed["last_test_error"]
+    monkeypatch.setattr(rt, "settings", dataclasses.replace(
+        rt.settings, private_url_allow=(), fake_provider_url=ctx.fake))
+    assert ctx.create(label="The fake provider")["last_test_ok"] is True
+
+
+@pytest.mark.parametrize("host", ["2130706433", "0177.0.0.1", "127.1"])
+def test_an_ipv4_spelling_is_stored_as_the_address_it_spells(ctx: Ctx, host: str) -> None:
+    """Saved canonical, and the connection test reaches it (aiohttp refused these forms)."""
+    port = ctx.fake.rsplit(":", 1)[1]
+    made = ctx.create(label=f"Spelled {host}", base_url=f"http://{host}:{port}")
+    assert made["base_url"] == f"http://127.0.0.1:{port}"
+    assert made["last_test_ok"] is True, made["last_test_error"]
 
 
 def test_a_key_from_the_environment(ctx: Ctx, monkeypatch: pytest.MonkeyPatch) -> None:

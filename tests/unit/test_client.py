@@ -4,6 +4,9 @@ no redirects, the SSRF guard, wall-clock timeouts and classified errors."""
 from __future__ import annotations
 
 import asyncio
+import http.server
+import socket
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from datetime import UTC, datetime, timedelta
@@ -18,6 +21,9 @@ from assay.providers import client as client_module
 from assay.providers.base import ChatRequest, Endpoint, HttpCall, ProviderError
 from assay.providers.client import CallResult, LLMClient, RetryPolicy, parse_retry_after
 from assay.providers.fake import FakeConfig, FakeProviderThread
+from assay.providers.ssrf import OPEN, UrlPolicy
+
+BLOCKED = UrlPolicy(allow_private=False)
 
 REQUEST = ChatRequest("fake-fast", [{"role": "user", "content": "hi"}], {"max_tokens": 5})
 FAST = RetryPolicy(attempts=3, base_s=0.001, cap_s=0.01)
@@ -235,7 +241,7 @@ def test_ssrf_refused_before_connecting(url: str) -> None:
 
 def test_private_addresses_blockable(fake: FakeProviderThread) -> None:
     configure(fake)
-    blocked = chat(Endpoint("openai", fake.url, "k"), allow_private=False)
+    blocked = chat(Endpoint("openai", fake.url, "k"), url_policy=BLOCKED)
     assert blocked.error is not None and "private" in blocked.error.message
     assert stats(fake)["total"] == 0
     assert chat(Endpoint("openai", fake.url, "k")).ok
@@ -246,9 +252,9 @@ def test_ssrf_verdict_cached_per_host(fake: FakeProviderThread,
     seen: list[str] = []
     real = client_module.check_base_url
 
-    def counting(url: str, allow_private: bool = True) -> None:
+    def counting(url: str, policy: UrlPolicy = OPEN) -> str:
         seen.append(url)
-        real(url, allow_private)
+        return real(url, policy)
 
     monkeypatch.setattr(client_module, "check_base_url", counting)
 
@@ -321,9 +327,109 @@ def test_fetch_makes_an_adapters_plain_call_like_a_chat(fake: FakeProviderThread
     assert isinstance(nowhere, ProviderError) and nowhere.error_class == "bad_request"
     assert nowhere.reason == "could not resolve the host name"
     private = asyncio.run(run(HttpCall(f"{fake.url}/v1/models", {}, {}, "GET"),
-                              allow_private=False))
+                              url_policy=BLOCKED))
     assert isinstance(private, ProviderError) and private.reason
     assert "private" in private.reason
+
+
+class _Recorder(http.server.BaseHTTPRequestHandler):
+    """A provider on loopback that lists one model and remembers every request's Host."""
+
+    heard: list[str] = []
+
+    def do_GET(self) -> None:
+        self.heard.append(self.headers.get("Host", ""))
+        body = b'{"data": [{"id": "local-model"}]}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def local() -> Iterator[tuple[int, list[str]]]:
+    """(port, Host headers heard) of a provider on 127.0.0.1."""
+    heard: list[str] = []
+    handler = type("Handler", (_Recorder,), {"heard": heard})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_address[1], heard
+    server.shutdown()
+    server.server_close()
+
+
+def _models(url: str, **client_kw: Any) -> Any:
+    async def run() -> Any:
+        async with LLMClient(**client_kw) as client:
+            try:
+                return await client.fetch(HttpCall(url, {}, {}, "GET"))
+            except ProviderError as error:
+                return error
+
+    return asyncio.run(run())
+
+
+@pytest.mark.parametrize("host", ["2130706433", "0177.0.0.1", "0x7f000001", "127.1",
+                                  "0x7f.1"])
+def test_every_ipv4_spelling_reaches_the_address_the_guard_judged(
+        local: tuple[int, list[str]], host: str) -> None:
+    """aiohttp refused the decimal, octal and short forms the guard let through; the client
+    now calls the canonical address, and the block and the allow-list judge it too."""
+    port, heard = local
+    url = f"http://{host}:{port}/v1/models"
+    body = _models(url)
+    assert body == {"data": [{"id": "local-model"}]}, getattr(body, "reason", body)
+    assert heard == [f"127.0.0.1:{port}"]
+    blocked = _models(url, url_policy=BLOCKED)
+    assert isinstance(blocked, ProviderError) and "private" in (blocked.reason or "")
+    listed = UrlPolicy.of(False, [f"127.0.0.1:{port}"])
+    assert _models(url, url_policy=listed) == body
+    assert len(heard) == 2
+
+
+def _rebinding_dns(monkeypatch: pytest.MonkeyPatch, *answers: str) -> list[str]:
+    """`rebind.test` resolves to each answer in turn (the last one from then on), for the
+    guard and for aiohttp alike: both ask socket.getaddrinfo."""
+    real = socket.getaddrinfo
+    asked: list[str] = []
+
+    def fake(host: Any, port: Any, *args: Any, **kwargs: Any) -> list[Any]:
+        if host != "rebind.test":
+            return real(host, port, *args, **kwargs)
+        address = answers[min(len(asked), len(answers) - 1)]
+        asked.append(address)
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, int(port or 80)))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", fake)
+    return asked
+
+
+def test_dns_rebinding_never_connects_to_the_private_answer(
+        local: tuple[int, list[str]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Public for the guard's look, loopback for the connection's: the connection's own
+    resolution is checked, so the provider on loopback never hears the call."""
+    port, heard = local
+    asked = _rebinding_dns(monkeypatch, "93.184.216.34", "127.0.0.1")
+    refused = _models(f"http://rebind.test:{port}/v1/models", url_policy=BLOCKED)
+    assert asked == ["93.184.216.34", "127.0.0.1"]  # the guard's look, then the connection's
+    assert isinstance(refused, ProviderError) and refused.error_class == "bad_request"
+    assert "rebind.test resolves to 127.0.0.1" in (refused.reason or "")
+    assert heard == []
+
+
+def test_an_allowed_private_name_is_reached_with_its_host_header(
+        local: tuple[int, list[str]], monkeypatch: pytest.MonkeyPatch) -> None:
+    port, heard = local
+    _rebinding_dns(monkeypatch, "127.0.0.1")
+    allowed = UrlPolicy.of(False, [f"rebind.test:{port}"])
+    body = _models(f"http://rebind.test:{port}/v1/models", url_policy=allowed)
+    assert body == {"data": [{"id": "local-model"}]}, getattr(body, "reason", body)
+    assert heard == [f"rebind.test:{port}"]  # connected to the checked IP, named as written
 
 
 def test_fetch_records_where_a_redirect_went() -> None:

@@ -163,6 +163,15 @@ def test_secrets_are_required_never_written_in(compose: dict[str, Any]) -> None:
                 assert str(value).startswith("${" + key + ":?"), (key, value)
 
 
+def test_the_shared_server_blocks_private_provider_urls(compose: dict[str, Any]) -> None:
+    """Private and loopback provider URLs are allowed by default (make run, assay up: a
+    local Ollama) and blocked in the compose stack, with an allow-list for private ones."""
+    for name in ("api", "worker"):  # both call providers
+        env = compose["services"][name]["environment"]
+        assert env["ASSAY_BLOCK_PRIVATE_URLS"] == "${ASSAY_BLOCK_PRIVATE_URLS:-true}"
+        assert env["ASSAY_PRIVATE_URL_ALLOW"] == "${ASSAY_PRIVATE_URL_ALLOW:-}"
+
+
 def test_env_example_documents_every_variable() -> None:
     example = (DOCKER / ".env.example").read_text()
     documented = set(re.findall(r"^#?\s*([A-Z][A-Z0-9_]*)=", example, re.MULTILINE))
@@ -442,8 +451,32 @@ def test_nginx_serves_the_spa_with_security_headers(nginx: dict[str, Any]) -> No
     assert spa["Referrer-Policy"]
     cache = maps[headers["Cache-Control"]]
     assert "immutable" in cache["~^/assets/"] and cache["default"] == "no-cache"
-    # API responses keep the API's own headers (and the docs UI its inline script).
+    # API responses keep the API's own headers (the docs page has a CSP of its own).
     assert maps["$assay_is_spa"]["~^/api/"] == "0" and cache["~^/api/"] == ""
+
+
+def test_nginx_sends_hsts_over_https_and_tells_the_api_the_scheme(
+        nginx: dict[str, Any]) -> None:
+    """HSTS on every response (SPA and API, `always`: errors too) when the browser came over
+    HTTPS, to this server or to the TLS proxy in front of it; the API hears the same scheme
+    (X-Forwarded-Proto) and marks its cookies Secure."""
+    add = {d[1][0]: d[1][1:] for d in _find(nginx["server"], "add_header")}
+    hsts_var, *flags = add["Strict-Transport-Security"]
+    assert flags == ["always"]
+    maps = {d[1][1]: (d[1][0], {row[0]: row[1][0] for row in d[2]})
+            for d in _find(nginx["http"], "map")}
+    source, hsts = maps[hsts_var]
+    assert source == "$assay_scheme"
+    assert hsts["default"] == ""
+    age = re.search(r"max-age=(\d+)", hsts["https"])
+    assert age and int(age.group(1)) >= 180 * 86400
+    scheme_source, scheme = maps["$assay_scheme"]
+    assert scheme_source == "$http_x_forwarded_proto"
+    assert scheme == {"https": "https", "default": "$scheme"}
+    for args, body in nginx["locations"].items():
+        if args == ("/api/",) or args[0] == "~":
+            forwarded = {d[1][0]: d[1][1] for d in _find(body, "proxy_set_header")}
+            assert forwarded["X-Forwarded-Proto"] == "$assay_scheme"
 
 
 # ---- the health check script ------------------------------------------------------------

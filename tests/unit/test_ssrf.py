@@ -7,12 +7,23 @@ import pytest
 
 from assay.core.errors import Invalid
 from assay.providers import ssrf
-from assay.providers.ssrf import UnresolvableHost, check_base_url, parse_ipv4_loose
+from assay.providers.ssrf import (
+    UnresolvableHost,
+    UrlPolicy,
+    allow_entry,
+    canonical_url,
+    check_base_url,
+    parse_ipv4_loose,
+)
+
+
+def policy(allow_private: bool) -> UrlPolicy:
+    return UrlPolicy(allow_private=allow_private)
 
 
 def refusal(url: str, allow_private: bool = True) -> str:
     with pytest.raises(Invalid) as info:
-        check_base_url(url, allow_private=allow_private)
+        check_base_url(url, policy(allow_private))
     assert list(info.value.errors) == ["base_url"]
     return " ".join(info.value.errors["base_url"])
 
@@ -89,7 +100,7 @@ PRIVATE_URLS = [
 @pytest.mark.parametrize("url", PRIVATE_URLS)
 def test_private_ranges_refused_only_when_blocked(url: str) -> None:
     assert "private" in refusal(url, allow_private=False)
-    check_base_url(url, allow_private=True)
+    check_base_url(url, policy(True))
 
 
 @pytest.mark.parametrize("url", [
@@ -97,7 +108,7 @@ def test_private_ranges_refused_only_when_blocked(url: str) -> None:
     "http://172.32.0.1/", "http://172.15.255.255/", "http://11.0.0.1/", "http://192.169.0.1/",
 ])
 def test_public_addresses_pass_even_when_private_is_blocked(url: str) -> None:
-    check_base_url(url, allow_private=False)
+    check_base_url(url, policy(False))
 
 
 @pytest.mark.parametrize("url", ["http://224.0.0.1/", "http://255.255.255.255/",
@@ -108,7 +119,7 @@ def test_multicast_broadcast_and_reserved_are_refused(url: str) -> None:
 
 def test_every_resolved_address_is_checked(dns: dict[str, list[str]]) -> None:
     dns["api.example.com"] = ["93.184.216.34", "2606:2800:220:1::1"]
-    check_base_url("https://api.example.com/v1", allow_private=False)
+    check_base_url("https://api.example.com/v1", policy(False))
 
     dns["rebind.example.com"] = ["93.184.216.34", "169.254.169.254"]
     message = refusal("https://rebind.example.com/v1")
@@ -119,7 +130,7 @@ def test_every_resolved_address_is_checked(dns: dict[str, list[str]]) -> None:
     assert "metadata" in refusal("https://mapped.example.com/")
 
     dns["internal.example.com"] = ["8.8.8.8", "10.1.2.3"]
-    check_base_url("http://internal.example.com/", allow_private=True)
+    check_base_url("http://internal.example.com/", policy(True))
     assert "private" in refusal("http://internal.example.com/", allow_private=False)
 
     dns["ll.example.com"] = ["fe80::5"]
@@ -161,3 +172,73 @@ def test_loose_ipv4_spellings(host: str, address: str) -> None:
                                   "09.1.1.1", "0xg.1.1.1", "1..2.3", "4294967296", ""])
 def test_names_that_are_not_ipv4(host: str) -> None:
     assert parse_ipv4_loose(host) is None
+
+
+# --- one spelling, and the allow-list ----------------------------------------------------
+
+LOOPBACK_SPELLINGS = ["2130706433", "0177.0.0.1", "0x7f000001", "127.1", "0x7f.1",
+                      "017700000001", "127.0.1"]
+
+
+@pytest.mark.parametrize("host", LOOPBACK_SPELLINGS)
+def test_every_ipv4_spelling_comes_back_canonical(host: str) -> None:
+    """What is stored and called is the address the guard judged (aiohttp refuses the
+    decimal, octal and short forms, and would resolve the hex one by itself)."""
+    assert check_base_url(f"http://{host}:8100/v1", policy(True)) == "http://127.0.0.1:8100/v1"
+    assert canonical_url(f"http://{host}/") == "http://127.0.0.1/"
+    assert "private" in refusal(f"http://{host}:8100/v1", allow_private=False)
+
+
+@pytest.mark.parametrize("url", ["https://api.openai.com/v1", "http://127.0.0.1:11434",
+                                 "http://[::1]:8000/v1", "http://localhost:11434"])
+def test_canonical_urls_stay_as_written(url: str) -> None:
+    assert canonical_url(url) == url
+
+
+def test_the_allow_list_opens_exactly_its_endpoints(dns: dict[str, list[str]]) -> None:
+    allowed = UrlPolicy.of(False, ["127.0.0.1:11434", "ollama.internal:11434", "[::1]:8000",
+                                   "169.254.169.254:80", "10.0.0.9:443"])
+    dns["ollama.internal"] = ["10.1.2.3"]
+    dns["other.internal"] = ["10.1.2.3"]
+    for url in ("http://127.0.0.1:11434/v1", "http://2130706433:11434", "http://127.1:11434",
+                "http://ollama.internal:11434", "http://OLLAMA.internal.:11434/api",
+                "http://[::1]:8000/", "https://10.0.0.9/"):
+        check_base_url(url, allowed)
+    for url in ("http://127.0.0.1:11435", "http://127.0.0.1/", "http://ollama.internal:8080",
+                "http://other.internal:11434", "http://10.0.0.9/", "http://[::1]:8001/"):
+        with pytest.raises(Invalid, match="ASSAY_PRIVATE_URL_ALLOW"):
+            check_base_url(url, allowed)
+    # never metadata or link-local, whatever the list says
+    with pytest.raises(Invalid, match="metadata"):
+        check_base_url("http://169.254.169.254/", allowed)
+
+
+@pytest.mark.parametrize("entry, canonical", [
+    ("ollama:11434", "ollama:11434"), (" Ollama.Internal.:11434 ", "ollama.internal:11434"),
+    ("2130706433:80", "127.0.0.1:80"), ("[::1]:8000", "[::1]:8000"),
+])
+def test_allow_list_entries(entry: str, canonical: str) -> None:
+    assert allow_entry(entry) == canonical
+
+
+@pytest.mark.parametrize("entry", ["ollama", "ollama:port", "http://ollama:1", "a:1/v1",
+                                   "user@ollama:1", "::1:8000", "ollama:99999"])
+def test_allow_list_entries_must_be_host_and_port(entry: str) -> None:
+    with pytest.raises(ValueError, match="host:port"):
+        allow_entry(entry)
+
+
+def test_the_settings_build_the_policy(tmp_path: Any) -> None:
+    from assay.settings import Settings
+
+    base = {"ASSAY_INSTANCE_PATH": str(tmp_path), "JWT_SECRET": "j" * 40,
+            "SECRET_KEY": "s" * 40}
+    embedded = Settings.from_env(base).url_policy
+    assert embedded.allow_private  # make run / assay up: Ollama on this machine just works
+    shared = Settings.from_env({**base, "ASSAY_BLOCK_PRIVATE_URLS": "true",
+                                "ASSAY_PRIVATE_URL_ALLOW": "ollama:11434, [::1]:8000 vllm:80",
+                                "ASSAY_FAKE_PROVIDER_URL": "http://fake-provider:8100"})
+    assert shared.url_policy == UrlPolicy(False, frozenset({
+        "ollama:11434", "[::1]:8000", "vllm:80", "fake-provider:8100"}))
+    with pytest.raises(ValueError, match="ASSAY_PRIVATE_URL_ALLOW"):
+        Settings.from_env({**base, "ASSAY_PRIVATE_URL_ALLOW": "ollama"})

@@ -126,8 +126,11 @@ class AssayApi(Api):
 
 def register_error_handlers(app: Flask) -> None:
     def domain(error: DomainError) -> ResponseReturnValue:
-        return jsonify(error_body(error.status, error.message, error.code, error.errors)), \
-            error.status
+        response = jsonify(error_body(error.status, error.message, error.code, error.errors))
+        response.status_code = error.status
+        if error.retry_after is not None:
+            response.headers["Retry-After"] = str(max(1, int(error.retry_after)))
+        return response
 
     def unexpected(error: Exception) -> ResponseReturnValue:
         log.exception("unhandled error")

@@ -1,5 +1,6 @@
 """Authentication for every API request, in one place: bearer tokens, or the session
-cookie plus the CSRF double-submit header on unsafe methods."""
+cookie plus the CSRF double-submit header on unsafe methods; and the security headers and
+cookie flags of every API response."""
 
 from __future__ import annotations
 
@@ -19,8 +20,17 @@ CSRF_HEADER = "X-CSRF-Token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 PUBLIC_ENDPOINTS = frozenset({
     "auth.register", "auth.login", "health.health", "api-docs.openapi_json",
-    "api-docs.openapi_swagger_ui", "static",
+    "docs.page", "docs.init", "docs.assets", "static",
 })
+# JSON needs nothing from a browser: no script, style, frame or form, and no framing.
+API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+HEADERS = {
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",  # frame-ancestors' twin for browsers without CSP 2
+    "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy": API_CSP,
+}
 
 
 def _bearer() -> str | None:
@@ -67,14 +77,22 @@ def impossible_ids() -> None:
             raise NotFound("Not found")
 
 
-def no_store(response: Response) -> Response:
+def secure_headers(response: Response) -> Response:
+    """Every API answer, errors included; a view may set its own (the docs page's CSP)."""
     if request.path.startswith("/api/"):
-        response.headers.setdefault("Cache-Control", "no-store")
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        for name, value in HEADERS.items():
+            response.headers.setdefault(name, value)
     return response
+
+
+def cookies_secure() -> bool:
+    """Secure cookies when the browser came over HTTPS: directly, or through the trusted
+    proxies' X-Forwarded-Proto (ProxyFix, ASSAY_TRUSTED_PROXIES); ASSAY_COOKIE_SECURE
+    forces them where the proxy says nothing."""
+    return current().settings.cookie_secure or request.is_secure
 
 
 def init_app(app: Flask) -> None:
     app.before_request(authenticate_request)
     app.before_request(impossible_ids)
-    app.after_request(no_store)
+    app.after_request(secure_headers)

@@ -10,12 +10,13 @@ class DomainError(Exception):
     code = "BAD_REQUEST"
 
     def __init__(self, message: str, errors: dict[str, Any] | None = None,
-                 code: str | None = None):
+                 code: str | None = None, retry_after: int | None = None):
         super().__init__(message)
         self.message = message
         self.errors = errors or {}
         if code:
             self.code = code
+        self.retry_after = retry_after  # seconds: sent as Retry-After (423, 429)
 
 
 class Unauthorized(DomainError):

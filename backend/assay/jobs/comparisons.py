@@ -45,7 +45,7 @@ async def _compare_targets(rt: Runtime, run_id: int, version_id: int, target_a_i
         "target_b_id": target_b_id, "base_run_id": base_run_id, "pairs": len(plan.pairs),
         "compared": 0, "comparisons": 0}
     gate = asyncio.Semaphore(CONCURRENT)
-    async with LLMClient(allow_private=not rt.settings.block_private_urls) as client:
+    async with LLMClient(url_policy=rt.settings.url_policy) as client:
         ctx = Context(judge=ModelJudge(client, judges))
 
         async def judged(pair: Pair, found: dict[int, Subject]) -> list[dict[str, Any]]:

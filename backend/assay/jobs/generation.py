@@ -54,7 +54,7 @@ async def run_job(rt: Runtime, job_id: int) -> None:
             emit(PROGRESS)
 
         async with LLMClient(timeout_s=CALL_TIMEOUT_S,
-                             allow_private=not rt.settings.block_private_urls) as client:
+                             url_policy=rt.settings.url_policy) as client:
             results = await service.run_batches(client, call, on_result)
     except Exception as exc:  # the job must end with a truthful state, never hang queued
         log.exception("generation %s failed", job_id)

@@ -110,7 +110,7 @@ class _Shard:
             publish(rt, run_id, STARTED)
         client = LLMClient(timeout_s=timeout_s, max_connections=window,
                            retry=RetryPolicy(attempts=retries + 1),
-                           allow_private=not rt.settings.block_private_urls,
+                           url_policy=rt.settings.url_policy,
                            limiter=rate_limiter(rt.settings))
         try:
             await self._loop(client, window, self._scoring(client))

@@ -56,7 +56,7 @@ def _publish(rt: Runtime, run_id: int, progress: dict[str, Any],
 
 async def _score_run(rt: Runtime, run_id: int, lock: Lock) -> int:
     written, after, stopped = 0, 0, False
-    async with LLMClient(allow_private=not rt.settings.block_private_urls) as client:
+    async with LLMClient(url_policy=rt.settings.url_policy) as client:
         with rt.db.factory() as session:
             applied, ctx = scoring_context.for_run(session, run_id, client,
                                                    rt.settings.secret_key)

@@ -9,8 +9,9 @@
 * requests- and tokens-per-minute limits (the credential's `config.rpm_limit` and
   `config.tpm_limit`), through an optional `Limiter` consulted before every attempt and
   only for endpoints that set one: an unlimited endpoint costs no limiter call at all;
-* the SSRF guard before connecting (its verdict cached per host for a few seconds), and no
-  redirects followed;
+* the SSRF guard before connecting (its verdict cached per host for a few seconds), the
+  URL's host canonicalised as the guard judged it, the guard again on the addresses the
+  connection resolves (providers/pinning.py: no DNS rebinding), and no redirects followed;
 * recording of the raw request (URL and JSON body: never headers, so never a key) and the
   raw response; time to first token when streaming; token counts when the provider gives
   none.
@@ -30,7 +31,7 @@ import socket
 import ssl
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from email.utils import parsedate_to_datetime
 from typing import Any, Protocol
 
@@ -51,8 +52,9 @@ from assay.providers.base import (
     classify_status,
     error_text,
 )
+from assay.providers.pinning import GuardedResolver, refused
 from assay.providers.registry import adapter_for
-from assay.providers.ssrf import UnresolvableHost, check_base_url
+from assay.providers.ssrf import OPEN, UnresolvableHost, UrlPolicy, check_base_url
 
 SSRF_TTL_S = 30.0
 _RAW_TEXT_LIMIT = 4000
@@ -206,26 +208,27 @@ class LLMClient:
 
     def __init__(self, timeout_s: float = 60.0, retry: RetryPolicy | None = None,
                  max_connections: int = 200, model_limit: int | None = None,
-                 allow_private: bool = True,
+                 url_policy: UrlPolicy = OPEN,
                  adapters: Callable[[str], Adapter] = adapter_for,
                  limiter: Limiter | None = None) -> None:
         self.timeout_s = timeout_s
         self.retry = retry or RetryPolicy()
         self.max_connections = max_connections
         self.model_limit = model_limit  # default per (credential, model); None: no limit
-        self.allow_private = allow_private
+        self.url_policy = url_policy  # settings.url_policy: ASSAY_BLOCK_PRIVATE_URLS & co
         self._adapters = adapters
         self.limiter = limiter  # consulted only for endpoints with rpm_limit / tpm_limit
         self._session: aiohttp.ClientSession | None = None
         self._slots: dict[tuple[Any, str], asyncio.Semaphore] = {}
-        self._ssrf: dict[str, tuple[float, Invalid | None]] = {}
+        self._ssrf: dict[str, tuple[float, Invalid | None, str]] = {}
 
     # --- plumbing -----------------------------------------------------------------------
 
     def _http(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
             connector = aiohttp.TCPConnector(limit=self.max_connections, limit_per_host=0,
-                                             ttl_dns_cache=10)
+                                             ttl_dns_cache=10,
+                                             resolver=GuardedResolver(self.url_policy))
             self._session = aiohttp.ClientSession(
                 connector=connector, timeout=aiohttp.ClientTimeout(total=None),
                 auto_decompress=True, trust_env=False, raise_for_status=False)
@@ -271,26 +274,28 @@ class LLMClient:
         key = f"{endpoint.credential_id or endpoint.base_url}:{request.model}"
         return Limits(key, rpm, tpm, counted)
 
-    async def check_url(self, url: str) -> None:
-        """The SSRF guard (it may resolve DNS, so it runs in a thread), cached per host."""
+    async def check_url(self, url: str) -> str:
+        """The SSRF guard (it may resolve DNS, so it runs in a thread), cached per origin;
+        the URL to call, its host written as the guard judged it (127.1 is 127.0.0.1)."""
         scheme, _, rest = url.partition("://")
-        host = f"{scheme}://{rest.split('/', 1)[0]}"
+        origin = f"{scheme}://{rest.split('/', 1)[0]}"
         now = time.monotonic()
-        cached = self._ssrf.get(host)
+        cached = self._ssrf.get(origin)
         if cached is None or cached[0] < now:
             verdict: Invalid | None = None
+            canonical = origin
             try:
-                await asyncio.to_thread(check_base_url, host, self.allow_private)
-            except Invalid as refused:
-                verdict = refused
-            cached = self._ssrf[host] = (now + SSRF_TTL_S, verdict)
-        denied = cached[1]
-        if denied is not None:
-            error = ProviderError("bad_request", denied.message)
-            error.reason = ("could not resolve the host name"
-                            if isinstance(denied, UnresolvableHost)
-                            else " ".join(denied.errors.get("base_url", [denied.message])))
+                canonical = await asyncio.to_thread(check_base_url, origin, self.url_policy)
+            except Invalid as refusal:
+                verdict = refusal
+            cached = self._ssrf[origin] = (now + SSRF_TTL_S, verdict, canonical)
+        verdict, canonical = cached[1], cached[2]
+        if verdict is not None:
+            error = refused(verdict)
+            if isinstance(verdict, UnresolvableHost):
+                error.reason = "could not resolve the host name"
             raise error
+        return url if canonical == origin else canonical + url[len(origin):]
 
     # --- one attempt --------------------------------------------------------------------
 
@@ -377,7 +382,9 @@ class LLMClient:
             attempt += 1
             latency = 0
             try:
-                await self.check_url(call.url)
+                url = await self.check_url(call.url)
+                if url != call.url:
+                    call = replace(call, url=url)
                 response, ttft, latency = await self._attempt(adapter, endpoint, call,
                                                               request.model, stream, limits)
                 if response.finish_reason == "content_filter":
@@ -402,12 +409,12 @@ class LLMClient:
         """One plain JSON call an adapter built (`models_call`, `check_call`): the SSRF
         guard, the timeout, no redirect, failures classified as for a chat; not retried and
         no per-model slot. Returns the decoded body; raises ProviderError."""
-        await self.check_url(call.url)
+        url = await self.check_url(call.url)
         started = time.perf_counter()
         data = jsonio.dumps_bytes(call.json) if call.method != "GET" else None
         try:
             async with asyncio.timeout(self.timeout_s):
-                async with self._http().request(call.method, call.url, data=data,
+                async with self._http().request(call.method, url, data=data,
                                                 headers=call.headers,
                                                 allow_redirects=False) as reply:
                     if reply.status >= 300:

@@ -8,31 +8,38 @@ connection. It refuses, always:
   metadata.google.internal, ...);
 * link-local addresses (169.254.0.0/16, fe80::/10), multicast, broadcast and reserved ones;
 
-and, only when ``allow_private`` is False (the ``ASSAY_BLOCK_PRIVATE_URLS`` setting),
-loopback and private ranges (127/8, 10/8, 172.16/12, 192.168/16, 100.64/10, 0/8, ::1,
-fc00::/7). A self-hosted Assay keeps them allowed by default so Ollama, vLLM or LM Studio
-on the same machine or network can be used.
+and, unless the policy allows private addresses (``ASSAY_BLOCK_PRIVATE_URLS`` unset, as in
+the embedded ``make run``/``assay up``), loopback and private ranges (127/8, 10/8,
+172.16/12, 192.168/16, 100.64/10, 0/8, ::1, fc00::/7), except for the ``host:port``
+endpoints on the policy's allow-list (``ASSAY_PRIVATE_URL_ALLOW``, plus the operator's own
+fake provider). A self-hosted Assay keeps them allowed by default so Ollama, vLLM or LM
+Studio on the same machine or network can be used; a shared install blocks them (the
+compose file does), so that a project admin cannot scan internal hosts.
 
-The host is normalised before it is judged: decimal (``2852039166``), hex
-(``0xa9fea9fe``), octal (``0251.0376.0251.0376``) and short (``169.254.43518``) IPv4
-spellings, and IPv4 embedded in IPv6 (``::ffff:169.254.169.254``, ``::a9fe:a9fe``,
-6to4, NAT64) all count as the IPv4 address they spell. A host name is resolved with
-``socket.getaddrinfo`` and EVERY address it resolves to is checked; a name that does not
-resolve is refused with :class:`UnresolvableHost` (a subclass of ``Invalid``, so callers
-fail closed; the credential form catches it to save anyway and report the failed test).
+The host is canonicalised once: decimal (``2852039166``), hex (``0xa9fea9fe``), octal
+(``0251.0376.0251.0376``) and short (``169.254.43518``) IPv4 spellings (inet_aton's
+rules), and IPv4 embedded in IPv6 (``::ffff:169.254.169.254``, ``::a9fe:a9fe``, 6to4,
+NAT64), all count as the address they spell, and ``check_base_url`` returns the URL with
+that address written canonically: what is stored and what the client connects to are what
+was judged. A host name is resolved with ``socket.getaddrinfo`` and EVERY address it
+resolves to is checked; a name that does not resolve is refused with
+:class:`UnresolvableHost` (a subclass of ``Invalid``, so callers fail closed; the
+credential form catches it to save anyway and report the failed test).
 
 Redirects: this check covers one URL only, so the LLM client must never follow
-redirects (httpx: ``follow_redirects=False``, its default), or a provider could bounce
-a call to a refused address. A name can also resolve differently between this check and
-the connection (DNS rebinding); the check before every connection narrows that window,
-pinning the checked address in the transport would close it.
+redirects, or a provider could bounce a call to a refused address. DNS rebinding (a name
+resolving to a public address for this check and to a private one for the connection) is
+closed by the client's resolver (``providers/pinning.py``): the addresses the connection
+uses are the ones it checked with ``check_address``, with the original Host header and SNI.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import socket
-from urllib.parse import urlsplit
+from collections.abc import Iterable
+from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
 
 from assay.core.errors import Invalid
 
@@ -60,6 +67,67 @@ PRIVATE = (
     _net("fc00::/7"),
 )
 NAT64 = _net("64:ff9b::/96")
+
+
+@dataclass(frozen=True)
+class UrlPolicy:
+    """Where provider calls may go besides public addresses."""
+
+    allow_private: bool = True
+    allowed: frozenset[str] = frozenset()  # canonical "host:port" endpoints, even if private
+
+    @classmethod
+    def of(cls, allow_private: bool, entries: Iterable[str]) -> UrlPolicy:
+        """Raises ValueError for an entry that is not `host:port`."""
+        return cls(allow_private, frozenset(allow_entry(entry) for entry in entries))
+
+    def private_ok(self, host: str, ip: IPAddress | None, port: int | None) -> bool:
+        if self.allow_private:
+            return True
+        if port is None:
+            return False
+        names = {host} | ({_shown(ip)} if ip is not None else set())
+        return any(f"{name}:{port}" in self.allowed for name in names if name)
+
+
+OPEN = UrlPolicy()  # the embedded default: private addresses allowed
+
+
+def _shown(ip: IPAddress) -> str:
+    return f"[{ip}]" if ip.version == 6 else str(ip)
+
+
+def canonical_host(host: str) -> str:
+    """A host as judged: lower case, no trailing dot, an IP literal in its one spelling
+    (IPv6 in brackets)."""
+    host = host.strip().rstrip(".").lower()
+    literal = _literal(host.strip("[]"))
+    return _shown(literal) if literal is not None else host
+
+
+def allow_entry(entry: str) -> str:
+    """One allow-list entry, `host:port` (IPv6 as `[::1]:8000`), canonical."""
+    try:
+        parts = urlsplit("//" + entry.strip())
+        port = parts.port
+    except ValueError as exc:
+        raise ValueError(f"{entry!r} is not host:port ({exc})") from None
+    if not parts.hostname or port is None or parts.path or "@" in parts.netloc:
+        raise ValueError(f"{entry!r} is not host:port (e.g. ollama.internal:11434)")
+    return f"{canonical_host(parts.hostname)}:{port}"
+
+
+def canonical_url(url: str) -> str:
+    """The URL with an IP literal host in its one spelling (2130706433, 0177.0.0.1,
+    0x7f000001 and 127.1 are 127.0.0.1), so the client connects where the guard looked;
+    anything else unchanged."""
+    parts = urlsplit(url.strip())
+    host = parts.hostname or ""
+    literal = _literal(host)
+    if literal is None or _shown(literal) == (f"[{host}]" if ":" in host else host):
+        return url
+    netloc = _shown(literal) + (f":{parts.port}" if parts.port is not None else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
 class UnresolvableHost(Invalid):
@@ -118,14 +186,18 @@ def embedded_ipv4(ip: IPAddress) -> ipaddress.IPv4Address | None:
     return None
 
 
-def check_address(ip: IPAddress, allow_private: bool = True, host: str = "") -> None:
-    """Refuse one address; an IPv6 form carrying an IPv4 address is judged as that IPv4."""
+def check_address(ip: IPAddress, policy: UrlPolicy = OPEN, host: str = "",
+                  port: int | None = None) -> None:
+    """Refuse one address `host` resolves to (or is); an IPv6 form carrying an IPv4
+    address is judged as that IPv4. The allow-list matches the host or the address."""
     if isinstance(ip, ipaddress.IPv6Address) and ip.scope_id:
         ip = ipaddress.IPv6Address(str(ip).split("%", 1)[0])
     inner = embedded_ipv4(ip)
     shown = str(ip) if inner is None else f"{ip} (IPv4 {inner})"
-    named = f"{host} resolves to {shown}" if host and host != str(ip) else shown
-    _judge(ip if inner is None else inner, allow_private, named)
+    named = f"{host} resolves to {shown}" if host and canonical_host(host) != _shown(ip) \
+        else shown
+    private_ok = policy.private_ok(canonical_host(host) if host else "", ip, port)
+    _judge(ip if inner is None else inner, private_ok, named)
 
 
 def _judge(ip: IPAddress, allow_private: bool, named: str) -> None:
@@ -136,7 +208,8 @@ def _judge(ip: IPAddress, allow_private: bool, named: str) -> None:
     if any(ip in net for net in PRIVATE) or ip.is_loopback or ip.is_unspecified:
         if not allow_private:
             raise _refuse(f"{named} is a loopback or private address, and private "
-                          "addresses are blocked on this server (ASSAY_BLOCK_PRIVATE_URLS)")
+                          "addresses are blocked on this server (ASSAY_BLOCK_PRIVATE_URLS; "
+                          "an administrator may allow host:port in ASSAY_PRIVATE_URL_ALLOW)")
         return
     if ip.is_multicast or ip.is_reserved or ip == ipaddress.IPv4Address("255.255.255.255"):
         raise _refuse(f"{named} is not a unicast address")
@@ -152,8 +225,9 @@ def _literal(host: str) -> IPAddress | None:
         return parse_ipv4_loose(host)
 
 
-def check_base_url(url: str, allow_private: bool = True) -> None:
-    """Raise ``Invalid`` (field error on ``base_url``) unless Assay may call this URL.
+def check_base_url(url: str, policy: UrlPolicy = OPEN) -> str:
+    """Raise ``Invalid`` (field error on ``base_url``) unless Assay may call this URL;
+    return it canonical (``canonical_url``): store and call that one.
 
     The LLM client calls this before every connection and must not follow redirects.
     """
@@ -172,13 +246,13 @@ def check_base_url(url: str, allow_private: bool = True) -> None:
         raise _refuse("the URL has no host")
     if host in METADATA_HOSTS:
         raise _refuse(f"{host} is a cloud metadata address")
+    port = port or (443 if scheme == "https" else 80)
     literal = _literal(host)
     if literal is not None:
-        check_address(literal, allow_private)
-        return
+        check_address(literal, policy, host, port)
+        return canonical_url(url)
     try:
-        infos = socket.getaddrinfo(host, port or (443 if scheme == "https" else 80),
-                               type=socket.SOCK_STREAM)
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as exc:
         raise UnresolvableHost(f"base_url host {host} does not resolve",
                                {FIELD: [f"host {host} does not resolve ({exc})"]}) from None
@@ -187,4 +261,5 @@ def check_base_url(url: str, allow_private: bool = True) -> None:
         raise UnresolvableHost(f"base_url host {host} does not resolve",
                                {FIELD: [f"host {host} does not resolve"]})
     for address in sorted(addresses, key=str):
-        check_address(address, allow_private, host)
+        check_address(address, policy, host, port)
+    return url

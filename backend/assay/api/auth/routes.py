@@ -18,12 +18,11 @@ from assay.api.auth.schemas import (
     UserSchema,
 )
 from assay.api.base import Blueprint, commit, runtime, session, user
-from assay.api.security import CSRF_COOKIE, SESSION_COOKIE
+from assay.api.security import CSRF_COOKIE, SESSION_COOKIE, cookies_secure
 from assay.core.auth import service as auth
 from assay.core.auth import sessions
-from assay.core.errors import DomainError
 from assay.core.projects import invites
-from assay.ratelimit import Limiter
+from assay.ratelimit import Limiter, LoginThrottle
 
 blp = Blueprint("auth", __name__, url_prefix="/api/auth", description="Accounts and sessions")
 WINDOW_S = 15 * 60
@@ -59,15 +58,9 @@ def register(data: dict[str, Any]) -> Any:
 @blp.response(200, LoginResultSchema)
 def login(data: dict[str, Any]) -> Any:
     settings = runtime().settings
-    limiter = _limiter("login", settings.login_ip_failures,
-                       "Too many login attempts. Please wait.")
-    limiter.check(request.remote_addr or "?")
-    try:
-        found = auth.authenticate(session(), data["email"], data["password"],
-                                  settings.login_lock_failures, settings.login_lock_minutes)
-    except DomainError:
-        limiter.hit(request.remote_addr or "?")
-        raise
+    throttle = LoginThrottle(runtime().redis, settings, request.remote_addr or "?", WINDOW_S)
+    found = auth.authenticate(session(), data["email"], data["password"],
+                              settings.bcrypt_rounds, throttle)
     commit()
     days = settings.remember_days if data["remember_me"] else settings.session_days
     token = sessions.issue(found.id, found.email, settings.jwt_secret, timedelta(days=days))
@@ -77,7 +70,7 @@ def login(data: dict[str, Any]) -> Any:
     for name, value, http_only in ((SESSION_COOKIE, token.token, True),
                                    (CSRF_COOKIE, csrf, False)):
         response.set_cookie(name, value, max_age=max_age, httponly=http_only, samesite="Strict",
-                            secure=settings.cookie_secure, path="/")
+                            secure=cookies_secure(), path="/")
     return response
 
 
@@ -90,7 +83,8 @@ def logout() -> Any:
         commit()
     response = Response(status=204)
     for name in (SESSION_COOKIE, CSRF_COOKIE):
-        response.delete_cookie(name, path="/", samesite="Strict")
+        response.delete_cookie(name, path="/", samesite="Strict", secure=cookies_secure(),
+                               httponly=name == SESSION_COOKIE)
     return response
 
 

@@ -28,4 +28,4 @@ def critique_rubric(data: dict[str, Any], project_id: int) -> Any:
     project, _ = project_access(project_id, Role.editor)
     settings = runtime().settings
     return critique(session(), project, data["rubric_text"], data["contract"],
-                    data["judge"], settings.secret_key, not settings.block_private_urls)
+                    data["judge"], settings.secret_key, settings.url_policy)

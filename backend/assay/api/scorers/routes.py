@@ -107,7 +107,7 @@ def try_scorer(data: dict[str, Any], project_id: int) -> Any:
                if data["output_id"] is not None else trial.sample_subject(data["sample"]))
     settings = runtime().settings
     found = trial.try_scorer(session(), user(), project, data["kind"], data["params"],
-                             subject, settings.secret_key, not settings.block_private_urls,
+                             subject, settings.secret_key, settings.url_policy,
                              data["output_id"])
     commit()
     return found

@@ -36,3 +36,8 @@ def hash_password(password: str, rounds: int) -> str:
 
 def verify_password(password: str, hashed: str) -> bool:
     return bcrypt.checkpw(_reduce(password), hashed.encode())
+
+
+def hash_cost(hashed: str) -> int:
+    """The cost factor a bcrypt hash was made with ($2b$12$...)."""
+    return int(hashed.split("$")[2])

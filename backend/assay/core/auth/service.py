@@ -5,20 +5,25 @@ from __future__ import annotations
 import hashlib
 import secrets
 from datetime import datetime, timedelta
+from functools import cache
+from typing import Protocol
 
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from assay.core import audit
 from assay.core.auth.models import ApiToken, RevokedSession, User
-from assay.core.auth.passwords import hash_password, password_problems, verify_password
+from assay.core.auth.passwords import (
+    hash_cost,
+    hash_password,
+    password_problems,
+    verify_password,
+)
 from assay.core.base import utcnow
 from assay.core.errors import Conflict, Invalid, Locked, NotFound, Unauthorized
 
 TOKEN_PREFIX = "assay_"
 INVALID_CREDENTIALS = "Invalid email or password"
-# Verified against when the email is unknown, so both paths cost one bcrypt check.
-_DUMMY_HASH = hash_password("not-a-real-password", 4)
 
 
 def normalize_email(email: str) -> str:
@@ -46,38 +51,51 @@ def register(session: Session, email: str, password: str, name: str | None,
     return user
 
 
-def _minutes_left(until: datetime) -> int:
-    return max(1, int((until - utcnow()).total_seconds() + 59) // 60)
+class LoginThrottle(Protocol):
+    """Failed sign-ins of one client address (ratelimit.LoginThrottle), by account email."""
+
+    limit: int  # failures in a row that lock the account for this address
+
+    def check(self, email: str) -> None:
+        """Raise RateLimited (this address) or Locked (this account from this address)."""
+
+    def failed(self, email: str) -> int:
+        """Count a failure; the failures in a row, locking the account at `limit`."""
+
+    def locked(self, email: str) -> Locked: ...
+
+    def succeeded(self, email: str) -> None: ...
 
 
-def authenticate(session: Session, email: str, password: str, max_failures: int,
-                 lock_minutes: int) -> User:
-    """Check a password; lock the account for `lock_minutes` after `max_failures` in a row."""
-    user = session.scalar(select(User).where(User.email == normalize_email(email)))
-    if user is None:
-        verify_password(password, _DUMMY_HASH)
-        raise Unauthorized(INVALID_CREDENTIALS, code="INVALID_CREDENTIALS")
-    if user.locked_until and user.locked_until > utcnow():
-        raise Locked(_locked_message(user.locked_until))
-    if not verify_password(password, user.password_hash):
-        user.failed_logins += 1
-        audit.record(session, user, "auth.login_failed", "user", user.id,
-                     data={"failures": user.failed_logins})
-        if user.failed_logins >= max_failures:
-            user.failed_logins = 0
-            user.locked_until = utcnow() + timedelta(minutes=lock_minutes)
+@cache
+def dummy_hash(rounds: int) -> str:
+    """Checked against when the email is unknown: the same cost as a real account."""
+    return hash_password("not-a-real-password", rounds)
+
+
+def authenticate(session: Session, email: str, password: str, rounds: int,
+                 throttle: LoginThrottle) -> User:
+    """Check a password. An unknown email costs one bcrypt check at the configured cost and
+    is counted, locked and answered exactly like a wrong password, so neither the time nor
+    the answer tells whether an account exists."""
+    email = normalize_email(email)
+    throttle.check(email)
+    user = session.scalar(select(User).where(User.email == email))
+    hashed = user.password_hash if user is not None else dummy_hash(rounds)
+    if not verify_password(password, hashed) or user is None:
+        failures = throttle.failed(email)
+        if user is not None:
+            audit.record(session, user, "auth.login_failed", "user", user.id,
+                         data={"failures": failures})
             session.commit()
-            raise Locked(_locked_message(user.locked_until))
-        session.commit()
+        if failures >= throttle.limit:
+            raise throttle.locked(email)
         raise Unauthorized(INVALID_CREDENTIALS, code="INVALID_CREDENTIALS")
-    user.failed_logins = 0
-    user.locked_until = None
+    throttle.succeeded(email)
+    if hash_cost(user.password_hash) != rounds:  # keep every hash at the configured cost
+        user.password_hash = hash_password(password, rounds)
     audit.record(session, user, "auth.login", "user", user.id)
     return user
-
-
-def _locked_message(until: datetime) -> str:
-    return f"Account temporarily locked. Try again in {_minutes_left(until)} minutes."
 
 
 def revoke_session(session: Session, user: User, jti: str, expires_at: datetime) -> None:

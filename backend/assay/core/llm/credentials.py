@@ -120,7 +120,7 @@ def _base_url(kind: ProviderKind, given: str | None, settings: Settings) -> str:
         raise _invalid("base_url", "The base URL takes no query or fragment: it is the "
                                    "server's root, Assay adds the paths.")
     try:
-        check_base_url(url, allow_private=not settings.block_private_urls)
+        url = check_base_url(url, settings.url_policy)
     except UnresolvableHost:
         pass  # maybe not resolvable from here yet: saved, and the test says so
     except Invalid as refused:
@@ -154,7 +154,7 @@ def _probe(kind: ProviderKind, base_url: str, config: dict[str, Any], key: str |
         except DomainError as error:
             return probe.Outcome(False, error.message, None)
     target = probe.Target(kind, base_url, key, config)
-    return probe.check_connection(target, allow_private=not settings.block_private_urls)
+    return probe.check_connection(target, settings.url_policy)
 
 
 def _stored_key(credential: Credential, settings: Settings) -> str | None:
@@ -326,7 +326,7 @@ def discover_models(session: Session, project: Project, credential: Credential,
     else:
         key = _stored_key(credential, settings)
     target = probe.Target(kind, credential.base_url, key, dict(credential.config or {}))
-    found = probe.discover(target, allow_private=not settings.block_private_urls)
+    found = probe.discover(target, settings.url_policy)
     used = set(session.scalars(select(ModelConfig.model).where(
         ModelConfig.credential_id == credential.id)))
     return [{**item, "configured": item["id"] in used} for item in found]

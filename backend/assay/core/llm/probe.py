@@ -42,6 +42,7 @@ from assay.core.llm.kinds import ANTHROPIC, AZURE, OLLAMA, ProviderKind
 from assay.providers.base import Endpoint, HttpCall, ProviderError, with_query
 from assay.providers.client import LLMClient, RetryPolicy
 from assay.providers.registry import adapter_for, api_key_for
+from assay.providers.ssrf import OPEN, UrlPolicy
 
 TIMEOUT_S = 10.0
 MAX_PAGES = 20
@@ -141,11 +142,11 @@ def _message(error: ProviderError, call: HttpCall, target: Target) -> str:
     return _mask(text, target.api_key)
 
 
-def _run(allow_private: bool, work: Callable[[LLMClient], Awaitable[T]]) -> T:
+def _run(url_policy: UrlPolicy, work: Callable[[LLMClient], Awaitable[T]]) -> T:
     """`work` with a client of its own: 10 s per call, no retry (someone is waiting)."""
     async def go() -> T:
         async with LLMClient(timeout_s=TIMEOUT_S, retry=RetryPolicy(attempts=1),
-                             max_connections=4, allow_private=allow_private) as client:
+                             max_connections=4, url_policy=url_policy) as client:
             return await work(client)
 
     return asyncio.run(go())
@@ -158,13 +159,13 @@ async def _fetch(client: LLMClient, target: Target, call: HttpCall) -> Any:
         raise _Failed(_message(error, call, target)) from None
 
 
-def check_connection(target: Target, allow_private: bool = True) -> Outcome:
+def check_connection(target: Target, url_policy: UrlPolicy = OPEN) -> Outcome:
     """One small real call: does this base URL answer, and does it accept the key?"""
     endpoint = _endpoint(target)
     call = adapter_for(endpoint.kind).check_call(endpoint)
     started = time.monotonic()
     try:
-        _run(allow_private, lambda client: _fetch(client, target, call))
+        _run(url_policy, lambda client: _fetch(client, target, call))
     except _Failed as failed:
         return Outcome(False, failed.message, None)
     return Outcome(True, None, round((time.monotonic() - started) * 1000))
@@ -204,14 +205,14 @@ async def _list(client: LLMClient, target: Target, models: HttpCall) -> list[dic
     return found
 
 
-def discover(target: Target, allow_private: bool = True) -> list[dict[str, Any]]:
+def discover(target: Target, url_policy: UrlPolicy = OPEN) -> list[dict[str, Any]]:
     """The provider's model ids ({id, name}), sorted; ProviderUnavailable on failure."""
     endpoint = _endpoint(target)
     models = adapter_for(endpoint.kind).models_call(endpoint)
     try:
         if models is None:
             raise _Failed("this provider offers no model list")
-        found = _run(allow_private, lambda client: _list(client, target, models))
+        found = _run(url_policy, lambda client: _list(client, target, models))
     except _Failed as failed:
         raise ProviderUnavailable(f"Discovery failed: {failed.message}") from None
     unique = {item["id"]: item for item in found}

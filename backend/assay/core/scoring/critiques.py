@@ -16,6 +16,7 @@ from assay.core.errors import DomainError, Invalid
 from assay.core.projects.models import Project
 from assay.core.scoring.judge_calls import ModelJudge, judge_models
 from assay.providers.client import LLMClient, RetryPolicy
+from assay.providers.ssrf import UrlPolicy
 from assay.scorers.metajudge import Critique, critique_rubric
 
 CALL_TIMEOUT_S = 60.0  # one judge call
@@ -29,7 +30,7 @@ class JudgeFailed(DomainError):
 
 
 def critique(session: Session, project: Project, rubric_text: str, contract: Sequence[str],
-             judge: str, secret_key: str, allow_private: bool) -> Critique:
+             judge: str, secret_key: str, url_policy: UrlPolicy) -> Critique:
     if not rubric_text.strip():
         raise Invalid("The rubric is empty", {"json": {"rubric_text": [
             "Write what a passing conversation must do, against the contract, before asking "
@@ -45,7 +46,7 @@ def critique(session: Session, project: Project, rubric_text: str, contract: Seq
 
     async def ask() -> Critique:
         async with LLMClient(timeout_s=CALL_TIMEOUT_S, retry=RetryPolicy(attempts=2),
-                             max_connections=4, allow_private=allow_private) as client:
+                             max_connections=4, url_policy=url_policy) as client:
             return await asyncio.wait_for(
                 critique_rubric(rubric_text, contract, ModelJudge(client, models), judge),
                 DEADLINE_S)

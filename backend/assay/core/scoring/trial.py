@@ -26,6 +26,7 @@ from assay.core.scoring.backfill import SUBJECT_COLUMNS, subject_of
 from assay.core.scoring.judge_calls import JudgeModel, ModelJudge, find_judges, judge_models
 from assay.core.scoring.service import check_params
 from assay.providers.client import LLMClient, RetryPolicy
+from assay.providers.ssrf import UrlPolicy
 from assay.scorers.base import Context, JudgeReply, ScoreResult, Subject
 from assay.scorers.judge_guard import new_nonce
 
@@ -131,7 +132,7 @@ def _check_budget(project: Project, scorer: Any, models: Mapping[str, JudgeModel
 
 def try_scorer(session: Session, actor: User, project: Project, kind: str,
                params: Mapping[str, Any], subject: Subject, secret_key: str,
-               allow_private: bool, output_id: int | None = None) -> dict[str, Any]:
+               url_policy: UrlPolicy, output_id: int | None = None) -> dict[str, Any]:
     """Score `subject` once through the real LLM client; record no score, charge the
     judges' cost to the project and audit it. Pairwise kinds compare two outputs and
     cannot be tried on one."""
@@ -149,7 +150,7 @@ def try_scorer(session: Session, actor: User, project: Project, kind: str,
 
     async def go() -> tuple[list[ScoreResult], _Metered]:
         async with LLMClient(timeout_s=TRIAL_TIMEOUT_S, retry=RetryPolicy(attempts=1),
-                             max_connections=4, allow_private=allow_private) as client:
+                             max_connections=4, url_policy=url_policy) as client:
             meter = _Metered(ModelJudge(client, models))
             ctx = Context(judge=meter, code_execution=bool(settings.get("code_execution")))
             return await scorer.score(subject, ctx), meter
