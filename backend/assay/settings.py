@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from assay.providers.ssrf import UrlPolicy, allow_entry
-
 from assay import instance as instance_folder
+from assay.providers.ssrf import UrlPolicy, allow_entry
 
 log = logging.getLogger(__name__)
 
