@@ -12,6 +12,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from assay import __version__, runtime
 from assay.api import security
 from assay.api.auth.routes import blp as auth_blp
+from assay.api.contract import READ_SECURITY, ContractPlugin
 from assay.api.credentials.routes import blp as credentials_blp
 from assay.api.credentials.routes import kinds_blp as provider_kinds_blp
 from assay.api.critiques.routes import blp as critiques_blp
@@ -55,10 +56,7 @@ def _config(settings: Settings) -> dict[str, Any]:
         "OPENAPI_JSON_PATH": "openapi.json",
         "OPENAPI_SWAGGER_UI_PATH": "/docs",
         "OPENAPI_SWAGGER_UI_URL": DOCS_ASSETS,  # served below: the docs work offline
-        "API_SPEC_OPTIONS": {"components": {"securitySchemes": {
-            "bearer": {"type": "http", "scheme": "bearer"},
-            "cookie": {"type": "apiKey", "in": "cookie", "name": security.SESSION_COOKIE},
-        }}, "security": [{"bearer": []}, {"cookie": []}]},
+        "API_SPEC_OPTIONS": {"security": READ_SECURITY},  # the rest: api/contract.py
     }
 
 
@@ -70,7 +68,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
     runtime.configure(settings)
     migrate.init_app(app, db, directory=str(REPO_ROOT / "migrations"), render_as_batch=True)
-    api = AssayApi(app)
+    api = AssayApi(app, spec_kwargs={"extra_plugins": [ContractPlugin()]})
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
     security.init_app(app)
