@@ -40,7 +40,7 @@ RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait before trying aga
 UNSAFE = frozenset({"post", "put", "patch", "delete"})
 HTTP_METHODS = UNSAFE | {"get"}
 
-# Errors no rule below infers (every view's docstring mentioning "<status> CODE" adds its own).
+# Errors no rule below infers (a view's docstring that says "<status> CODE" declares it).
 RAISES: dict[str, set[int]] = {
     "auth.login": {423, 429},
     "auth.register": {409, 429},
@@ -144,7 +144,8 @@ def _errors(rule: Rule, method: str, operation: dict[str, Any]) -> set[int]:
     if method in UNSAFE and not public:
         statuses.add(409)
     statuses |= RAISES.get(rule.endpoint, set())
-    statuses |= {int(s) for s in _MENTIONED.findall(operation.get("description", ""))}
+    text = f"{operation.get('summary', '')}\n{operation.get('description', '')}"
+    statuses |= {int(s) for s in _MENTIONED.findall(text)}
     return statuses & set(ERROR_RESPONSES)
 
 

@@ -6037,6 +6037,8 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            502: components["responses"]["BAD_GATEWAY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
