@@ -210,20 +210,21 @@ def _named_enum(spec: APISpec) -> Any:
     return convert
 
 
-# Not recursive: generators (openapi-python-client) refuse recursive unions.
+# anyOf, not recursive: generators (openapi-python-client) refuse recursive unions.
+_ITEMS = {"type": "array", "items": {"anyOf": [{"type": "string"},
+                                               {"$ref": "#/components/schemas/ErrorItem"}]}}
 ERROR_SCHEMAS: dict[str, dict[str, Any]] = {
     "ErrorMessages": {
         "description": "One field's messages, a list of structured problems (RUN_NOT_READY's "
-                       "`reasons`, an import's `rows`), a count (`row_error_count`), or the "
-                       "messages by field of one input location (json, query, path, files).",
-        "oneOf": [{"type": "array", "items": {"oneOf": [
-            {"type": "string"}, {"$ref": "#/components/schemas/ErrorItem"}]}},
-            {"$ref": "#/components/schemas/FieldErrors"}, {"type": "integer"}]},
+                       "`reasons`, an import's `rows`), the messages by field of one input "
+                       "location (json, query, path, files), or a detail of the refusal (a "
+                       "count, a status: INVALID_TRANSITION's `status` and `to`).",
+        "anyOf": [_ITEMS, {"$ref": "#/components/schemas/FieldErrors"}, {"type": "string"},
+                  {"type": "number"}, {"type": "boolean"}]},
     "FieldErrors": {
         "type": "object", "description": "Messages by field name (or list index).",
-        "additionalProperties": {"oneOf": [{"type": "array", "items": {"oneOf": [
-            {"type": "string"}, {"$ref": "#/components/schemas/ErrorItem"}]}},
-            {"$ref": "#/components/schemas/NestedErrors"}]}},
+        "additionalProperties": {"anyOf": [_ITEMS, {"$ref": "#/components/schemas/NestedErrors"},
+                                           {"type": "string"}]}},
     "NestedErrors": {
         "type": "object", "additionalProperties": {},
         "description": "A nested field's messages, nested as the input is."},
