@@ -2267,11 +2267,11 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description One field's messages, a list of structured problems (RUN_NOT_READY's `reasons`, an import's `rows`), a count (`row_error_count`), or the messages by field of one input location (json, query, path, files). */
-        ErrorMessages: (string | components["schemas"]["ErrorItem"])[] | components["schemas"]["FieldErrors"] | number;
+        /** @description One field's messages, a list of structured problems (RUN_NOT_READY's `reasons`, an import's `rows`), the messages by field of one input location (json, query, path, files), or a detail of the refusal (a count, a status: INVALID_TRANSITION's `status` and `to`). */
+        ErrorMessages: (string | components["schemas"]["ErrorItem"])[] | components["schemas"]["FieldErrors"] | string | number | boolean;
         /** @description Messages by field name (or list index). */
         FieldErrors: {
-            [key: string]: (string | components["schemas"]["ErrorItem"])[] | components["schemas"]["NestedErrors"];
+            [key: string]: (string | components["schemas"]["ErrorItem"])[] | components["schemas"]["NestedErrors"] | string;
         };
         /** @description A nested field's messages, nested as the input is. */
         NestedErrors: {
