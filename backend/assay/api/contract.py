@@ -152,7 +152,6 @@ def _errors(rule: Rule, method: str, operation: dict[str, Any]) -> set[int]:
 class ContractPlugin(BasePlugin):
     def init_spec(self, spec: APISpec) -> None:
         super().init_spec(spec)
-        self.spec = spec
         for name, scheme in SECURITY_SCHEMES.items():
             spec.components.security_scheme(name, scheme)
         for status, description in ((423, "The account is locked for a while"),
