@@ -54,6 +54,15 @@ def test_the_client_generates_without_a_warning(generated: Generated) -> None:
     assert lines == [f"Generating {generated.folder / PACKAGE}"], generated.output
 
 
+def test_the_members_api_is_whole(generated: Generated) -> None:
+    """Item 7: MemberRole's inline enum once collided with Member.role's, and the generator
+    dropped Member and MemberPage; now both use the one Role enum."""
+    models = generated.folder / PACKAGE / "models"
+    assert (models / "member.py").exists() and (models / "member_page.py").exists()
+    assert "role: Role" in (models / "member.py").read_text()
+    assert "role: Role" in (models / "member_role.py").read_text()
+
+
 def test_every_operation_has_a_function(generated: Generated, app: Flask) -> None:
     document: dict[str, Any] = app.test_client().get("/api/openapi.json").get_json()
     missing = []
