@@ -10,6 +10,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from assay import __version__, runtime
 from assay.api import docs, security
 from assay.api.auth.routes import blp as auth_blp
+from assay.api.contract import READ_SECURITY, ContractPlugin
 from assay.api.credentials.routes import blp as credentials_blp
 from assay.api.credentials.routes import kinds_blp as provider_kinds_blp
 from assay.api.critiques.routes import blp as critiques_blp
@@ -52,10 +53,7 @@ def _config(settings: Settings) -> dict[str, Any]:
         "OPENAPI_URL_PREFIX": "/api",
         "OPENAPI_JSON_PATH": "openapi.json",
         # no OPENAPI_SWAGGER_UI_PATH: /api/docs is api/docs.py's page (no inline script)
-        "API_SPEC_OPTIONS": {"components": {"securitySchemes": {
-            "bearer": {"type": "http", "scheme": "bearer"},
-            "cookie": {"type": "apiKey", "in": "cookie", "name": security.SESSION_COOKIE},
-        }}, "security": [{"bearer": []}, {"cookie": []}]},
+        "API_SPEC_OPTIONS": {"security": READ_SECURITY},  # the rest: api/contract.py
     }
 
 
@@ -70,7 +68,7 @@ def create_app(settings: Settings | None = None) -> Flask:
                                 x_proto=1)
     runtime.configure(settings)
     migrate.init_app(app, db, directory=str(REPO_ROOT / "migrations"), render_as_batch=True)
-    api = AssayApi(app)
+    api = AssayApi(app, spec_kwargs={"extra_plugins": [ContractPlugin()]})
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
     app.register_blueprint(docs.blp)

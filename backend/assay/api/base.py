@@ -74,5 +74,14 @@ def event_stream(frames: Iterator[str]) -> Response:
         "Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"})
 
 
+def sse_response(description: str, event: str) -> dict[int, dict[str, Any]]:
+    """The 200 of a stream endpoint, for @blp.doc(responses=...): a string body, and the
+    event component (api/events_doc.py) as `x-itemSchema`, OpenAPI 3.2's name for it."""
+    return {200: {"description": description, "content": {"text/event-stream": {
+        "schema": {"type": "string", "description": "Frames `id:`, `event:`, `data: <JSON>`; "
+                                                    "comment lines are heartbeats"},
+        "x-itemSchema": {"$ref": f"#/components/schemas/{event}"}}}}}
+
+
 def page_dict(page: Page[Any], items: list[Any]) -> dict[str, Any]:
     return {"items": items, "total": page.total, "page": page.page, "page_size": page.page_size}

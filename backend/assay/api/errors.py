@@ -29,7 +29,11 @@ class ErrorSchema(Schema):
     code = fields.String(required=True)
     status = fields.Integer(required=True)
     message = fields.String(required=True)
-    errors = fields.Dict(required=True)
+    errors = fields.Dict(required=True, metadata={
+        "description": "By input location (json, query, path, files) then field, or by field "
+                       "for a domain rule; RUN_NOT_READY lists its `reasons`. Empty when the "
+                       "message says it all.",
+        "additionalProperties": {"$ref": "#/components/schemas/ErrorMessages"}})
 
 
 def error_body(status: int, message: str, code: str | None = None,
@@ -121,6 +125,9 @@ class AssayApi(Api):
         body = error_body(status, str(message), errors=errors)
         response = jsonify(body)
         response.status_code = status
+        for name, value in error.get_headers():  # 405's Allow, for one
+            if name.lower() != "content-type":
+                response.headers[name] = value
         return response
 
 

@@ -32,3 +32,14 @@ def Email(**kwargs: Any) -> fields.Email:
     """An email address (documented as `format: email`) that fits the users table."""
     return fields.Email(validate=validate.Length(max=255),
                         error_messages={"invalid": "Invalid email format"}, **kwargs)
+
+
+ENUM_COMPONENT = "enum_component"  # metadata key read by api/contract.py
+
+
+def NamedEnum(name: str, choices: list[str], **kwargs: Any) -> fields.String:
+    """A string from `choices`, documented once as the enum component `name` and referenced
+    wherever it is used, so a generated client has one type for it (inline enums are named
+    after their property by generators, and two of them can collide)."""
+    metadata = {**kwargs.pop("metadata", {}), ENUM_COMPONENT: name}
+    return fields.String(validate=validate.OneOf(choices), metadata=metadata, **kwargs)

@@ -59,6 +59,8 @@ def _from_cookie(token: str) -> User:
 def authenticate_request() -> None:
     if not request.path.startswith("/api/") or request.endpoint in PUBLIC_ENDPOINTS:
         return
+    if request.routing_exception is not None or request.method == "OPTIONS":
+        return  # no such route (404) or method (405, with Allow): say so before any 401
     bearer = _bearer()
     if bearer is not None:
         g.user = auth.user_for_api_token(db.session, bearer)

@@ -18,6 +18,7 @@ from assay.api.base import (
     project_access,
     runtime,
     session,
+    sse_response,
     user,
 )
 from assay.api.generation.schemas import (
@@ -150,10 +151,10 @@ def accept(data: dict[str, Any], project_id: int, job_id: int) -> Any:
 
 
 @blp.get(ONE + "/events")
-@blp.doc(responses={200: {"description": "Server-Sent Events: generation.started, "
-                          "generation.progress (one per batch), generation.finished; id is "
-                          "the Redis stream id (send Last-Event-ID to resume)",
-                          "content": {"text/event-stream": {"schema": {"type": "string"}}}}})
+@blp.doc(responses=sse_response(
+    "Server-Sent Events (GenerationEvent): generation.started, generation.progress (one per "
+    "batch), generation.finished; id is the Redis stream id (send Last-Event-ID to resume)",
+    "GenerationEvent"))
 def job_events(project_id: int, job_id: int) -> Response:
     project, _ = project_access(project_id, Role.viewer)
     rt, prefix = runtime(), _prefix()

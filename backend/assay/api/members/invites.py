@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, fields
 from sqlalchemy.exc import IntegrityError
 
 from assay.api.base import Blueprint, commit, project_access, session, user
 from assay.api.fields import Email
-from assay.api.projects.schemas import ROLES
+from assay.api.projects.schemas import RoleField
 from assay.core.base import utcnow
 from assay.core.errors import Conflict
 from assay.core.projects import invites
@@ -22,7 +22,7 @@ blp = Blueprint("invites", __name__, url_prefix="/api/projects/<int:project_id>/
 class InviteSchema(Schema):
     id = fields.Integer(required=True)
     email = fields.String(required=True)
-    role = fields.String(required=True, validate=validate.OneOf(ROLES))
+    role = RoleField(required=True)
     created_at = fields.DateTime(required=True)
     expires_at = fields.DateTime(required=True)
     expired = fields.Boolean(required=True, metadata={
@@ -35,7 +35,7 @@ class InviteListSchema(Schema):
 
 class InviteCreateSchema(Schema):
     email = Email(required=True)
-    role = fields.String(required=True, validate=validate.OneOf(ROLES))
+    role = RoleField(required=True)
 
 
 def _view(invite: Invite) -> dict[str, Any]:

@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+from typing import Any
+
 from marshmallow import Schema, fields, validate
 
+from assay.api.fields import NamedEnum
 from assay.core.projects.models import Role
 
 ROLES = [r.value for r in Role]
@@ -10,12 +13,17 @@ NAME = [validate.Length(min=1, max=100),
                         error="Only letters, digits, spaces, hyphens and underscores")]
 
 
+def RoleField(**kwargs: Any) -> fields.String:
+    """A project role: the one shared `Role` enum of the document."""
+    return NamedEnum("Role", ROLES, **kwargs)
+
+
 class ProjectSchema(Schema):
     id = fields.Integer(required=True)
     name = fields.String(required=True)
     slug = fields.String(required=True)
     description = fields.String(required=True, allow_none=True)
-    role = fields.String(required=True, validate=validate.OneOf(ROLES))
+    role = RoleField(required=True)
     member_count = fields.Integer(required=True)
     created_at = fields.DateTime(required=True)
     updated_at = fields.DateTime(required=True)
@@ -36,7 +44,7 @@ class ProjectListArgs(Schema):
     page = fields.Integer(load_default=1, validate=validate.Range(min=1, max=100_000))
     page_size = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
     q = fields.String(load_default=None, validate=validate.Length(max=100))
-    role = fields.String(load_default=None, validate=validate.OneOf(ROLES))
+    role = RoleField(load_default=None)
 
 
 class AuditEventSchema(Schema):

@@ -7,7 +7,15 @@ from typing import Any
 
 from flask import Response, request
 
-from assay.api.base import commit, event_stream, project_access, runtime, session, user
+from assay.api.base import (
+    commit,
+    event_stream,
+    project_access,
+    runtime,
+    session,
+    sse_response,
+    user,
+)
 from assay.api.runs.attach_schemas import (
     AttachEstimateSchema,
     AttachScorersSchema,
@@ -66,11 +74,11 @@ def estimate_scorers(data: dict[str, Any], project_id: int, run_id: int) -> Any:
 
 
 @blp.get("/<int:run_id>/scorers/events")
-@blp.doc(responses={200: {"description": (
-    "Server-Sent Events of the scoring job: run.scored {scores: written so far} per page, "
-    "then run.scoring_finished {scores, stopped?}, or {idle: true} when no job is queued or "
-    "running; send last_event_id (the events_after of the POST) or Last-Event-ID to follow "
-    "one job"), "content": {"text/event-stream": {"schema": {"type": "string"}}}}})
+@blp.doc(responses=sse_response(
+    "Server-Sent Events of the scoring job (ScoringEvent): run.scored {scores: written so "
+    "far} per page, then run.scoring_finished {scores, stopped?}, or {idle: true} when no job "
+    "is queued or running; send last_event_id (the events_after of the POST) or "
+    "Last-Event-ID to follow one job", "ScoringEvent"))
 def scoring_events(project_id: int, run_id: int) -> Response:
     project, _ = project_access(project_id, Role.viewer)
     run_id = runs.get_run(session(), project, run_id).id

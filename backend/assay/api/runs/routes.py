@@ -14,6 +14,7 @@ from assay.api.base import (
     project_access,
     runtime,
     session,
+    sse_response,
     user,
 )
 from assay.api.runs.blueprint import blp
@@ -103,10 +104,10 @@ def get_run(project_id: int, run_id: int) -> Any:
 
 
 @blp.get("/<int:run_id>/events")
-@blp.doc(responses={200: {"description": "Server-Sent Events: run.started, run.progress, "
-                          "run.finished; id is the Redis stream id (send Last-Event-ID "
-                          "to resume)", "content": {"text/event-stream": {"schema": {
-                              "type": "string"}}}}})
+@blp.doc(responses=sse_response(
+    "Server-Sent Events of the run (RunEvent): run.started, run.progress, run.status, "
+    "run.budget_alert, run.finished, and the scoring and comparison jobs' events; id is the "
+    "Redis stream id (send Last-Event-ID to resume)", "RunEvent"))
 def run_events(project_id: int, run_id: int) -> Response:
     project, _ = project_access(project_id, Role.viewer)
     run_id = runs.get_run(session(), project, run_id).id
