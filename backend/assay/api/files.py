@@ -3,7 +3,7 @@
 In: the same operation takes JSON (the file as text or base64) or multipart/form-data (what
 `curl -F`, a browser's FormData and generated clients send). `json_or_form(JsonSchema,
 FormSchema)` parses whichever came, with the same 422 shape as every other body ({"json":
-...} or {"form": ...}), and `body_doc` declares both content types in the OpenAPI document.
+...} or {"files": ...}), and `body_doc` declares both content types in the OpenAPI document.
 A form's object fields (a mapping) are JSON text, as OpenAPI's multipart encoding says.
 
 Out: `download` streams a file with its real content type and a Content-Disposition that
@@ -19,7 +19,7 @@ from functools import wraps
 from typing import Any
 
 from flask import Response, request, stream_with_context
-from marshmallow import Schema, ValidationError, fields
+from marshmallow import RAISE, Schema, ValidationError, fields
 from webargs.multidictproxy import MultiDictProxy
 from werkzeug.datastructures import CombinedMultiDict, FileStorage
 
@@ -56,9 +56,10 @@ class JsonText(fields.Nested):
 
 
 class _FormParser(Parser):
-    """"form" holds the form's fields and its files together."""
+    """"files" holds the form's files and its fields together (errors name the body
+    "files", as the document upload's do)."""
 
-    def load_form(self, req: Any, schema: Schema) -> Any:
+    def load_files(self, req: Any, schema: Schema) -> Any:
         return MultiDictProxy(CombinedMultiDict([req.files, req.form]), schema)
 
 
@@ -76,7 +77,7 @@ def json_or_form(json_schema: type[Schema], form_schema: type[Schema]
         @wraps(view)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             if is_form():
-                data = _FORMS.parse(form_schema(), request, location="form")
+                data = _FORMS.parse(form_schema(), request, location="files", unknown=RAISE)
             else:
                 data = _FORMS.parse(json_schema(), request, location="json")
             return view(data, *args, **kwargs)
@@ -98,7 +99,7 @@ def file_errors(file_field: str = "file", content_field: str = "content") -> Ite
     except Invalid as error:
         if is_form() and isinstance(error.errors.get("json"), dict):
             found = error.errors.pop("json")
-            error.errors["form"] = {file_field if name == content_field else name: reasons
+            error.errors["files"] = {file_field if name == content_field else name: reasons
                                     for name, reasons in found.items()}
         raise
 

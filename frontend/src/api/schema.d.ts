@@ -1863,6 +1863,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": components["schemas"]["ImportSource"];
+                    "multipart/form-data": components["schemas"]["ImportFile"];
                 };
             };
             responses: {
@@ -1875,7 +1876,6 @@ export interface paths {
                         "application/json": components["schemas"]["Preview"];
                     };
                 };
-                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 default: components["responses"]["DEFAULT_ERROR"];
             };
         };
@@ -1899,7 +1899,8 @@ export interface paths {
         put?: never;
         /**
          * Every row is checked first: any bad row is a 422 listing each {row, field, reason},
-         *     and nothing is written. Otherwise one new version appends all rows.
+         *     and nothing is written. Otherwise one new version appends all rows. A file Assay
+         *     exported imports back to the same cases (CSV: map every column to its own name).
          */
         post: {
             parameters: {
@@ -1914,6 +1915,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": components["schemas"]["Import"];
+                    "multipart/form-data": components["schemas"]["ImportForm"];
                 };
             };
             responses: {
@@ -1926,7 +1928,6 @@ export interface paths {
                         "application/json": components["schemas"]["Version"];
                     };
                 };
-                422: components["responses"]["UNPROCESSABLE_ENTITY"];
                 default: components["responses"]["DEFAULT_ERROR"];
             };
         };
@@ -1946,7 +1947,12 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** One version as CSV or JSONL text that imports back unchanged. */
+        /**
+         * One version as a download (Content-Disposition names the file), streamed: CSV
+         *     (text/csv; questions and cases datasets) or JSONL (application/x-ndjson), which import
+         *     back to the same cases. CSV cells a spreadsheet would run as formulas start with an
+         *     apostrophe, which the import takes off.
+         */
         get: {
             parameters: {
                 query?: {
@@ -1963,13 +1969,16 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
+                /** @description The file, streamed */
                 200: {
                     headers: {
+                        /** @description attachment; filename="..." */
+                        "Content-Disposition"?: string;
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Export"];
+                        "text/csv": string;
+                        "application/x-ndjson": string;
                     };
                 };
                 422: components["responses"]["UNPROCESSABLE_ENTITY"];
@@ -4232,15 +4241,17 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
+                /** @description The file, streamed */
                 200: {
                     headers: {
+                        /** @description attachment; filename="..." */
+                        "Content-Disposition"?: string;
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["RunExport"];
                         "text/csv": string;
                         "application/xml": string;
+                        "application/json": components["schemas"]["RunExport"];
                     };
                 };
                 422: components["responses"]["UNPROCESSABLE_ENTITY"];
@@ -6370,6 +6381,18 @@ export interface components {
              */
             base64?: boolean;
         };
+        ImportFile: {
+            /**
+             * Format: binary
+             * @description At most 10 MB of UTF-8 and 10,000 rows
+             */
+            file: string;
+            /**
+             * @description csv or jsonl; by default from the file name (.csv, .jsonl or .ndjson)
+             * @enum {string}
+             */
+            format?: "csv" | "jsonl";
+        };
         Preview: {
             format: string;
             columns: string[];
@@ -6395,6 +6418,11 @@ export interface components {
             tags?: string | null;
             /** @default null */
             difficulty?: string | null;
+            /**
+             * @description A column of JSON objects (empty: {})
+             * @default null
+             */
+            metadata?: string | null;
         };
         Import: {
             /**
@@ -6413,12 +6441,20 @@ export interface components {
             /** @default null */
             note?: string | null;
         };
-        Export: {
-            format: string;
-            filename: string;
-            version: number;
-            rows: number;
-            content: string;
+        ImportForm: {
+            /**
+             * Format: binary
+             * @description At most 10 MB of UTF-8 and 10,000 rows
+             */
+            file: string;
+            /**
+             * @description csv or jsonl; by default from the file name (.csv, .jsonl or .ndjson)
+             * @enum {string}
+             */
+            format?: "csv" | "jsonl";
+            mapping?: components["schemas"]["Mapping"];
+            /** @default null */
+            note?: string | null;
         };
         Bucket: {
             key: string;

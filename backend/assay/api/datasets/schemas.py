@@ -242,7 +242,7 @@ class ImportFileSchema(Schema):
 
     file = FileField(required=True, metadata={"description": "At most 10 MB of UTF-8 and "
                                                              "10,000 rows"})
-    format = fields.String(load_default=None, validate=validate.OneOf(("csv", "jsonl")),
+    format = fields.String(validate=validate.OneOf(("csv", "jsonl")),
                            metadata={"description": "csv or jsonl; by default from the file "
                                                     "name (.csv, .jsonl or .ndjson)"})
 

@@ -54,11 +54,11 @@ def _file(data: dict[str, Any]) -> tuple[str, str]:
     if not is_form():
         return data["format"], importing.decode(data["content"], data["base64"])
     upload = data["file"]
-    format = data["format"] or next(
+    format = data.get("format") or next(
         (f for ext, f in FORMAT_OF.items() if (upload.filename or "").lower().endswith(ext)),
         None)
     if format is None:
-        raise Invalid("Say the file's format", {"form": {"format": [
+        raise Invalid("Say the file's format", {"files": {"format": [
             "csv or jsonl; the file name does not end with .csv, .jsonl or .ndjson"]}})
     return format, importing.read_bytes(upload.read(importing.MAX_BYTES + 1))
 
