@@ -5,6 +5,7 @@ from marshmallow import Schema, fields, validate
 from assay.api.credentials.schemas import Validators, not_blank
 from assay.api.fields import StrictBoolean
 from assay.api.files import FileField, JsonText
+from assay.api.patch import PatchSchema
 from assay.core.datasets.cases import DIFFICULTIES, KINDS, MAX_TAG, MAX_TAGS, SPLITS
 
 NAME: Validators = [validate.Length(min=1, max=100), not_blank]
@@ -90,7 +91,7 @@ class DatasetCreateSchema(Schema):
                         metadata={"description": "Initial cases. " + CASE_DOC})
 
 
-class DatasetUpdateSchema(Schema):
+class DatasetUpdateSchema(PatchSchema):
     name = fields.String(validate=NAME)
     description = fields.String(allow_none=True, validate=validate.Length(max=2000))
     split = fields.String(allow_none=True, validate=validate.OneOf(SPLITS))
@@ -149,7 +150,7 @@ class CaseWriteSchema(Schema):
                          metadata={"description": "A note on the new version"})
 
 
-class CaseEditSchema(Schema):
+class CaseEditSchema(PatchSchema):
     """Only the fields given change; the edit makes a new version and a new case row."""
 
     input = fields.Dict()

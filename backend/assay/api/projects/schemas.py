@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from assay.api.patch import PatchSchema
 from assay.core.projects.models import Role
 
 ROLES = [r.value for r in Role]
@@ -27,7 +28,7 @@ class ProjectCreateSchema(Schema):
                                 validate=validate.Length(max=1000))
 
 
-class ProjectUpdateSchema(Schema):
+class ProjectUpdateSchema(PatchSchema):
     name = fields.String(validate=NAME)
     description = fields.String(allow_none=True, validate=validate.Length(max=1000))
 
