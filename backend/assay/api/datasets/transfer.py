@@ -46,20 +46,16 @@ def _larger_bodies() -> None:
         request.max_content_length = IMPORT_BODY_BYTES
 
 
-FORMAT_OF = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
-
-
 def _file(data: dict[str, Any]) -> tuple[str, str]:
     """(format, text) of the file, from the form's part or the JSON body."""
     if not is_form():
         return data["format"], importing.decode(data["content"], data["base64"])
     upload = data["file"]
-    format = data.get("format") or next(
-        (f for ext, f in FORMAT_OF.items() if (upload.filename or "").lower().endswith(ext)),
-        None)
+    format = data.get("format") or importing.format_of(upload.filename or "")
     if format is None:
-        raise Invalid("Say the file's format", {"files": {"format": [
-            "csv or jsonl; the file name does not end with .csv, .jsonl or .ndjson"]}})
+        raise Invalid("The file's format is unknown: send format=csv or format=jsonl", {
+            "files": {"format": ["csv or jsonl; the file name does not end with .csv, "
+                                 ".jsonl or .ndjson"]}})
     return format, importing.read_bytes(upload.read(importing.MAX_BYTES + 1))
 
 

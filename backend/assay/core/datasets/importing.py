@@ -31,6 +31,7 @@ MAX_BYTES = 10_000_000
 MAX_ROWS = 10_000
 PREVIEW_ROWS = 10
 FORMATS = ("csv", "jsonl")
+EXTENSIONS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 MAX_ERRORS = 200  # per-row errors reported at most; the count says how many there were
 
 
@@ -43,6 +44,11 @@ class Table:
     format: str
     columns: list[str]
     rows: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (line, row)
+
+
+def format_of(filename: str) -> str | None:
+    """The format a file's name says, if it says one."""
+    return next((f for ext, f in EXTENSIONS.items() if filename.lower().endswith(ext)), None)
 
 
 def _refuse(message: str, field_name: str = "content") -> Invalid:
