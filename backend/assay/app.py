@@ -24,6 +24,7 @@ from assay.api.judgments.routes import blp as judgments_blp
 from assay.api.members.invites import blp as invites_blp
 from assay.api.members.routes import blp as members_blp
 from assay.api.models.routes import blp as models_blp
+from assay.api.patch import PatchPlugin
 from assay.api.projects.routes import blp as projects_blp
 from assay.api.projects.settings import blp as project_settings_blp
 from assay.api.prompts.routes import blp as prompts_blp
@@ -68,7 +69,7 @@ def create_app(settings: Settings | None = None) -> Flask:
                                 x_proto=1)
     runtime.configure(settings)
     migrate.init_app(app, db, directory=str(REPO_ROOT / "migrations"), render_as_batch=True)
-    api = AssayApi(app, spec_kwargs={"extra_plugins": [ContractPlugin()]})
+    api = AssayApi(app, spec_kwargs={"extra_plugins": [ContractPlugin(), PatchPlugin()]})
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
     app.register_blueprint(docs.blp)

@@ -131,7 +131,7 @@ test('import: a CSV with a bad row shows the row error and imports nothing; fixe
   await expect(page.getByTestId('dataset-summary')).toContainText('2 cases in version 2');
 
   const download = page.waitForEvent('download');
-  await page.getByRole('button', { name: 'Export CSV' }).click();
+  await page.getByRole('link', { name: 'Export CSV' }).click();
   expect((await download).suggestedFilename()).toMatch(/\.csv$/);
 
   await page.getByRole('button', { name: 'Coverage' }).click();

@@ -182,22 +182,38 @@ def test_size_and_row_limits(ctx: tuple[Session, str]) -> None:
     assert reply.status_code == 201 and reply.json["case_count"] == 10_000
 
 
+EXPORT_TYPES = {"csv": "text/csv", "jsonl": "application/x-ndjson"}
+
+
+def export(browser: Session, base: str, fmt: str, **query: Any) -> str:
+    """The exported file's text, checked to be a streamed download of its real type."""
+    reply = browser.get(base + "/export", query_string={"format": fmt, **query})
+    assert reply.status_code == 200, reply.get_data(as_text=True)
+    assert reply.is_streamed and reply.mimetype == EXPORT_TYPES[fmt]
+    assert reply.headers["Content-Disposition"].startswith("attachment; filename=")
+    assert reply.headers["Content-Disposition"].endswith(f'.{fmt}"')
+    return reply.get_data(as_text=True)
+
+
+def csv_mapping(variables: list[str]) -> dict[str, Any]:
+    """An exported CSV's own mapping: every column to its own name."""
+    return {"variables": {v: v for v in variables}, "expected": "expected", "tags": "tags",
+            "difficulty": "difficulty", "metadata": "metadata"}
+
+
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])
 def test_export_round_trips(ctx: tuple[Session, str], fmt: str) -> None:
     browser, base = ctx
     assert _import(browser, base, GOOD_CSV).status_code == 201
-    exported = browser.get(base + "/export", query_string={"format": fmt}).json
-    assert exported["rows"] == 3 and exported["filename"].endswith(f".{fmt}")
-    mapping = ({"variables": {"city": "city", "topic": "topic"}, "expected": "expected",
-                "tags": "tags", "difficulty": "difficulty"} if fmt == "csv" else None)
-    reply = _import(browser, base, exported["content"], fmt, mapping)
+    exported = export(browser, base, fmt)
+    mapping = csv_mapping(["city", "topic"]) if fmt == "csv" else None
+    reply = _import(browser, base, exported, fmt, mapping)
     assert reply.status_code == 201, reply.json
     cases = browser.get(base + "/cases", query_string={"page_size": 100}).json["items"]
     keys = ("input", "expected", "tags", "difficulty", "metadata", "trace")
     assert [{k: c[k] for k in keys} for c in cases[3:]] == [
         {k: c[k] for k in keys} for c in cases[:3]]
-    again = browser.get(base + "/export", query_string={"format": fmt, "version": 2}).json
-    assert again["content"] == exported["content"]
+    assert export(browser, base, fmt, version=2) == exported
 
 
 def test_conversations_export_as_jsonl_only(factory: Factory) -> None:
@@ -210,8 +226,8 @@ def test_conversations_export_as_jsonl_only(factory: Factory) -> None:
             "expected": {"turns": ["Hello"]}}]}).json
     base = f"/api/projects/{project.id}/datasets/{made['id']}"
     assert browser.get(base + "/export", query_string={"format": "csv"}).status_code == 422
-    exported = browser.get(base + "/export").json
-    assert _import(browser, base, exported["content"], "jsonl", None).status_code == 201
+    assert _import(browser, base, export(browser, base, "jsonl"), "jsonl",
+                   None).status_code == 201
 
 
 def test_coverage(ctx: tuple[Session, str]) -> None:

@@ -371,6 +371,9 @@ ROUTES.update({
 SSE = {("GET", PROJECT + "/runs/{run_id}/events"): "run.finished",
        ("GET", PROJECT + "/generation/{job_id}/events"): "generation.finished",
        ("GET", PROJECT + "/runs/{run_id}/scorers/events"): "run.scoring_finished"}
+# Downloads: the file in its own content type, in its default format
+DOWNLOADS = {("GET", DATASET + "/export"): "application/x-ndjson",
+             ("GET", PROJECT + "/runs/{run_id}/export"): "application/json"}
 
 
 def _template(rule: str) -> str:
@@ -487,6 +490,10 @@ def _check_cell(world: World, method: str, route: str, actor: str) -> str | None
         if reply.mimetype != "text/event-stream" \
                 or f"event: {SSE[(method, route)]}" not in text:
             return f"{where}, but the stream is {reply.mimetype} {text[:200]}"
+    elif (method, route) in DOWNLOADS:
+        if reply.mimetype != DOWNLOADS[(method, route)] \
+                or not reply.headers.get("Content-Disposition", "").startswith("attachment"):
+            return f"{where}, but the download is {reply.mimetype} {text[:200]}"
     elif expected != 204 and reply.json is None:
         return f"{where}, but no JSON body"
     return None

@@ -654,7 +654,8 @@ export interface paths {
         put?: never;
         /**
          * Every row is checked first: any bad row is a 422 listing each {row, field, reason},
-         *     and nothing is written. Otherwise one new version appends all rows.
+         *     and nothing is written. Otherwise one new version appends all rows. A file Assay
+         *     exported imports back to the same cases (CSV: map every column to its own name).
          */
         post: operations["datasets_import"];
         delete?: never;
@@ -673,7 +674,12 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** One version as CSV or JSONL text that imports back unchanged. */
+        /**
+         * One version as a download (Content-Disposition names the file), streamed: CSV
+         *     (text/csv; questions and cases datasets) or JSONL (application/x-ndjson), which import
+         *     back to the same cases. CSV cells a spreadsheet would run as formulas start with an
+         *     apostrophe, which the import takes off.
+         */
         get: operations["datasets_export"];
         put?: never;
         post?: never;
@@ -2950,6 +2956,18 @@ export interface components {
              */
             base64?: boolean;
         };
+        ImportFile: {
+            /**
+             * Format: binary
+             * @description At most 10 MB of UTF-8 and 10,000 rows
+             */
+            file: string;
+            /**
+             * @description csv or jsonl; by default from the file name (.csv, .jsonl or .ndjson)
+             * @enum {string}
+             */
+            format?: "csv" | "jsonl";
+        };
         Preview: {
             format: string;
             columns: string[];
@@ -2975,6 +2993,11 @@ export interface components {
             tags?: string | null;
             /** @default null */
             difficulty?: string | null;
+            /**
+             * @description A column of JSON objects (empty: {})
+             * @default null
+             */
+            metadata?: string | null;
         };
         Import: {
             /**
@@ -2993,12 +3016,20 @@ export interface components {
             /** @default null */
             note?: string | null;
         };
-        Export: {
-            format: string;
-            filename: string;
-            version: number;
-            rows: number;
-            content: string;
+        ImportForm: {
+            /**
+             * Format: binary
+             * @description At most 10 MB of UTF-8 and 10,000 rows
+             */
+            file: string;
+            /**
+             * @description csv or jsonl; by default from the file name (.csv, .jsonl or .ndjson)
+             * @enum {string}
+             */
+            format?: "csv" | "jsonl";
+            mapping?: components["schemas"]["Mapping"];
+            /** @default null */
+            note?: string | null;
         };
         Bucket: {
             key: string;
@@ -6792,6 +6823,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ImportSource"];
+                "multipart/form-data": components["schemas"]["ImportFile"];
             };
         };
         responses: {
@@ -6808,7 +6840,6 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            422: components["responses"]["UNPROCESSABLE_ENTITY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -6825,6 +6856,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["Import"];
+                "multipart/form-data": components["schemas"]["ImportForm"];
             };
         };
         responses: {
@@ -6841,7 +6873,6 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            422: components["responses"]["UNPROCESSABLE_ENTITY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -6861,13 +6892,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The file, streamed */
             200: {
                 headers: {
+                    /** @description attachment; filename="..." */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Export"];
+                    "text/csv": string;
+                    "application/x-ndjson": string;
                 };
             };
             401: components["responses"]["UNAUTHORIZED"];
@@ -8405,15 +8439,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The file, streamed */
             200: {
                 headers: {
+                    /** @description attachment; filename="..." */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RunExport"];
                     "text/csv": string;
                     "application/xml": string;
+                    "application/json": components["schemas"]["RunExport"];
                 };
             };
             401: components["responses"]["UNAUTHORIZED"];

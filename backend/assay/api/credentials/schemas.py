@@ -6,6 +6,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate
 
 from assay.api.fields import StrictBoolean
+from assay.api.patch import PatchSchema
 from assay.core.llm.kinds import KINDS
 
 KIND_NAMES = list(KINDS)
@@ -86,7 +87,7 @@ class CredentialCreateSchema(Schema):
     is_default = StrictBoolean(load_default=False, metadata={"description": _DOCS["is_default"]})
 
 
-class CredentialUpdateSchema(Schema):
+class CredentialUpdateSchema(PatchSchema):
     label = fields.String(validate=LABEL)
     base_url = fields.String(allow_none=True, validate=BASE_URL,
                              metadata={"description": _DOCS["base_url"]})

@@ -4,6 +4,8 @@ from marshmallow import Schema, fields, validate
 
 from assay.api.credentials.schemas import Validators, not_blank
 from assay.api.fields import StrictBoolean
+from assay.api.files import FileField, JsonText
+from assay.api.patch import PatchSchema
 from assay.core.datasets.cases import DIFFICULTIES, KINDS, MAX_TAG, MAX_TAGS, SPLITS
 
 NAME: Validators = [validate.Length(min=1, max=100), not_blank]
@@ -89,7 +91,7 @@ class DatasetCreateSchema(Schema):
                         metadata={"description": "Initial cases. " + CASE_DOC})
 
 
-class DatasetUpdateSchema(Schema):
+class DatasetUpdateSchema(PatchSchema):
     name = fields.String(validate=NAME)
     description = fields.String(allow_none=True, validate=validate.Length(max=2000))
     split = fields.String(allow_none=True, validate=validate.OneOf(SPLITS))
@@ -148,7 +150,7 @@ class CaseWriteSchema(Schema):
                          metadata={"description": "A note on the new version"})
 
 
-class CaseEditSchema(Schema):
+class CaseEditSchema(PatchSchema):
     """Only the fields given change; the edit makes a new version and a new case row."""
 
     input = fields.Dict()
@@ -223,6 +225,9 @@ class MappingSchema(Schema):
                          metadata={"description": "A column of comma-separated tags"})
     difficulty = fields.String(load_default=None, allow_none=True,
                                validate=validate.Length(min=1, max=200))
+    metadata = fields.String(load_default=None, allow_none=True,
+                             validate=validate.Length(min=1, max=200),
+                             metadata={"description": "A column of JSON objects (empty: {})"})
 
 
 class ImportSchema(ImportSourceSchema):
@@ -230,6 +235,23 @@ class ImportSchema(ImportSourceSchema):
     {input, expected, trace?, tags?, difficulty?, metadata?}."""
 
     mapping = fields.Nested(MappingSchema)
+    note = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=500))
+
+
+class ImportFileSchema(Schema):
+    """The file as a multipart/form-data part (`curl -F file=@cases.csv`)."""
+
+    file = FileField(required=True, metadata={"description": "At most 10 MB of UTF-8 and "
+                                                             "10,000 rows"})
+    format = fields.String(validate=validate.OneOf(("csv", "jsonl")),
+                           metadata={"description": "csv or jsonl; by default from the file "
+                                                    "name (.csv, .jsonl or .ndjson)"})
+
+
+class ImportFormSchema(ImportFileSchema):
+    """A file and, for CSV, the mapping of its columns (JSON text in a form field)."""
+
+    mapping = JsonText(MappingSchema)
     note = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=500))
 
 
@@ -245,14 +267,6 @@ class PreviewSchema(Schema):
 
 class ExportArgs(VersionArgs):
     format = fields.String(load_default="jsonl", validate=validate.OneOf(("csv", "jsonl")))
-
-
-class ExportSchema(Schema):
-    format = fields.String(required=True)
-    filename = fields.String(required=True)
-    version = fields.Integer(required=True)
-    rows = fields.Integer(required=True)
-    content = fields.String(required=True)
 
 
 class BucketSchema(Schema):

@@ -6,6 +6,7 @@ from marshmallow import Schema, fields, validate
 
 from assay.api.credentials.schemas import KIND_NAMES, Validators, not_blank
 from assay.api.fields import Count, Id
+from assay.api.patch import PatchSchema
 from assay.core.llm.params import MAX_TOKENS_CAP, SEED_MAX, SEED_MIN, STOP_LENGTH, STOP_MAX
 
 PRICE_MAX = 10**12  # a million dollars per million tokens
@@ -77,7 +78,7 @@ class ModelCreateSchema(Schema):
     params = fields.Nested(ModelParamsSchema, load_default=dict)
 
 
-class ModelUpdateSchema(Schema):
+class ModelUpdateSchema(PatchSchema):
     name = fields.String(validate=NAME)
     credential_id = Id()
     model = fields.String(validate=MODEL_ID)

@@ -5,6 +5,7 @@ from typing import Any
 from marshmallow import Schema, fields, validate
 
 from assay.api.fields import NamedEnum
+from assay.api.patch import PatchSchema
 from assay.core.projects.models import Role
 
 ROLES = [r.value for r in Role]
@@ -35,7 +36,7 @@ class ProjectCreateSchema(Schema):
                                 validate=validate.Length(max=1000))
 
 
-class ProjectUpdateSchema(Schema):
+class ProjectUpdateSchema(PatchSchema):
     name = fields.String(validate=NAME)
     description = fields.String(allow_none=True, validate=validate.Length(max=1000))
 

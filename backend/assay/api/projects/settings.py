@@ -9,6 +9,7 @@ from marshmallow import Schema, fields, validate
 from assay.api.base import Blueprint, commit, project_access, session, user
 from assay.api.fields import Count, StrictBoolean
 from assay.api.models.schemas import StrictNumber
+from assay.api.patch import PatchSchema
 from assay.api.projects.schemas import NAME
 from assay.api.runs.schemas import MAX_MICROS
 from assay.core.projects import settings as project_settings
@@ -22,7 +23,7 @@ THRESHOLD = validate.Range(0, 1, min_inclusive=False,
                            error="Must be more than 0% and at most 100%")
 
 
-class SettingsFields(Schema):
+class SettingsFields(PatchSchema):
     """The writable settings; PATCH takes any subset."""
 
     name = fields.String(validate=NAME)

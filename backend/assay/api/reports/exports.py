@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, stream_with_context
 from marshmallow import Schema, fields
 
 from assay.api.base import Blueprint, project_access, session
+from assay.api.files import download, download_doc
 from assay.api.reports.schemas import ExportArgs, ScorerRefSchema
 from assay.core.projects.models import Role
 from assay.core.reports import exports
@@ -97,13 +97,12 @@ class RunExportSchema(Schema):
     outputs = fields.List(fields.Nested(ExportOutputSchema), required=True)
 
 
-TEXT = {"schema": {"type": "string"}}
-
-
 @blp.get("/<int:run_id>/export")
 @blp.arguments(ExportArgs, location="query")
-@blp.response(200, RunExportSchema)
-@blp.doc(responses={200: {"content": {"text/csv": TEXT, "application/xml": TEXT}}})
+@blp.response(200)
+@blp.doc(responses=download_doc(
+    "The file, streamed", exports.FORMATS["csv"][0], exports.FORMATS["junit"][0],
+    json_schema=RunExportSchema))
 def export_run(args: dict[str, Any], project_id: int, run_id: int) -> Any:
     """Every output of the run as a download (Content-Disposition names the file), streamed.
     csv: one row per output (case input and expected as JSON, target, model, status, text,
@@ -114,7 +113,5 @@ def export_run(args: dict[str, Any], project_id: int, run_id: int) -> Any:
     project, _ = project_access(project_id, Role.viewer)
     run = runs.get_run(session(), project, run_id)
     chunks = exports.export(session(), run, args["format"])
-    mimetype = exports.FORMATS[args["format"]][0]
-    name = exports.filename(run, args["format"])
-    return Response(stream_with_context(chunks), content_type=mimetype, headers={
-        "Content-Disposition": f'attachment; filename="{name}"'})
+    return download(chunks, exports.FORMATS[args["format"]][0],
+                    exports.filename(run, args["format"]))

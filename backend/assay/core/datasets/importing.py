@@ -19,8 +19,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from assay.core.auth.models import User
+from assay.core.csv_cells import unescape
 from assay.core.datasets import service
 from assay.core.datasets.cases import DIFFICULTIES, VARIABLE, case_errors
+from assay.core.datasets.csv_columns import metadata_of, tags_of
 from assay.core.datasets.models import Case, Dataset, DatasetVersion, VersionCase
 from assay.core.errors import DomainError, Invalid
 from assay.core.projects.models import Project
@@ -29,6 +31,7 @@ MAX_BYTES = 10_000_000
 MAX_ROWS = 10_000
 PREVIEW_ROWS = 10
 FORMATS = ("csv", "jsonl")
+EXTENSIONS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 MAX_ERRORS = 200  # per-row errors reported at most; the count says how many there were
 
 
@@ -43,28 +46,41 @@ class Table:
     rows: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (line, row)
 
 
+def format_of(filename: str) -> str | None:
+    """The format a file's name says, if it says one."""
+    return next((f for ext, f in EXTENSIONS.items() if filename.lower().endswith(ext)), None)
+
+
 def _refuse(message: str, field_name: str = "content") -> Invalid:
     return Invalid(message, {"json": {field_name: [message]}})
 
 
 def decode(content: str, is_base64: bool) -> str:
-    """The file's text: base64 content is the raw bytes, which must be UTF-8."""
+    """The file's text from a JSON body: base64 content is the raw bytes."""
     if is_base64:
         try:
             raw = base64.b64decode(content, validate=True)
         except (binascii.Error, ValueError) as error:
             raise _refuse("content is not valid base64") from error
-        if len(raw) > MAX_BYTES:
-            raise TooLarge(f"The file is larger than {MAX_BYTES // 1_000_000} MB")
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError as error:
-            raise _refuse(f"The file is not UTF-8 text (byte {error.start} cannot be read); "
-                          "save it as UTF-8 and try again") from error
-    else:
-        if len(content) > MAX_BYTES or len(content.encode("utf-8", "surrogatepass")) > MAX_BYTES:
-            raise TooLarge(f"The file is larger than {MAX_BYTES // 1_000_000} MB")
-        text = content.removeprefix("\ufeff")
+        return read_bytes(raw)
+    if len(content) > MAX_BYTES or len(content.encode("utf-8", "surrogatepass")) > MAX_BYTES:
+        raise TooLarge(f"The file is larger than {MAX_BYTES // 1_000_000} MB")
+    return _text_only(content.removeprefix("\ufeff"))
+
+
+def read_bytes(raw: bytes) -> str:
+    """The text of a file's bytes, which must be UTF-8 (a BOM is fine)."""
+    if len(raw) > MAX_BYTES:
+        raise TooLarge(f"The file is larger than {MAX_BYTES // 1_000_000} MB")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise _refuse(f"The file is not UTF-8 text (byte {error.start} cannot be read); "
+                      "save it as UTF-8 and try again") from error
+    return _text_only(text)
+
+
+def _text_only(text: str) -> str:
     if "\x00" in text:
         raise _refuse("The file contains NUL characters; it is not a text file")
     return text
@@ -81,7 +97,9 @@ def parse(format: str, text: str) -> Table:
 
 
 def _parse_csv(text: str) -> Table:
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    # cells an export marked as text (core/csv_cells) read back as they were written
+    raw = csv.reader(io.StringIO(text, newline=""), strict=True)
+    reader = ([unescape(cell) for cell in cells] for cells in raw)
     try:
         header = next(reader)
         columns = [name.strip() for name in header]
@@ -95,11 +113,11 @@ def _parse_csv(text: str) -> Table:
             raise _refuse(f"Duplicate column name(s) in the header: {', '.join(duplicates)}")
         table = Table("csv", columns)
         errors: list[dict[str, Any]] = []
-        start = reader.line_num + 1
+        start = raw.line_num + 1
         for cells in reader:
             # a row is numbered by the line it starts on (a quoted cell may span lines)
-            line, start = start, reader.line_num + 1
-            if not any(cell.strip() for cell in cells):
+            line, start = start, raw.line_num + 1
+            if not any(cells):  # a blank line; a cell of spaces is a value
                 continue
             if len(table.rows) >= MAX_ROWS:
                 raise _too_many(len(table.rows) + 1)
@@ -109,7 +127,7 @@ def _parse_csv(text: str) -> Table:
                 continue
             table.rows.append((line, dict(zip(columns, cells, strict=True))))
     except csv.Error as error:
-        raise _refuse(f"The CSV cannot be read at line {reader.line_num}: {error}") from error
+        raise _refuse(f"The CSV cannot be read at line {raw.line_num}: {error}") from error
     if errors:
         raise row_errors(errors)
     if not table.rows:
@@ -121,7 +139,8 @@ def _parse_jsonl(text: str) -> Table:
     table = Table("jsonl", [])
     known: dict[str, None] = {}
     errors: list[dict[str, Any]] = []
-    for line, raw in enumerate(text.splitlines(), start=1):
+    # lines end at LF only: JSON text may hold U+2028 and other breaks splitlines() knows
+    for line, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
         if len(table.rows) >= MAX_ROWS:
@@ -151,8 +170,8 @@ def row_errors(errors: list[dict[str, Any]]) -> Invalid:
                    {"rows": shown, "row_error_count": len(errors)})
 
 
-def preview(format: str, content: str, is_base64: bool) -> dict[str, Any]:
-    table = parse(format, decode(content, is_base64))
+def preview(format: str, text: str) -> dict[str, Any]:
+    table = parse(format, text)
     shown = table.rows[:PREVIEW_ROWS]
     # the numbers row errors use (file lines), so the preview and the errors agree
     return {"format": format, "columns": table.columns, "total_rows": len(table.rows),
@@ -198,7 +217,7 @@ def check_mapping(session: Session, dataset: Dataset, table: Table,
                 allowed = f" (known: {', '.join(sorted(known))})" if known else ""
                 errors.setdefault("mapping.variables", []).append(
                     f"Unknown variable '{variable}'{allowed}")
-        for key in ("expected", "tags", "difficulty"):
+        for key in ("expected", "tags", "difficulty", "metadata"):
             column = mapping.get(key)
             if column is not None and column not in columns:
                 errors.setdefault(f"mapping.{key}", []).append(f"Unknown column '{column}'")
@@ -223,11 +242,13 @@ def _mapped(kind: str, row: dict[str, Any], mapping: dict[str, Any]) -> dict[str
         case["expected"] = {"answer" if kind == "questions" else "output": value}
     if (col := mapping.get("tags")) is not None:
         raw = row.get(col)
-        case["tags"] = raw if isinstance(raw, list) else [
-            t.strip() for t in _text(raw).split(",") if t.strip()]
+        case["tags"] = raw if isinstance(raw, list) else tags_of(_text(raw))
     if (col := mapping.get("difficulty")) is not None:
         value = _text(row.get(col)).strip().lower()
         case["difficulty"] = value or None
+    if (col := mapping.get("metadata")) is not None:
+        raw = row.get(col)
+        case["metadata"] = raw if isinstance(raw, dict) else metadata_of(_text(raw))
     return case
 
 
@@ -272,9 +293,9 @@ def build_cases(kind: str, table: Table,
 
 
 def import_cases(session: Session, actor: User, project: Project, dataset: Dataset,
-                 format: str, content: str, is_base64: bool, mapping: dict[str, Any] | None,
+                 format: str, text: str, mapping: dict[str, Any] | None,
                  note: str | None) -> DatasetVersion:
-    table = parse(format, decode(content, is_base64))
+    table = parse(format, text)
     check_mapping(session, dataset, table, mapping)
     cases = build_cases(dataset.kind, table, mapping)
     version, _ = service.add_cases(session, actor, project, dataset, cases,
@@ -283,5 +304,5 @@ def import_cases(session: Session, actor: User, project: Project, dataset: Datas
     return version
 
 
-__all__ = ["DIFFICULTIES", "FORMATS", "MAX_BYTES", "MAX_ROWS", "TooLarge", "import_cases",
-           "preview"]
+__all__ = ["DIFFICULTIES", "FORMATS", "MAX_BYTES", "MAX_ROWS", "TooLarge", "decode",
+           "import_cases", "preview", "read_bytes"]

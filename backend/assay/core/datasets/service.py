@@ -305,11 +305,14 @@ def case_dict(case: Case) -> dict[str, Any]:
 
 def edit_case(session: Session, actor: User, project: Project, dataset: Dataset, case_id: int,
               changes: dict[str, Any], note: str | None) -> tuple[DatasetVersion, int]:
-    """A new version where a new case row takes the edited case's place."""
+    """A new version where a new case row takes the edited case's place; none when the
+    values are the ones the case has (then the latest version and the same case)."""
     base = _latest_locked(session, dataset)
     old, position = case_in_version(session, base, case_id)
     merged = {**case_dict(old), **changes}
     check_cases(dataset.kind, [merged], field="case")
+    if normalize(merged) == normalize(case_dict(old)):
+        return base, old.id
     version = _new_version(session, actor, dataset, note, base, base.case_count)
     _copy_members(session, base, version, skip=old.id)
     [new_id] = insert_cases(session, dataset.id, [merged])

@@ -4,16 +4,14 @@ streams them: CSV (one row per output), JSON (the same, nested) and JUnit XML fo
 A score is written on its own scale: a reviewer's 1-5 rating as "4/5" (the JSON names the
 0-1 value it is stored as too, the scale of aggregates).
 
-CSV: a cell that a spreadsheet would read as a formula (starting with = + - @, or a tab or
-carriage return that hides one) is prefixed with a single quote, so opening an export never
-runs what a model wrote. JUnit: one testsuite per target, one testcase per case x repeat
-(its turns together); a testcase fails when a scorer failed it (the rationale is the
-message) or could not score it (its error is), and errs when the call failed; skipped
-and unfinished cells are skipped."""
+CSV: a cell that a spreadsheet would read as a formula is marked as text (core/csv_cells),
+so opening an export never runs what a model wrote. JUnit: one testsuite per target, one
+testcase per case x repeat (its turns together); a testcase fails when a scorer failed it
+(the rationale is the message) or could not score it (its error is), and errs when the
+call failed; skipped and unfinished cells are skipped."""
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import re
@@ -25,6 +23,7 @@ from xml.sax.saxutils import escape, quoteattr
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
+from assay.core import csv_cells
 from assay.core.errors import Invalid
 from assay.core.reports.export_rows import ExportScorer, Row, rows, run_scorers
 from assay.core.runs.case_numbers import case_numbers
@@ -35,7 +34,6 @@ from assay.core.scoring.models import Score
 FORMATS = {"csv": ("text/csv; charset=utf-8", "csv"),
            "json": ("application/json", "json"),
            "junit": ("application/xml", "xml")}
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 MESSAGE_CHARS = 500
 
@@ -43,13 +41,6 @@ MESSAGE_CHARS = 500
 def filename(run: Run, format: str) -> str:
     safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in run.name)[:60].strip("-")
     return f"run-{run.id}{'-' + safe if safe else ''}.{FORMATS[format][1]}"
-
-
-def cell(value: Any) -> Any:
-    """A CSV cell: text that would start a formula is quoted out of being one."""
-    if isinstance(value, str) and value.startswith(FORMULA_START):
-        return "'" + value
-    return value
 
 
 def _json_text(value: Any) -> str:
@@ -74,14 +65,14 @@ def _csv_row(row: Row) -> list[Any]:
     for result in row.scores:
         passed = result.passed
         values += [result.shown or result.value, "" if passed is None else str(passed).lower()]
-    return [cell(v) for v in values]
+    return [csv_cells.escape(v) for v in values]
 
 
 def csv_export(session: Session, run: Run) -> Iterator[str]:
     scorers = run_scorers(session, run)
     buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow([cell(c) for c in _csv_header(scorers)])
+    writer = csv_cells.writer(buffer)
+    writer.writerow([csv_cells.escape(c) for c in _csv_header(scorers)])
     for batch in rows(session, run, scorers):
         writer.writerows(_csv_row(row) for row in batch)
         yield buffer.getvalue()

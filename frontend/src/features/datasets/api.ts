@@ -52,8 +52,6 @@ export type ImportPreview = Json<paths[`${One}/import/preview`]['post']['respons
 /** The file as the import endpoints take it: base64 of its bytes, so the server checks the encoding. */
 export type ImportSource = Body<paths[`${One}/import/preview`]['post']>;
 
-export type ExportResult = Json<paths[`${One}/export`]['get']['responses'][200]>;
-
 export function importFormat(filename: string): ImportFormat | null {
   if (/\.csv$/i.test(filename)) return 'csv';
   if (/\.(jsonl|ndjson)$/i.test(filename)) return 'jsonl';
@@ -83,7 +81,7 @@ export function variableName(column: string): string {
   return !v ? 'var' : /^[0-9]/.test(v) ? `_${v}`.slice(0, 64) : v;
 }
 
-export type ColumnRole = 'variable' | 'expected' | 'tags' | 'difficulty' | 'ignore';
+export type ColumnRole = 'variable' | 'expected' | 'tags' | 'difficulty' | 'metadata' | 'ignore';
 
 export type ImportBody = Body<paths[`${One}/import`]['post']>;
 export type ImportMapping = NonNullable<ImportBody['mapping']>;
@@ -148,6 +146,7 @@ export async function request<T>(
 
 export const datasetsPath = (projectId: number) => `/api/projects/${projectId}/datasets`;
 export const datasetPath = (projectId: number, datasetId: number) => `${datasetsPath(projectId)}/${datasetId}`;
+/** A version's export: the server streams the file and names it (Content-Disposition). */
 export const exportUrl = (projectId: number, datasetId: number, format: 'csv' | 'jsonl', version?: number) =>
   apiUrl(`${datasetPath(projectId, datasetId)}/export`, { format, version });
 

@@ -40,12 +40,13 @@ const csv = () => new File(['question,answer,tags,difficulty\nCapital of France?
 
 describe('ImportWizard', () => {
   it('guesses column roles and builds the mapping', () => {
-    expect(['question', 'answer', 'tags', 'difficulty', 'id'].map(guessRole)).toEqual(['variable', 'expected', 'tags', 'difficulty', 'ignore']);
-    expect(toMapping({ question: 'variable', 'Context text': 'variable', answer: 'expected', tags: 'tags', id: 'ignore' }, { question: 'q' })).toEqual({
+    expect(['question', 'answer', 'tags', 'difficulty', 'metadata', 'id'].map(guessRole)).toEqual(['variable', 'expected', 'tags', 'difficulty', 'metadata', 'ignore']);
+    expect(toMapping({ question: 'variable', 'Context text': 'variable', answer: 'expected', tags: 'tags', metadata: 'metadata', id: 'ignore' }, { question: 'q' })).toEqual({
       variables: { question: 'q', 'Context text': 'Context_text' },
       expected: 'answer',
       tags: 'tags',
       difficulty: null,
+      metadata: 'metadata',
     });
   });
 
@@ -77,7 +78,7 @@ describe('ImportWizard', () => {
     expect(previewReq.base64).toBe(true);
     expect(atob(previewReq.content)).toContain('Capital of France?');
     const body = await requestsOf(fetch).find((r) => new URL(r.url).pathname === `${base}/import`)!.json();
-    expect(body.mapping).toEqual({ variables: { question: 'question' }, expected: 'answer', tags: 'tags', difficulty: 'difficulty' });
+    expect(body.mapping).toEqual({ variables: { question: 'question' }, expected: 'answer', tags: 'tags', difficulty: 'difficulty', metadata: null });
     expect(body.format).toBe('csv');
   });
 

@@ -10,6 +10,7 @@ const ROLES: Array<{ value: ColumnRole; label: string }> = [
   { value: 'expected', label: 'Expected output' },
   { value: 'tags', label: 'Tags' },
   { value: 'difficulty', label: 'Difficulty' },
+  { value: 'metadata', label: 'Metadata (JSON)' },
   { value: 'ignore', label: 'Ignore' },
 ];
 
@@ -19,6 +20,7 @@ export function guessRole(column: string): ColumnRole {
   if (['expected', 'expected_output', 'answer', 'output', 'ground_truth', 'reference'].includes(c)) return 'expected';
   if (c === 'tags' || c === 'tag') return 'tags';
   if (c === 'difficulty') return 'difficulty';
+  if (c === 'metadata') return 'metadata';
   if (c === 'id') return 'ignore';
   return 'variable';
 }
@@ -31,6 +33,7 @@ export function toMapping(roles: Record<string, ColumnRole>, names: Record<strin
     expected: one('expected'),
     tags: one('tags'),
     difficulty: one('difficulty'),
+    metadata: one('metadata'),
   };
 }
 
@@ -122,7 +125,7 @@ export function ImportWizard({
       return;
     }
     const mapping = toMapping(roles, names);
-    const dupes = (['expected', 'tags', 'difficulty'] as const).filter((r) => Object.values(roles).filter((x) => x === r).length > 1);
+    const dupes = (['expected', 'tags', 'difficulty', 'metadata'] as const).filter((r) => Object.values(roles).filter((x) => x === r).length > 1);
     if (dupes.length) {
       setMappingError(`Map only one column to ${dupes.join(', ')}.`);
       return;

@@ -12,7 +12,6 @@ import {
   type DatasetKind,
   type DatasetVersion,
   importSource,
-  type ExportResult,
   type ImportMapping,
   type ImportPreview,
   type Page,
@@ -179,25 +178,4 @@ export function useImport(projectId: number, datasetId: number) {
       body: { ...(await importSource(file)), ...(mapping ? { mapping } : {}) },
     }),
   );
-}
-
-/** Fetches the export and hands it to the browser as a file download. */
-export function useExport(projectId: number, datasetId: number) {
-  return useMutation({
-    mutationFn: async (format: 'csv' | 'jsonl') => {
-      const r = await request<ExportResult>('GET', `${datasetPath(projectId, datasetId)}/export`, { query: { format } });
-      const blob = new Blob([r.content], { type: format === 'csv' ? 'text/csv' : 'application/jsonl' });
-      if (typeof URL.createObjectURL === 'function') {
-        const url = URL.createObjectURL(blob);
-        const a = document.createElement('a');
-        a.href = url;
-        a.download = r.filename;
-        document.body.appendChild(a);
-        a.click();
-        a.remove();
-        setTimeout(() => URL.revokeObjectURL(url), 1000);
-      }
-      return r;
-    },
-  });
 }

@@ -6,7 +6,7 @@ import { roleAtLeast } from '@/api/types';
 import { useProjectOutlet } from '@/features/projects/pages/ProjectLayout';
 import { cn, focusRing } from '@/lib/cn';
 import { useDebouncedValue } from '@/lib/useDebouncedValue';
-import { DIFFICULTIES, KIND_LABELS, type Case } from '../api';
+import { DIFFICULTIES, exportUrl, KIND_LABELS, type Case } from '../api';
 import { CaseDialog } from '../components/CaseDialog';
 import { CasesTable } from '../components/CasesTable';
 import { CoverageChart } from '../components/CoverageChart';
@@ -15,7 +15,7 @@ import { OriginPanel } from '../components/OriginPanel';
 import { EditDatasetDialog } from '../components/EditDatasetDialog';
 import { ImportWizard } from '../components/ImportWizard';
 import { VersionsPanel } from '../components/VersionsPanel';
-import { useArchiveDataset, useDataset, useDeleteCase, useDeleteDataset, useExport } from '../hooks/useDatasets';
+import { useArchiveDataset, useDataset, useDeleteCase, useDeleteDataset } from '../hooks/useDatasets';
 import { JudgeConfigDialog } from '@/features/judgments/components/JudgeConfigDialog';
 import { JudgingsList } from '@/features/judgments/components/JudgingsList';
 
@@ -39,7 +39,6 @@ export function DatasetPage() {
   const archive = useArchiveDataset(projectId);
   const remove = useDeleteDataset(projectId);
   const deleteCase = useDeleteCase(projectId, datasetId);
-  const exporting = useExport(projectId, datasetId);
   const [section, setSection] = useState<Section>('cases');
   const [q, setQ] = useState('');
   const [tag, setTag] = useState('');
@@ -110,18 +109,10 @@ export function DatasetPage() {
           </div>
           <div className="flex flex-wrap items-center gap-2">
             {(['csv', 'jsonl'] as const).map((f) => (
-              <Button
-                key={f}
-                variant="secondary"
-                size="sm"
-                loading={exporting.isPending && exporting.variables === f}
-                onClick={() => {
-                  setProblem(null);
-                  exporting.mutate(f, { onError: (e) => setProblem(`Export failed: ${errorMessage(e)}`) });
-                }}
-              >
+              // a plain link: the server streams the file and names it; the session cookie authenticates it
+              <a key={f} href={exportUrl(projectId, datasetId, f)} download className={buttonClasses('secondary', 'sm')}>
                 Export {f.toUpperCase()}
-              </Button>
+              </a>
             ))}
             {canEdit && (
               <>
