@@ -251,11 +251,23 @@ def _operations(doc: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]
                 yield method.upper(), path, operation
 
 
-def body_schema(doc: dict[str, Any], method: str, path: str) -> dict[str, Any]:
+def body_variants(doc: dict[str, Any], method: str, path: str) -> dict[str, dict[str, Any]]:
+    """The body's schema by discriminator value ({"": schema} without a discriminator)."""
     operation = doc["paths"][path][method.lower()]
     content = operation["requestBody"]["content"]
     assert list(content) == ["application/json"], (method, path, list(content))
-    return _resolve(doc, content["application/json"]["schema"])
+    schema = _resolve(doc, content["application/json"]["schema"])
+    if "discriminator" not in schema:
+        return {"": schema}
+    return {value: _resolve(doc, {"$ref": ref})
+            for value, ref in schema["discriminator"]["mapping"].items()}
+
+
+def body_schema(doc: dict[str, Any], method: str, path: str, world: World) -> dict[str, Any]:
+    """The body's schema; for one discriminated by kind (a scorer's), the variant of the
+    valid body's kind."""
+    variants = body_variants(doc, method, path)
+    return variants.get("") or variants[VALID[(method, path)](world)["kind"]]
 
 
 def _properties(doc: dict[str, Any], schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -352,7 +364,7 @@ def test_valid_bodies_cover_the_document(openapi: dict[str, Any], world: World) 
     assert with_body, "the document lists no operation with a body"
     assert set(VALID) == with_body
     for method, path in with_body:
-        schema = body_schema(openapi, method, path)
+        schema = body_schema(openapi, method, path, world)
         assert schema.get("additionalProperties") is False, (method, path)
         assert set(VALID[(method, path)](world)) == set(schema["properties"]), (method, path)
 
@@ -360,9 +372,10 @@ def test_valid_bodies_cover_the_document(openapi: dict[str, Any], world: World) 
 def test_every_string_input_is_bounded(openapi: dict[str, Any]) -> None:
     """Oversized input is refused field by field, not only by the 1 MB body limit."""
     for method, path in BODY_OPERATIONS:
-        for name, prop in _properties(openapi, body_schema(openapi, method, path)).items():
-            if prop.get("type") == "string" and "enum" not in prop:
-                assert "maxLength" in prop, (method, path, name)
+        for schema in body_variants(openapi, method, path).values():
+            for name, prop in _properties(openapi, schema).items():
+                if prop.get("type") == "string" and "enum" not in prop:
+                    assert "maxLength" in prop, (method, path, name)
     for method, path, operation in _operations(openapi):
         for param in operation.get("parameters", []):
             schema = _resolve(openapi, param["schema"])
@@ -401,8 +414,8 @@ def test_json_that_is_not_an_object(world: World, method: str, path: str) -> Non
 
 
 def _wrong_values(prop: dict[str, Any]) -> list[Any]:
-    if "anyOf" in prop:  # a nested schema that may be null: anyOf [$ref, nullable object]
-        prop = {"type": "object", "nullable": any(p.get("nullable") for p in prop["anyOf"])}
+    if "anyOf" in prop or "allOf" in prop:  # nested: allOf [$ref] (+ nullable), anyOf [refs]
+        prop = {"type": "object", "nullable": bool(prop.get("nullable"))}
     kind = prop.get("type") or ("object" if "$ref" in prop else None)  # a nested schema
     values: list[Any] = {
         "string": [123, 1.5, True, {}, ["x"]],
@@ -423,7 +436,7 @@ def _wrong_values(prop: dict[str, Any]) -> list[Any]:
 @pytest.mark.parametrize(("method", "path"), BODY_OPERATIONS)
 def test_wrong_types(openapi: dict[str, Any], world: World, method: str, path: str) -> None:
     before = _row_counts()
-    props = _properties(openapi, body_schema(openapi, method, path))
+    props = _properties(openapi, body_schema(openapi, method, path, world))
     for name, prop in props.items():
         for wrong in _wrong_values(prop):
             body = {**VALID[(method, path)](world), name: wrong}
@@ -436,7 +449,7 @@ def test_wrong_types(openapi: dict[str, Any], world: World, method: str, path: s
 def test_each_required_field_missing(openapi: dict[str, Any], world: World, method: str,
                                      path: str) -> None:
     before = _row_counts()
-    for name in body_schema(openapi, method, path).get("required", []):
+    for name in body_schema(openapi, method, path, world).get("required", []):
         body = VALID[(method, path)](world)
         del body[name]
         messages = _field_error(_send(world, method, path, json.dumps(body)), name,
@@ -455,7 +468,7 @@ def _too_long(name: str, limit: int) -> str:
 def test_oversized_strings(openapi: dict[str, Any], world: World, method: str,
                            path: str) -> None:
     before = _row_counts()
-    for name, prop in _properties(openapi, body_schema(openapi, method, path)).items():
+    for name, prop in _properties(openapi, body_schema(openapi, method, path, world)).items():
         if "maxLength" not in prop:
             continue
         value = _too_long(name, prop["maxLength"])
@@ -473,7 +486,7 @@ def test_oversized_strings(openapi: dict[str, Any], world: World, method: str,
 def test_out_of_range_numbers_and_sizes(openapi: dict[str, Any], world: World, method: str,
                                         path: str) -> None:
     before = _row_counts()
-    for name, prop in _properties(openapi, body_schema(openapi, method, path)).items():
+    for name, prop in _properties(openapi, body_schema(openapi, method, path, world)).items():
         bad: list[Any] = []
         if prop.get("type") == "integer":
             assert "maximum" in prop, (method, path, name)  # ids and counts are bounded
@@ -518,7 +531,7 @@ def test_text_the_database_cannot_store(openapi: dict[str, Any], world: World, m
                                         path: str) -> None:
     """NUL characters (PostgreSQL refuses them) and lone surrogates (not UTF-8)."""
     before = _row_counts()
-    for name, prop in _properties(openapi, body_schema(openapi, method, path)).items():
+    for name, prop in _properties(openapi, body_schema(openapi, method, path, world)).items():
         if prop.get("type") != "string":
             continue
         valid = VALID[(method, path)](world)
