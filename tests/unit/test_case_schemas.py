@@ -1,6 +1,6 @@
 """The case input schemas the API document shows (case_schemas.py) give the verdicts of the
 checks the server runs (cases.py), on generated inputs. Left to the descriptions: variable
-names of a cases input and the number of user turns of a conversation."""
+names of a cases input, the number of user turns of a conversation, and blank text."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from assay.core.datasets.case_schemas import INPUT_SCHEMAS
 from assay.core.datasets.cases import KINDS, case_errors
 
-TEXT = st.text(alphabet=" \t\nab", max_size=4)
+TEXT = st.one_of(st.sampled_from(["", "a", "a b", "\tb\n"]), st.text(alphabet="ab", max_size=3))
 VALUE = st.one_of(TEXT, st.none(), st.integers(), st.lists(TEXT, max_size=1))
 MESSAGE = st.one_of(
     st.fixed_dictionaries({"role": st.sampled_from(["system", "user", "assistant", "tool"]),
@@ -51,3 +51,10 @@ def test_the_schema_and_the_checks_agree(found: tuple[str, Any]) -> None:
     kind, data = found
     schema = jsonschema_rs.validator_for(INPUT_SCHEMAS[kind])
     assert schema.is_valid(data) == server_accepts(kind, data), (kind, data)
+
+
+def test_blank_text_is_left_to_the_description() -> None:
+    schema = jsonschema_rs.validator_for(INPUT_SCHEMAS["questions"])
+    assert schema.is_valid({"question": " "}) and not server_accepts("questions",
+                                                                      {"question": " "})
+    assert INPUT_SCHEMAS["questions"]["properties"]["question"]["description"] == "Not blank"

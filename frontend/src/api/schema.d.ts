@@ -11207,6 +11207,7 @@ export interface components {
         };
         /** @description A questions dataset's case: the question */
         QuestionsCaseInput: {
+            /** @description Not blank */
             question: string;
         };
         /** @description A cases dataset's case: the prompt's template variables (names match ^[A-Za-z_][A-Za-z0-9_]{0,63}$) and their text */
@@ -11218,6 +11219,7 @@ export interface components {
             messages: {
                 /** @enum {string} */
                 role: "system" | "user" | "assistant";
+                /** @description Not blank */
                 content: string;
             }[];
         };
