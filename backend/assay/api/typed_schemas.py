@@ -115,14 +115,22 @@ def _register(schemas: dict[str, Any]) -> None:
 
 def nullable_as_one_type(self: FieldConverterMixin, field: fields.Field,
                          ret: dict[str, Any], **_: Any) -> dict[str, Any]:
-    """apispec writes a nullable reference (a nested schema, an enum component) as
-    anyOf [ref, {type: object, nullable}], which generators read as three types (the
-    model, any object, null). Write allOf [ref] + nullable: the model or null."""
-    pieces = ret.get("anyOf")
-    if not field.allow_none or not pieces or NULL_OBJECT not in pieces:
+    """Nullable values as one type plus null, in the OpenAPI 3.0 forms generators read so.
+    apispec writes a nullable reference as anyOf [ref, {type: object, nullable}] (the
+    model, any object and null) and a nullable enum as {type, enum: [..., null], nullable},
+    which openapi-python-client turns into three enum classes. Both become allOf [the one
+    type] + nullable: `Model | None`, `Enum | None`."""
+    if not field.allow_none:
         return {}
-    del ret["anyOf"]
-    return {"allOf": [p for p in pieces if p != NULL_OBJECT], "nullable": True}
+    pieces = ret.get("anyOf")
+    if pieces and NULL_OBJECT in pieces:
+        del ret["anyOf"]
+        return {"allOf": [p for p in pieces if p != NULL_OBJECT], "nullable": True}
+    if "enum" in ret and "type" in ret:
+        values = [value for value in ret.pop("enum") if value is not None]
+        ret.pop("nullable", None)
+        return {"allOf": [{"type": ret.pop("type"), "enum": values}], "nullable": True}
+    return {}
 
 
 def init_api(api: Api) -> None:

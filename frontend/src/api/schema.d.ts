@@ -268,7 +268,7 @@ export interface paths {
                     page?: number;
                     page_size?: number;
                     q?: string | null;
-                    role?: "viewer" | "reviewer" | "editor" | "admin" | "owner" | null;
+                    role?: ("viewer" | "reviewer" | "editor" | "admin" | "owner") | null;
                 };
                 header?: never;
                 path?: never;
@@ -1162,12 +1162,12 @@ export interface paths {
                     page_size?: number;
                     /** @description Text in the name or description */
                     q?: string | null;
-                    kind?: "questions" | "cases" | "conversations" | "traces" | null;
+                    kind?: ("questions" | "cases" | "conversations" | "traces") | null;
                     /** @description Datasets tagged so, or whose latest version has a case with this tag */
                     tag?: string | null;
                     include_archived?: boolean;
                     /** @description Datasets whose latest version has a case of this difficulty */
-                    difficulty?: "easy" | "medium" | "hard" | null;
+                    difficulty?: ("easy" | "medium" | "hard") | null;
                 };
                 header?: never;
                 path: {
@@ -1555,7 +1555,7 @@ export interface paths {
                     page_size?: number;
                     q?: string | null;
                     tag?: string | null;
-                    difficulty?: "easy" | "medium" | "hard" | null;
+                    difficulty?: ("easy" | "medium" | "hard") | null;
                 };
                 header?: never;
                 path: {
@@ -3092,7 +3092,7 @@ export interface paths {
                     page_size?: number;
                     /** @description A target of this run (else 422) */
                     target_id?: number | null;
-                    status?: "pending" | "running" | "succeeded" | "failed" | "skipped" | null;
+                    status?: ("pending" | "running" | "succeeded" | "failed" | "skipped") | null;
                     /** @description e.g. timeout, rate_limited, cancelled, budget_exceeded */
                     error_class?: string | null;
                 };
@@ -3301,7 +3301,7 @@ export interface paths {
                     /** @description Comparisons of this case */
                     case_id?: number | null;
                     /** @description none: no winner (orders disagreed, or the judgement failed) */
-                    winner?: "a" | "b" | "tie" | "none" | null;
+                    winner?: ("a" | "b" | "tie" | "none") | null;
                     /** @description Only judgements whose two orders disagreed (true) or not (false) */
                     position_bias?: boolean | null;
                     /** @description Only failed judgements (true) or judged ones (false) */
@@ -3738,8 +3738,8 @@ export interface paths {
                     /** @description Rows with a cell scored at most this (0..1), not below score_min */
                     score_max?: number | null;
                     /** @description Rows with a cell that passed, failed, or has no score */
-                    verdict?: "passed" | "failed" | "unscored" | null;
-                    status?: "pending" | "running" | "succeeded" | "failed" | "skipped" | null;
+                    verdict?: ("passed" | "failed" | "unscored") | null;
+                    status?: ("pending" | "running" | "succeeded" | "failed" | "skipped") | null;
                     error_class?: string | null;
                     /** @description Cases carrying this tag */
                     tag?: string | null;
@@ -3788,7 +3788,7 @@ export interface paths {
                 query?: {
                     page?: number;
                     page_size?: number;
-                    status?: "pending" | "running" | "paused" | "completed" | "partial" | "failed" | "cancelled" | "budget_exceeded" | null;
+                    status?: ("pending" | "running" | "paused" | "completed" | "partial" | "failed" | "cancelled" | "budget_exceeded") | null;
                 };
                 header?: never;
                 path: {
@@ -4759,7 +4759,7 @@ export interface paths {
                     /** @description Pass/fail from this scorer of the project (else 422); without one, from the outputs' status */
                     scorer_id?: number | null;
                     /** @description List only the cases of one outcome */
-                    outcome?: "regressed" | "new_fail" | "still_failing" | "fixed" | "new_pass" | "still_passing" | "missing" | null;
+                    outcome?: ("regressed" | "new_fail" | "still_failing" | "fixed" | "new_pass" | "still_passing" | "missing") | null;
                 };
                 header?: never;
                 path: {
@@ -6174,8 +6174,7 @@ export interface components {
             description: string | null;
             /** @enum {string} */
             kind: "questions" | "cases" | "conversations" | "traces";
-            /** @enum {string|null} */
-            split: "dev" | "test" | null;
+            split: ("dev" | "test") | null;
             /** @description In the latest version */
             case_count: number;
             /** @description Latest version number */
@@ -6203,11 +6202,8 @@ export interface components {
             kind: "questions" | "cases" | "conversations" | "traces";
             /** @default null */
             description?: string | null;
-            /**
-             * @default null
-             * @enum {string|null}
-             */
-            split?: "dev" | "test" | null;
+            /** @default null */
+            split?: ("dev" | "test") | null;
             tags?: string[];
             /** @description Initial cases. Shape per kind: questions {input: {question}}; cases {input: {<variable>: text}, expected: {output?}}; conversations {input: {messages: [{role, content}]}, expected: {turns: [ground truth per user turn]}} with 1-10 user turns; traces {trace: {messages: [{role: system|user|assistant|tool, content, tool_calls?, tool_call_id?}]}}. Plus tags, difficulty (easy|medium|hard) and metadata. */
             cases?: {
@@ -6236,8 +6232,7 @@ export interface components {
         DatasetUpdate: {
             name?: string;
             description?: string | null;
-            /** @enum {string|null} */
-            split?: "dev" | "test" | null;
+            split?: ("dev" | "test") | null;
             /** @description The dataset's tags, all of them (replaces) */
             tags?: string[];
         };
@@ -6254,8 +6249,7 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             tags: string[];
-            /** @enum {string|null} */
-            difficulty: "easy" | "medium" | "hard" | null;
+            difficulty: ("easy" | "medium" | "hard") | null;
             metadata: {
                 [key: string]: unknown;
             };
@@ -6280,11 +6274,8 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             tags?: string[];
-            /**
-             * @default null
-             * @enum {string|null}
-             */
-            difficulty?: "easy" | "medium" | "hard" | null;
+            /** @default null */
+            difficulty?: ("easy" | "medium" | "hard") | null;
             metadata?: {
                 [key: string]: unknown;
             };
@@ -6332,8 +6323,7 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             tags?: string[];
-            /** @enum {string|null} */
-            difficulty?: "easy" | "medium" | "hard" | null;
+            difficulty?: ("easy" | "medium" | "hard") | null;
             metadata?: {
                 [key: string]: unknown;
             };
@@ -7128,11 +7118,8 @@ export interface components {
             output_b_id: number;
             target_a_id: number;
             target_b_id: number;
-            /**
-             * @description a, b or tie when both orders agree; null when they disagree or failed
-             * @enum {string|null}
-             */
-            winner: "a" | "b" | "tie" | null;
+            /** @description a, b or tie when both orders agree; null when they disagree or failed */
+            winner: ("a" | "b" | "tie") | null;
             /** @description The two orders disagreed */
             position_bias: boolean;
             /** @description [with A shown first, with B shown first]: each answer, un-swapped */
@@ -7631,8 +7618,7 @@ export interface components {
             a_higher: number;
             equal: number;
             p_value: number | null;
-            /** @enum {string|null} */
-            test: "mcnemar_exact" | "wilcoxon_signed_rank" | null;
+            test: ("mcnemar_exact" | "wilcoxon_signed_rank") | null;
             binary: boolean;
             /** @enum {string} */
             verdict: "B better" | "A better" | "not distinguishable";
@@ -8272,11 +8258,8 @@ export interface components {
             instructions?: string | null;
             /** @description Question types: logic, coding... */
             type_tags?: string[];
-            /**
-             * @default null
-             * @enum {string|null}
-             */
-            difficulty?: "easy" | "medium" | "hard" | null;
+            /** @default null */
+            difficulty?: ("easy" | "medium" | "hard") | null;
             /**
              * @description Refuse to start when the estimated maximum cost (micro-dollars) is higher; an unpriced model cannot be budgeted
              * @default null
@@ -11207,7 +11190,7 @@ export interface components {
         };
         /** @description A questions dataset's case: the question */
         QuestionsCaseInput: {
-            /** @description Not blank */
+            /** @description Not blank, at most 100,000 characters */
             question: string;
         };
         /** @description A cases dataset's case: the prompt's template variables (names match ^[A-Za-z_][A-Za-z0-9_]{0,63}$) and their text */
@@ -11219,7 +11202,7 @@ export interface components {
             messages: {
                 /** @enum {string} */
                 role: "system" | "user" | "assistant";
-                /** @description Not blank */
+                /** @description Not blank, at most 100,000 characters */
                 content: string;
             }[];
         };
