@@ -33,6 +33,7 @@ from assay.api.reports.routes import blp as reports_blp
 from assay.api.runs import blp as runs_blp
 from assay.api.scorers.routes import blp as scorers_blp
 from assay.api.scorers.routes import kinds_blp as scorer_kinds_blp
+from assay.api.typed_schemas import init_api, register_typed_schemas
 from assay.core.auth import service as auth_service
 from assay.extensions import db, migrate
 from assay.settings import REPO_ROOT, Settings
@@ -70,8 +71,10 @@ def create_app(settings: Settings | None = None) -> Flask:
     runtime.configure(settings)
     migrate.init_app(app, db, directory=str(REPO_ROOT / "migrations"), render_as_batch=True)
     api = AssayApi(app, spec_kwargs={"extra_plugins": [ContractPlugin(), PatchPlugin()]})
+    init_api(api)
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
+    register_typed_schemas(api)
     app.register_blueprint(docs.blp)
     security.init_app(app)
     auth_service.dummy_hash(settings.bcrypt_rounds)  # the first unknown email costs no more

@@ -14,7 +14,10 @@ const dir = mkdtempSync(join(tmpdir(), 'assay-check-api-'));
 const fresh = join(dir, 'schema.d.ts');
 try {
   const bin = join(root, 'node_modules/.bin/openapi-typescript');
-  execFileSync(bin, [spec, '--default-non-nullable', 'false', '-o', fresh], { stdio: ['ignore', 'ignore', 'inherit'] });
+  // The options of `npm run gen:api` itself (between the document and -o), so they never drift.
+  const gen = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts['gen:api'].split(/\s+/);
+  const options = gen.slice(gen.indexOf('src/api/openapi.json') + 1, gen.indexOf('-o'));
+  execFileSync(bin, [spec, ...options, '-o', fresh], { stdio: ['ignore', 'ignore', 'inherit'] });
   const a = readFileSync(fresh, 'utf8');
   let b = '';
   try {

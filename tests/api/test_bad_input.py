@@ -251,17 +251,38 @@ def _operations(doc: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]
                 yield method.upper(), path, operation
 
 
-def body_schema(doc: dict[str, Any], method: str, path: str) -> dict[str, Any]:
+def body_variants(doc: dict[str, Any], method: str, path: str) -> dict[str, dict[str, Any]]:
+    """The body's schema by discriminator value ({"": schema} without a discriminator)."""
     operation = doc["paths"][path][method.lower()]
     content = operation["requestBody"]["content"]
     # a file may come as a form too (api/files.py): that form is tested where it is
     assert list(content) in (["application/json"], ["application/json", *UPLOADS]), (
         method, path, list(content))
-    return _resolve(doc, content["application/json"]["schema"])
+    schema = _resolve(doc, content["application/json"]["schema"])
+    if "discriminator" not in schema:
+        return {"": schema}
+    return {value: _resolve(doc, {"$ref": ref})
+            for value, ref in schema["discriminator"]["mapping"].items()}
+
+
+def body_schema(doc: dict[str, Any], method: str, path: str, world: World) -> dict[str, Any]:
+    """The body's schema; for one discriminated by kind (a scorer's), the variant of the
+    valid body's kind."""
+    variants = body_variants(doc, method, path)
+    return variants.get("") or variants[VALID[(method, path)](world)["kind"]]
+
+
+def _flat(prop: dict[str, Any]) -> dict[str, Any]:
+    """A nullable enum, allOf [{type, enum}] + nullable, as one schema."""
+    inner = prop.get("allOf", [])
+    if len(inner) != 1 or "$ref" in inner[0]:
+        return prop
+    return {**inner[0], **{key: value for key, value in prop.items() if key != "allOf"}}
 
 
 def _properties(doc: dict[str, Any], schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {name: _resolve(doc, prop) for name, prop in schema.get("properties", {}).items()}
+    return {name: _flat(_resolve(doc, prop))
+            for name, prop in schema.get("properties", {}).items()}
 
 
 @pytest.fixture
@@ -354,7 +375,7 @@ def test_valid_bodies_cover_the_document(openapi: dict[str, Any], world: World) 
     assert with_body, "the document lists no operation with a body"
     assert set(VALID) == with_body
     for method, path in with_body:
-        schema = body_schema(openapi, method, path)
+        schema = body_schema(openapi, method, path, world)
         assert schema.get("additionalProperties") is False, (method, path)
         assert set(VALID[(method, path)](world)) == set(schema["properties"]), (method, path)
 
@@ -362,12 +383,13 @@ def test_valid_bodies_cover_the_document(openapi: dict[str, Any], world: World) 
 def test_every_string_input_is_bounded(openapi: dict[str, Any]) -> None:
     """Oversized input is refused field by field, not only by the 1 MB body limit."""
     for method, path in BODY_OPERATIONS:
-        for name, prop in _properties(openapi, body_schema(openapi, method, path)).items():
-            if prop.get("type") == "string" and "enum" not in prop:
-                assert "maxLength" in prop, (method, path, name)
+        for schema in body_variants(openapi, method, path).values():
+            for name, prop in _properties(openapi, schema).items():
+                if prop.get("type") == "string" and "enum" not in prop:
+                    assert "maxLength" in prop, (method, path, name)
     for method, path, operation in _operations(openapi):
         for param in operation.get("parameters", []):
-            schema = _resolve(openapi, param["schema"])
+            schema = _flat(_resolve(openapi, param["schema"]))
             if schema.get("type") == "string" and "enum" not in schema:
                 assert "maxLength" in schema, (method, path, param["name"])
 
@@ -403,8 +425,8 @@ def test_json_that_is_not_an_object(world: World, method: str, path: str) -> Non
 
 
 def _wrong_values(prop: dict[str, Any]) -> list[Any]:
-    if "anyOf" in prop:  # a nested schema that may be null: anyOf [$ref, nullable object]
-        prop = {"type": "object", "nullable": any(p.get("nullable") for p in prop["anyOf"])}
+    if "anyOf" in prop or "allOf" in prop:  # nested: allOf [$ref] (+ nullable), anyOf [refs]
+        prop = {"type": "object", "nullable": bool(prop.get("nullable"))}
     kind = prop.get("type") or ("object" if "$ref" in prop else None)  # a nested schema
     values: list[Any] = {
         "string": [123, 1.5, True, {}, ["x"]],
@@ -425,7 +447,7 @@ def _wrong_values(prop: dict[str, Any]) -> list[Any]:
 @pytest.mark.parametrize(("method", "path"), BODY_OPERATIONS)
 def test_wrong_types(openapi: dict[str, Any], world: World, method: str, path: str) -> None:
     before = _row_counts()
-    props = _properties(openapi, body_schema(openapi, method, path))
+    props = _properties(openapi, body_schema(openapi, method, path, world))
     for name, prop in props.items():
         for wrong in _wrong_values(prop):
             body = {**VALID[(method, path)](world), name: wrong}
@@ -438,7 +460,7 @@ def test_wrong_types(openapi: dict[str, Any], world: World, method: str, path: s
 def test_each_required_field_missing(openapi: dict[str, Any], world: World, method: str,
                                      path: str) -> None:
     before = _row_counts()
-    for name in body_schema(openapi, method, path).get("required", []):
+    for name in body_schema(openapi, method, path, world).get("required", []):
         body = VALID[(method, path)](world)
         del body[name]
         messages = _field_error(_send(world, method, path, json.dumps(body)), name,
@@ -457,7 +479,7 @@ def _too_long(name: str, limit: int) -> str:
 def test_oversized_strings(openapi: dict[str, Any], world: World, method: str,
                            path: str) -> None:
     before = _row_counts()
-    for name, prop in _properties(openapi, body_schema(openapi, method, path)).items():
+    for name, prop in _properties(openapi, body_schema(openapi, method, path, world)).items():
         if "maxLength" not in prop:
             continue
         value = _too_long(name, prop["maxLength"])
@@ -475,7 +497,7 @@ def test_oversized_strings(openapi: dict[str, Any], world: World, method: str,
 def test_out_of_range_numbers_and_sizes(openapi: dict[str, Any], world: World, method: str,
                                         path: str) -> None:
     before = _row_counts()
-    for name, prop in _properties(openapi, body_schema(openapi, method, path)).items():
+    for name, prop in _properties(openapi, body_schema(openapi, method, path, world)).items():
         bad: list[Any] = []
         if prop.get("type") == "integer":
             assert "maximum" in prop, (method, path, name)  # ids and counts are bounded
@@ -520,7 +542,7 @@ def test_text_the_database_cannot_store(openapi: dict[str, Any], world: World, m
                                         path: str) -> None:
     """NUL characters (PostgreSQL refuses them) and lone surrogates (not UTF-8)."""
     before = _row_counts()
-    for name, prop in _properties(openapi, body_schema(openapi, method, path)).items():
+    for name, prop in _properties(openapi, body_schema(openapi, method, path, world)).items():
         if prop.get("type") != "string":
             continue
         valid = VALID[(method, path)](world)
@@ -621,7 +643,7 @@ def test_every_query_argument_is_validated(openapi: dict[str, Any], world: World
     before = _row_counts()
     for method, path, params in operations:
         for param in params:
-            for value in _bad_query_values(_resolve(openapi, param["schema"])):
+            for value in _bad_query_values(_flat(_resolve(openapi, param["schema"]))):
                 reply = world.browser.request(method, path.format(**world.path_args()),
                                               query_string={param["name"]: value})
                 _field_error(reply, param["name"], (method, path, param["name"], value),

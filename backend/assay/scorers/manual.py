@@ -28,9 +28,12 @@ class ManualScorer:
             "criteria": {"type": "array", "minItems": 1, "maxItems": MAX_CRITERIA,
                          "uniqueItems": True, "items": {"type": "string", "pattern": r"\S"},
                          "description": "The criteria rated 1-5 (scale \"criteria\" only)"}},
-        "if": {"properties": {"scale": {"const": "criteria"}}, "required": ["scale"]},
-        "then": {"required": ["criteria"]},
-        "else": {"not": {"required": ["criteria"]}},
+        # if/then/else as anyOf: OpenAPI 3.0, which serves this schema too, has no if.
+        "anyOf": [
+            {"required": ["scale", "criteria"], "properties": {"scale": {"enum": ["criteria"]}}},
+            {"not": {"required": ["criteria"]},
+             "properties": {"scale": {"enum": [s for s in SCALES if s != "criteria"]}}},
+        ],
     }
 
     def __init__(self, params: Mapping[str, Any]) -> None:

@@ -125,7 +125,7 @@ def _field_schema(spec: Field) -> dict[str, Any]:
     elif spec.type == "choice":
         schema = {"type": "string", "enum": list(spec.choices)}
     elif spec.type == "schema":
-        schema = {"type": ["object", "boolean"]}
+        schema = {"anyOf": [{"type": "object"}, {"type": "boolean"}]}
     else:
         items = ({"type": "string", "enum": list(spec.choices)} if spec.type == "choices"
                  else non_empty)
@@ -141,7 +141,9 @@ def _field_schema(spec: Field) -> dict[str, Any]:
 
 
 def params_schema(fields: tuple[Field, ...], description: str) -> dict[str, Any]:
-    """The JSON Schema of a kind's parameters (what the API shows the scorer editor)."""
+    """The JSON Schema of a kind's parameters (what the API shows the scorer editor and the
+    OpenAPI document names <Kind>Params): written in the part of JSON Schema that OpenAPI 3.0
+    also reads, so one dict serves both (no type lists, const, if/then/else)."""
     schema: dict[str, Any] = {
         "type": "object",
         "description": description,

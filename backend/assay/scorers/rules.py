@@ -207,8 +207,7 @@ class RulesScorer:
         "description": "Rules in the EvalArena YAML language, checked against the "
                        "conversation or agent trace",
         "properties": {"yaml": {"type": "string", "maxLength": MAX_TEXT,
-                                "contentMediaType": "application/yaml",
-                                "description": "The rules, as YAML text"}}}
+                                "description": "The rules, as YAML text (application/yaml)"}}}
 
     def __init__(self, params: Mapping[str, Any]) -> None:
         if unknown := sorted(set(params) - {"yaml"}):

@@ -2447,6 +2447,7 @@ export interface components {
             email: string;
             /** @default null */
             name?: string | null;
+            /** @description At least 12 characters with an uppercase and a lowercase letter, a number and one of !@#$%^&* */
             password: string;
             confirm_password: string;
         };
@@ -2759,8 +2760,7 @@ export interface components {
             description: string | null;
             /** @enum {string} */
             kind: "questions" | "cases" | "conversations" | "traces";
-            /** @enum {string|null} */
-            split: "dev" | "test" | null;
+            split: ("dev" | "test") | null;
             /** @description In the latest version */
             case_count: number;
             /** @description Latest version number */
@@ -2788,11 +2788,8 @@ export interface components {
             kind: "questions" | "cases" | "conversations" | "traces";
             /** @default null */
             description?: string | null;
-            /**
-             * @default null
-             * @enum {string|null}
-             */
-            split?: "dev" | "test" | null;
+            /** @default null */
+            split?: ("dev" | "test") | null;
             tags?: string[];
             /** @description Initial cases. Shape per kind: questions {input: {question}}; cases {input: {<variable>: text}, expected: {output?}}; conversations {input: {messages: [{role, content}]}, expected: {turns: [ground truth per user turn]}} with 1-10 user turns; traces {trace: {messages: [{role: system|user|assistant|tool, content, tool_calls?, tool_call_id?}]}}. Plus tags, difficulty (easy|medium|hard) and metadata. */
             cases?: {
@@ -2821,8 +2818,7 @@ export interface components {
         DatasetUpdate: {
             name?: string;
             description?: string | null;
-            /** @enum {string|null} */
-            split?: "dev" | "test" | null;
+            split?: ("dev" | "test") | null;
             /** @description The dataset's tags, all of them (replaces) */
             tags?: string[];
         };
@@ -2830,9 +2826,8 @@ export interface components {
             id: number;
             /** @description Stable across versions: an edited case keeps its position */
             position: number;
-            input: {
-                [key: string]: unknown;
-            };
+            /** @description Its shape depends on the dataset's kind (<Kind>CaseInput) */
+            input: components["schemas"]["QuestionsCaseInput"] | components["schemas"]["CasesCaseInput"] | components["schemas"]["ConversationsCaseInput"] | components["schemas"]["TracesCaseInput"];
             expected: {
                 [key: string]: unknown;
             } | null;
@@ -2840,8 +2835,7 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             tags: string[];
-            /** @enum {string|null} */
-            difficulty: "easy" | "medium" | "hard" | null;
+            difficulty: ("easy" | "medium" | "hard") | null;
             metadata: {
                 [key: string]: unknown;
             };
@@ -2855,9 +2849,8 @@ export interface components {
             page_size: number;
         };
         CaseWrite: {
-            input?: {
-                [key: string]: unknown;
-            };
+            /** @description Its shape depends on the dataset's kind (<Kind>CaseInput) */
+            input?: components["schemas"]["QuestionsCaseInput"] | components["schemas"]["CasesCaseInput"] | components["schemas"]["ConversationsCaseInput"] | components["schemas"]["TracesCaseInput"];
             /** @default null */
             expected?: {
                 [key: string]: unknown;
@@ -2867,11 +2860,8 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             tags?: string[];
-            /**
-             * @default null
-             * @enum {string|null}
-             */
-            difficulty?: "easy" | "medium" | "hard" | null;
+            /** @default null */
+            difficulty?: ("easy" | "medium" | "hard") | null;
             metadata?: {
                 [key: string]: unknown;
             };
@@ -2893,7 +2883,7 @@ export interface components {
         };
         CaseChange: {
             version: components["schemas"]["Version"];
-            case: (Record<string, never> | null) | components["schemas"]["Case"];
+            case: components["schemas"]["Case"] | null;
         };
         CaseBulk: {
             cases: {
@@ -2910,9 +2900,8 @@ export interface components {
             cases: components["schemas"]["Case"][];
         };
         CaseEdit: {
-            input?: {
-                [key: string]: unknown;
-            };
+            /** @description Its shape depends on the dataset's kind (<Kind>CaseInput) */
+            input?: components["schemas"]["QuestionsCaseInput"] | components["schemas"]["CasesCaseInput"] | components["schemas"]["ConversationsCaseInput"] | components["schemas"]["TracesCaseInput"];
             expected?: {
                 [key: string]: unknown;
             } | null;
@@ -2920,8 +2909,7 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             tags?: string[];
-            /** @enum {string|null} */
-            difficulty?: "easy" | "medium" | "hard" | null;
+            difficulty?: ("easy" | "medium" | "hard") | null;
             metadata?: {
                 [key: string]: unknown;
             };
@@ -3196,19 +3184,7 @@ export interface components {
              */
             context?: string | null;
         };
-        PreviewRequest: {
-            kind: string;
-            /** @description The kind's parameters, checked by the kind itself (422 with errors under params.<field>); GET /api/scorer-kinds lists the kinds */
-            params: {
-                [key: string]: unknown;
-            };
-            sample: components["schemas"]["Sample"];
-            /**
-             * @description Pairwise kinds: the output shown as Response 2
-             * @default null
-             */
-            second?: components["schemas"]["Sample"] | (Record<string, never> | null);
-        };
+        PreviewRequest: components["schemas"]["CodeExecutionPreviewRequest"] | components["schemas"]["ContainsPreviewRequest"] | components["schemas"]["ContainsAllPreviewRequest"] | components["schemas"]["ContainsAnyPreviewRequest"] | components["schemas"]["CostPreviewRequest"] | components["schemas"]["EqualsPreviewRequest"] | components["schemas"]["IcontainsPreviewRequest"] | components["schemas"]["IsJsonPreviewRequest"] | components["schemas"]["JsonSchemaPreviewRequest"] | components["schemas"]["KeyPointsPreviewRequest"] | components["schemas"]["LatencyPreviewRequest"] | components["schemas"]["LengthPreviewRequest"] | components["schemas"]["LlmJudgePreviewRequest"] | components["schemas"]["ManualPreviewRequest"] | components["schemas"]["MustIncludePreviewRequest"] | components["schemas"]["MustNotIncludePreviewRequest"] | components["schemas"]["PairwiseJudgePreviewRequest"] | components["schemas"]["QuestionQualityPreviewRequest"] | components["schemas"]["RagMetricsPreviewRequest"] | components["schemas"]["RegexPreviewRequest"] | components["schemas"]["RulesPreviewRequest"] | components["schemas"]["SafetyPreviewRequest"] | components["schemas"]["SimilarityPreviewRequest"] | components["schemas"]["StartsWithPreviewRequest"] | components["schemas"]["VerdictJudgePreviewRequest"];
         JudgePrompt: {
             judges: string[];
             /** @description What each judge call sends */
@@ -3216,23 +3192,7 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
-        TryRequest: {
-            kind: string;
-            /** @description The kind's parameters, checked by the kind itself (422 with errors under params.<field>); GET /api/scorer-kinds lists the kinds */
-            params: {
-                [key: string]: unknown;
-            };
-            /**
-             * @description A recorded output of one of the project's runs
-             * @default null
-             */
-            output_id?: number | null;
-            /**
-             * @description Pasted text instead of an output
-             * @default null
-             */
-            sample?: components["schemas"]["Sample"] | (Record<string, never> | null);
-        };
+        TryRequest: components["schemas"]["CodeExecutionTryRequest"] | components["schemas"]["ContainsTryRequest"] | components["schemas"]["ContainsAllTryRequest"] | components["schemas"]["ContainsAnyTryRequest"] | components["schemas"]["CostTryRequest"] | components["schemas"]["EqualsTryRequest"] | components["schemas"]["IcontainsTryRequest"] | components["schemas"]["IsJsonTryRequest"] | components["schemas"]["JsonSchemaTryRequest"] | components["schemas"]["KeyPointsTryRequest"] | components["schemas"]["LatencyTryRequest"] | components["schemas"]["LengthTryRequest"] | components["schemas"]["LlmJudgeTryRequest"] | components["schemas"]["ManualTryRequest"] | components["schemas"]["MustIncludeTryRequest"] | components["schemas"]["MustNotIncludeTryRequest"] | components["schemas"]["PairwiseJudgeTryRequest"] | components["schemas"]["QuestionQualityTryRequest"] | components["schemas"]["RagMetricsTryRequest"] | components["schemas"]["RegexTryRequest"] | components["schemas"]["RulesTryRequest"] | components["schemas"]["SafetyTryRequest"] | components["schemas"]["SimilarityTryRequest"] | components["schemas"]["StartsWithTryRequest"] | components["schemas"]["VerdictJudgeTryRequest"];
         TrialEvidence: {
             message_index: number | null;
             start: number | null;
@@ -3263,58 +3223,22 @@ export interface components {
             id: number;
             scorer_id: number;
             number: number;
-            params: {
-                [key: string]: unknown;
-            };
+            /** @description The scorer's kind's params (<Kind>Params) */
+            params: components["schemas"]["CodeExecutionParams"] | components["schemas"]["ContainsParams"] | components["schemas"]["ContainsAllParams"] | components["schemas"]["ContainsAnyParams"] | components["schemas"]["CostParams"] | components["schemas"]["EqualsParams"] | components["schemas"]["IcontainsParams"] | components["schemas"]["IsJsonParams"] | components["schemas"]["JsonSchemaParams"] | components["schemas"]["KeyPointsParams"] | components["schemas"]["LatencyParams"] | components["schemas"]["LengthParams"] | components["schemas"]["LlmJudgeParams"] | components["schemas"]["ManualParams"] | components["schemas"]["MustIncludeParams"] | components["schemas"]["MustNotIncludeParams"] | components["schemas"]["PairwiseJudgeParams"] | components["schemas"]["QuestionQualityParams"] | components["schemas"]["RagMetricsParams"] | components["schemas"]["RegexParams"] | components["schemas"]["RulesParams"] | components["schemas"]["SafetyParams"] | components["schemas"]["SimilarityParams"] | components["schemas"]["StartsWithParams"] | components["schemas"]["VerdictJudgeParams"];
             note: string | null;
             created_by: number | null;
             /** Format: date-time */
             created_at: string;
         };
-        Scorer: {
-            id: number;
-            name: string;
-            kind: string;
-            description: string | null;
-            /** Format: date-time */
-            archived_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** @description The newest version */
-            latest: components["schemas"]["ScorerVersion"];
-        };
+        Scorer: components["schemas"]["CodeExecutionScorer"] | components["schemas"]["ContainsScorer"] | components["schemas"]["ContainsAllScorer"] | components["schemas"]["ContainsAnyScorer"] | components["schemas"]["CostScorer"] | components["schemas"]["EqualsScorer"] | components["schemas"]["IcontainsScorer"] | components["schemas"]["IsJsonScorer"] | components["schemas"]["JsonSchemaScorer"] | components["schemas"]["KeyPointsScorer"] | components["schemas"]["LatencyScorer"] | components["schemas"]["LengthScorer"] | components["schemas"]["LlmJudgeScorer"] | components["schemas"]["ManualScorer"] | components["schemas"]["MustIncludeScorer"] | components["schemas"]["MustNotIncludeScorer"] | components["schemas"]["PairwiseJudgeScorer"] | components["schemas"]["QuestionQualityScorer"] | components["schemas"]["RagMetricsScorer"] | components["schemas"]["RegexScorer"] | components["schemas"]["RulesScorer"] | components["schemas"]["SafetyScorer"] | components["schemas"]["SimilarityScorer"] | components["schemas"]["StartsWithScorer"] | components["schemas"]["VerdictJudgeScorer"];
         ScorerPage: {
             items: components["schemas"]["Scorer"][];
             total: number;
             page: number;
             page_size: number;
         };
-        ScorerCreate: {
-            /** @description The kind's parameters, checked by the kind itself (422 with errors under params.<field>); GET /api/scorer-kinds lists the kinds */
-            params: {
-                [key: string]: unknown;
-            };
-            /** @default null */
-            note?: string | null;
-            name: string;
-            kind: string;
-            /** @default null */
-            description?: string | null;
-        };
-        ScorerDetail: {
-            id: number;
-            name: string;
-            kind: string;
-            description: string | null;
-            /** Format: date-time */
-            archived_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** @description The newest version */
-            latest: components["schemas"]["ScorerVersion"];
-            /** @description Newest first */
-            versions: components["schemas"]["ScorerVersion"][];
-        };
+        ScorerCreate: components["schemas"]["CodeExecutionScorerCreate"] | components["schemas"]["ContainsScorerCreate"] | components["schemas"]["ContainsAllScorerCreate"] | components["schemas"]["ContainsAnyScorerCreate"] | components["schemas"]["CostScorerCreate"] | components["schemas"]["EqualsScorerCreate"] | components["schemas"]["IcontainsScorerCreate"] | components["schemas"]["IsJsonScorerCreate"] | components["schemas"]["JsonSchemaScorerCreate"] | components["schemas"]["KeyPointsScorerCreate"] | components["schemas"]["LatencyScorerCreate"] | components["schemas"]["LengthScorerCreate"] | components["schemas"]["LlmJudgeScorerCreate"] | components["schemas"]["ManualScorerCreate"] | components["schemas"]["MustIncludeScorerCreate"] | components["schemas"]["MustNotIncludeScorerCreate"] | components["schemas"]["PairwiseJudgeScorerCreate"] | components["schemas"]["QuestionQualityScorerCreate"] | components["schemas"]["RagMetricsScorerCreate"] | components["schemas"]["RegexScorerCreate"] | components["schemas"]["RulesScorerCreate"] | components["schemas"]["SafetyScorerCreate"] | components["schemas"]["SimilarityScorerCreate"] | components["schemas"]["StartsWithScorerCreate"] | components["schemas"]["VerdictJudgeScorerCreate"];
+        ScorerDetail: components["schemas"]["CodeExecutionScorerDetail"] | components["schemas"]["ContainsScorerDetail"] | components["schemas"]["ContainsAllScorerDetail"] | components["schemas"]["ContainsAnyScorerDetail"] | components["schemas"]["CostScorerDetail"] | components["schemas"]["EqualsScorerDetail"] | components["schemas"]["IcontainsScorerDetail"] | components["schemas"]["IsJsonScorerDetail"] | components["schemas"]["JsonSchemaScorerDetail"] | components["schemas"]["KeyPointsScorerDetail"] | components["schemas"]["LatencyScorerDetail"] | components["schemas"]["LengthScorerDetail"] | components["schemas"]["LlmJudgeScorerDetail"] | components["schemas"]["ManualScorerDetail"] | components["schemas"]["MustIncludeScorerDetail"] | components["schemas"]["MustNotIncludeScorerDetail"] | components["schemas"]["PairwiseJudgeScorerDetail"] | components["schemas"]["QuestionQualityScorerDetail"] | components["schemas"]["RagMetricsScorerDetail"] | components["schemas"]["RegexScorerDetail"] | components["schemas"]["RulesScorerDetail"] | components["schemas"]["SafetyScorerDetail"] | components["schemas"]["SimilarityScorerDetail"] | components["schemas"]["StartsWithScorerDetail"] | components["schemas"]["VerdictJudgeScorerDetail"];
         ScorerVersionPage: {
             items: components["schemas"]["ScorerVersion"][];
             total: number;
@@ -3322,10 +3246,8 @@ export interface components {
             page_size: number;
         };
         ScorerVersionWrite: {
-            /** @description The kind's parameters, checked by the kind itself (422 with errors under params.<field>); GET /api/scorer-kinds lists the kinds */
-            params: {
-                [key: string]: unknown;
-            };
+            /** @description The scorer's kind's params (<Kind>Params) */
+            params: components["schemas"]["CodeExecutionParams"] | components["schemas"]["ContainsParams"] | components["schemas"]["ContainsAllParams"] | components["schemas"]["ContainsAnyParams"] | components["schemas"]["CostParams"] | components["schemas"]["EqualsParams"] | components["schemas"]["IcontainsParams"] | components["schemas"]["IsJsonParams"] | components["schemas"]["JsonSchemaParams"] | components["schemas"]["KeyPointsParams"] | components["schemas"]["LatencyParams"] | components["schemas"]["LengthParams"] | components["schemas"]["LlmJudgeParams"] | components["schemas"]["ManualParams"] | components["schemas"]["MustIncludeParams"] | components["schemas"]["MustNotIncludeParams"] | components["schemas"]["PairwiseJudgeParams"] | components["schemas"]["QuestionQualityParams"] | components["schemas"]["RagMetricsParams"] | components["schemas"]["RegexParams"] | components["schemas"]["RulesParams"] | components["schemas"]["SafetyParams"] | components["schemas"]["SimilarityParams"] | components["schemas"]["StartsWithParams"] | components["schemas"]["VerdictJudgeParams"];
             /** @default null */
             note?: string | null;
         };
@@ -3792,11 +3714,8 @@ export interface components {
             output_b_id: number;
             target_a_id: number;
             target_b_id: number;
-            /**
-             * @description a, b or tie when both orders agree; null when they disagree or failed
-             * @enum {string|null}
-             */
-            winner: "a" | "b" | "tie" | null;
+            /** @description a, b or tie when both orders agree; null when they disagree or failed */
+            winner: ("a" | "b" | "tie") | null;
             /** @description The two orders disagreed */
             position_bias: boolean;
             /** @description [with A shown first, with B shown first]: each answer, un-swapped */
@@ -3978,7 +3897,7 @@ export interface components {
              * @description Expanded into one target per combination; at most 50 targets in all
              * @default null
              */
-            grid?: components["schemas"]["Grid"] | (Record<string, never> | null);
+            grid?: components["schemas"]["Grid"] | null;
         };
         RunCreate: {
             /** @default null */
@@ -4199,7 +4118,7 @@ export interface components {
             /** @description Interval level, one unit per output */
             alpha: components["schemas"]["StatsAlpha"];
             /** @description On pass/fail verdicts, for exactly two raters who gave them */
-            kappa: components["schemas"]["StatsKappa"] | (Record<string, never> | null);
+            kappa: components["schemas"]["StatsKappa"] | null;
         };
         StatsJudgeHuman: {
             /** @description The judge model; null: the mean of the judges */
@@ -4233,9 +4152,9 @@ export interface components {
             pass_rate: components["schemas"]["StatsRate"];
             criteria: components["schemas"]["StatsCriterion"][];
             /** @description null unless some case ran more than once */
-            flakiness: components["schemas"]["StatsFlakiness"] | (Record<string, never> | null);
+            flakiness: components["schemas"]["StatsFlakiness"] | null;
             /** @description Between the scorer's judges or reviewers; null with fewer than two */
-            agreement: components["schemas"]["StatsAgreement"] | (Record<string, never> | null);
+            agreement: components["schemas"]["StatsAgreement"] | null;
             judge_human: components["schemas"]["StatsJudgeHuman"][];
         };
         RunStatistics: {
@@ -4295,8 +4214,7 @@ export interface components {
             a_higher: number;
             equal: number;
             p_value: number | null;
-            /** @enum {string|null} */
-            test: "mcnemar_exact" | "wilcoxon_signed_rank" | null;
+            test: ("mcnemar_exact" | "wilcoxon_signed_rank") | null;
             binary: boolean;
             /** @enum {string} */
             verdict: "B better" | "A better" | "not distinguishable";
@@ -4441,9 +4359,9 @@ export interface components {
             /** @description Scores with a value: one per output, or one per judge of a panel */
             scores: number;
             /** @description Mean of case means over every score */
-            score: components["schemas"]["Mean"] | (Record<string, never> | null);
+            score: components["schemas"]["Mean"] | null;
             /** @description Passing verdicts of all verdicts */
-            pass_rate: components["schemas"]["Rate"] | (Record<string, never> | null);
+            pass_rate: components["schemas"]["Rate"] | null;
             spent_micros: number;
             cost_per_output_micros: number | null;
             tokens_in: number;
@@ -4455,7 +4373,7 @@ export interface components {
             latency_p95_ms: number | null;
         };
         Leaderboard: {
-            scorer: (Record<string, never> | null) | components["schemas"]["ScorerRef"];
+            scorer: components["schemas"]["ScorerRef"] | null;
             confidence: number;
             /** @description Best first: mean score, then pass rate, then success rate */
             items: components["schemas"]["LeaderboardRow"][];
@@ -4525,7 +4443,7 @@ export interface components {
             /** @description Its judge models (by the source they score under) */
             judges: string[];
             /** @description Between its judges, over every output; null with fewer than two judges */
-            agreement: components["schemas"]["StatsAgreement"] | (Record<string, never> | null);
+            agreement: components["schemas"]["StatsAgreement"] | null;
             /** @description Each judge (and their mean, with several) against each manual scorer's reviewers, on the outputs both scored */
             judge_human: components["schemas"]["CalibrationHuman"][];
         };
@@ -4561,7 +4479,7 @@ export interface components {
         };
         RagSummary: {
             /** @description null: the project has no RAG metrics scorer */
-            scorer: components["schemas"]["ScorerRef"] | (Record<string, never> | null);
+            scorer: components["schemas"]["ScorerRef"] | null;
             metrics: string[];
             confidence: number;
             /** @description Best average first */
@@ -4692,7 +4610,7 @@ export interface components {
         };
         ScoreTrend: {
             /** @description null: the project has no scorer to follow yet */
-            scorer: components["schemas"]["ScorerRef"] | (Record<string, never> | null);
+            scorer: components["schemas"]["ScorerRef"] | null;
             confidence: number;
             /** @description Every model with a score in any of the runs, by name */
             models: components["schemas"]["TrendModel"][];
@@ -4762,13 +4680,13 @@ export interface components {
             pending: number;
             success_rate: components["schemas"]["Rate"];
             scored: number;
-            score: (Record<string, never> | null) | components["schemas"]["Mean"];
-            pass_rate: (Record<string, never> | null) | components["schemas"]["Rate"];
+            score: components["schemas"]["Mean"] | null;
+            pass_rate: components["schemas"]["Rate"] | null;
             /** @description Mean of each rubric criterion */
             criteria: {
                 [key: string]: number;
             };
-            pairwise: (Record<string, never> | null) | components["schemas"]["Wins"];
+            pairwise: components["schemas"]["Wins"] | null;
             spent_micros: number;
             tokens_in: number;
             tokens_out: number;
@@ -4786,15 +4704,15 @@ export interface components {
             finished_at: string | null;
             confidence: number;
             /** @description The scorer behind the scores; null when the run has none */
-            scorer: components["schemas"]["ScorerRef"] | (Record<string, never> | null);
+            scorer: components["schemas"]["ScorerRef"] | null;
             counts: components["schemas"]["Counts"];
             /** @description succeeded / (succeeded + failed) */
             success_rate: components["schemas"]["Rate"];
             /** @description Composite score: the mean of case means */
-            score: components["schemas"]["Mean"] | (Record<string, never> | null);
-            pass_rate: (Record<string, never> | null) | components["schemas"]["Rate"];
+            score: components["schemas"]["Mean"] | null;
+            pass_rate: components["schemas"]["Rate"] | null;
             /** @description Against the latest earlier run on the dataset with a score */
-            delta_vs_previous: components["schemas"]["Delta"] | (Record<string, never> | null);
+            delta_vs_previous: components["schemas"]["Delta"] | null;
             /** @description The best target's; null without pairwise judgements */
             pairwise_win_rate: number | null;
             spent_micros: number;
@@ -4806,7 +4724,7 @@ export interface components {
             criteria: {
                 [key: string]: components["schemas"]["Criterion"];
             };
-            facets: (Record<string, never> | null) | components["schemas"]["Facets"];
+            facets: components["schemas"]["Facets"] | null;
             /** @description The dataset's last runs up to this one, oldest first */
             trend: components["schemas"]["TrendPoint"][];
             best_target_id: number | null;
@@ -4849,7 +4767,7 @@ export interface components {
             head_label: string | null;
             model_id: number | null;
             counts: components["schemas"]["RunDiffCounts"];
-            comparison: (Record<string, never> | null) | components["schemas"]["Paired"];
+            comparison: components["schemas"]["Paired"] | null;
         };
         RunDiffSide: {
             /** @description null: no verdict */
@@ -4870,8 +4788,8 @@ export interface components {
             } | null;
             /** @enum {string} */
             outcome: "regressed" | "new_fail" | "still_failing" | "fixed" | "new_pass" | "still_passing" | "missing";
-            base: (Record<string, never> | null) | components["schemas"]["RunDiffSide"];
-            head: (Record<string, never> | null) | components["schemas"]["RunDiffSide"];
+            base: components["schemas"]["RunDiffSide"] | null;
+            head: components["schemas"]["RunDiffSide"] | null;
         };
         RunDiffCasePage: {
             items: components["schemas"]["RunDiffCase"][];
@@ -4882,7 +4800,7 @@ export interface components {
         RunDiff: {
             base_run_id: number;
             head_run_id: number;
-            scorer: (Record<string, never> | null) | components["schemas"]["ScorerRef"];
+            scorer: components["schemas"]["ScorerRef"] | null;
             /** @enum {string} */
             verdicts_from: "scorer" | "status";
             counts: components["schemas"]["RunDiffCounts"];
@@ -4936,11 +4854,8 @@ export interface components {
             instructions?: string | null;
             /** @description Question types: logic, coding... */
             type_tags?: string[];
-            /**
-             * @default null
-             * @enum {string|null}
-             */
-            difficulty?: "easy" | "medium" | "hard" | null;
+            /** @default null */
+            difficulty?: ("easy" | "medium" | "hard") | null;
             /**
              * @description Refuse to start when the estimated maximum cost (micro-dollars) is higher; an unpriced model cannot be budgeted
              * @default null
@@ -5280,6 +5195,2613 @@ export interface components {
             email: string;
             role: components["schemas"]["Role"];
         };
+        /**
+         * @description Runs the output's Python code against test cases in a sandbox (opt-in per project):
+         *     function calls compared as JSON values, or programs compared by their stdout.
+         */
+        CodeExecutionParams: {
+            /**
+             * @description The language of the code
+             * @default python
+             * @enum {string}
+             */
+            language?: "python";
+            /** @description A function the code must define (checked before calls) */
+            entrypoint?: string;
+            /**
+             * @description Seconds per test, of wall clock and (rounded up) of CPU
+             * @default 5
+             */
+            timeout_s?: number;
+            /**
+             * @description Address space of the code, in MB
+             * @default 256
+             */
+            memory_mb?: number;
+            /** @description Test cases; without them, each case's expected.tests */
+            tests?: ({
+                call: string;
+                expected: unknown;
+            } | {
+                stdin?: string;
+                expected_stdout: string;
+            })[];
+        };
+        /** @description The output contains `value` (letter case must match). */
+        ContainsParams: {
+            /** @description The text to find */
+            value: string;
+        };
+        /** @description The output contains every one of `values` (1.0 only when all are found). */
+        ContainsAllParams: {
+            /** @description The texts that must all occur */
+            values: string[];
+            /**
+             * @description Match letter case exactly
+             * @default true
+             */
+            case_sensitive?: boolean;
+        };
+        /** @description The output contains at least one of `values`. */
+        ContainsAnyParams: {
+            /** @description The texts of which one must occur */
+            values: string[];
+            /**
+             * @description Match letter case exactly
+             * @default true
+             */
+            case_sensitive?: boolean;
+        };
+        /** @description The call cost at most max_micros micro-dollars (1,000,000 = $1). */
+        CostParams: {
+            /** @description The most a call may cost, in micro-dollars */
+            max_micros: number;
+        };
+        /** @description The output equals the expected text (`value`, else the case's expected output). */
+        EqualsParams: {
+            /** @description The text to compare with; default: the case's expected output */
+            value?: string;
+            /**
+             * @description Match letter case exactly
+             * @default true
+             */
+            case_sensitive?: boolean;
+            /**
+             * @description Ignore whitespace at both ends
+             * @default true
+             */
+            strip?: boolean;
+        };
+        /** @description The output contains `value`, ignoring letter case. */
+        IcontainsParams: {
+            /** @description The text to find */
+            value: string;
+        };
+        /** @description The output is valid JSON. */
+        IsJsonParams: {
+            /**
+             * @description Also accept JSON inside a ```json fenced block when the whole output is not JSON
+             * @default false
+             */
+            allow_fenced?: boolean;
+        };
+        /**
+         * @description The output is JSON that validates against `schema` (JSON Schema, draft detected from
+         *     $schema, 2020-12 by default; formats are checked; remote $refs are never fetched).
+         */
+        JsonSchemaParams: {
+            /** @description The JSON Schema the output must satisfy */
+            schema: Record<string, unknown> | boolean;
+            /**
+             * @description Also accept JSON inside a ```json fenced block when the whole output is not JSON
+             * @default false
+             */
+            allow_fenced?: boolean;
+        };
+        /**
+         * @description Each key point occurs in the output, allowing small wording differences (rapidfuzz
+         *     partial_ratio of the lower-cased texts without punctuation ≥ threshold). The value is
+         *     the share of points found.
+         */
+        KeyPointsParams: {
+            /** @description The key points; default: the case's expected.key_points */
+            points?: string[];
+            /**
+             * @description How closely a point must match, 0 to 100 (rapidfuzz partial_ratio)
+             * @default 85
+             */
+            threshold?: number;
+            /**
+             * @description The share of points that must be found to pass, 0 to 1
+             * @default 1
+             */
+            min_share?: number;
+        };
+        /** @description The call answered within max_ms milliseconds. */
+        LatencyParams: {
+            /** @description The slowest allowed answer, in milliseconds */
+            max_ms: number;
+        };
+        /**
+         * @description The output's length is within min and max (inclusive), counted in characters,
+         *     words (separated by whitespace) or tokens.
+         */
+        LengthParams: {
+            /**
+             * @description What to count
+             * @default characters
+             * @enum {string}
+             */
+            unit?: "characters" | "words" | "tokens";
+            /** @description The fewest allowed */
+            min?: number;
+            /** @description The most allowed */
+            max?: number;
+            /**
+             * @description The tokenizer when unit is tokens; default cl100k_base
+             * @enum {string}
+             */
+            encoding?: "cl100k_base" | "o200k_base";
+        };
+        /** @description Judge models score the output on each criterion of a weighted rubric */
+        LlmJudgeParams: {
+            /** @description Weighted criteria; weights sum to 1 (±0.01), names unique ignoring case */
+            rubric: {
+                criteria: {
+                    name: string;
+                    /** @description What the judge checks */
+                    description: string;
+                    weight: number;
+                    scale: ("0-1" | "0-3" | "0-5" | "0-10" | "0-100" | "1-5" | "1-10") | {
+                        min: number;
+                        max: number;
+                        /** @description Scale point -> meaning */
+                        labels?: {
+                            [key: string]: string;
+                        };
+                    };
+                }[];
+                /** @description What the output should achieve */
+                goal?: string;
+            };
+            /** @description Judge models: model config ids or names in the project */
+            judges: string[];
+            /** @description Further instructions for the judges */
+            instructions?: string;
+            /** @description The composite score (0..1) needed to pass */
+            pass_threshold?: number;
+        };
+        /** @description Reviewers score outputs by hand: pass/fail, 1 to 5, or 1 to 5 on each named criterion */
+        ManualParams: {
+            /**
+             * @description pass_fail, an overall 1-5 rating, or 1-5 per criterion
+             * @default 1-5
+             * @enum {string}
+             */
+            scale?: "1-5" | "pass_fail" | "criteria";
+            /** @description The criteria rated 1-5 (scale "criteria" only) */
+            criteria?: string[];
+        } | {
+            /** @enum {unknown} */
+            scale: "criteria";
+        } | {
+            /** @enum {unknown} */
+            scale?: "1-5" | "pass_fail";
+        };
+        /** @description Every one of `terms` must occur; the value is the share found. */
+        MustIncludeParams: {
+            /** @description Terms the output must include */
+            terms: string[];
+            /**
+             * @description Match letter case exactly
+             * @default false
+             */
+            case_sensitive?: boolean;
+            /**
+             * @description Match whole words only (not inside a longer word)
+             * @default false
+             */
+            whole_words?: boolean;
+        };
+        /** @description None of `terms` may occur; evidence marks every occurrence of each one found. */
+        MustNotIncludeParams: {
+            /** @description Terms the output must not include */
+            terms: string[];
+            /**
+             * @description Match letter case exactly
+             * @default false
+             */
+            case_sensitive?: boolean;
+            /**
+             * @description Match whole words only (not inside a longer word)
+             * @default false
+             */
+            whole_words?: boolean;
+        };
+        /** @description Judge models pick the better of two outputs of a case, asked in both orders */
+        PairwiseJudgeParams: {
+            /** @description Judge models: model config ids or names in the project */
+            judges: string[];
+            /** @description Weighted criteria; weights sum to 1 (±0.01), names unique ignoring case */
+            rubric?: {
+                criteria: {
+                    name: string;
+                    /** @description What the judge checks */
+                    description: string;
+                    weight: number;
+                    scale: ("0-1" | "0-3" | "0-5" | "0-10" | "0-100" | "1-5" | "1-10") | {
+                        min: number;
+                        max: number;
+                        /** @description Scale point -> meaning */
+                        labels?: {
+                            [key: string]: string;
+                        };
+                    };
+                }[];
+                /** @description What the output should achieve */
+                goal?: string;
+            };
+            /** @description What the outputs should achieve */
+            goal?: string;
+            /** @description Further instructions for the judges */
+            instructions?: string;
+        };
+        /** @description Judge models rate a dataset's question on clarity, difficulty, relevance, originality and overall (1-10 each), with a justification */
+        QuestionQualityParams: {
+            /** @description Judge models: model config ids or names in the project */
+            judges: string[];
+            criteria?: ("clarity" | "difficulty" | "relevance" | "originality" | "overall")[];
+            /** @description Free-form instructions for the judges */
+            instruction?: string;
+        } | {
+            criteria: unknown;
+        } | {
+            instruction: unknown;
+        };
+        /** @description Judge models rate groundedness, relevance, coherence and fluency (1-5) */
+        RagMetricsParams: {
+            /** @description Judge models: model config ids or names in the project */
+            judges: string[];
+            /** @description Further instructions for the judges */
+            instructions?: string;
+            /** @description The composite score (0..1) needed to pass */
+            pass_threshold?: number;
+        };
+        /** @description The output matches `pattern` somewhere (anchor it with ^ and $ to match it whole). */
+        RegexParams: {
+            /** @description A regular expression in Python syntax */
+            pattern: string;
+            /**
+             * @description Any of i (ignore case), m (^ and $ at line ends), s (. matches newlines), x (verbose)
+             * @default
+             */
+            flags?: string;
+        };
+        /** @description Rules in the EvalArena YAML language, checked against the conversation or agent trace */
+        RulesParams: {
+            /** @description The rules, as YAML text (application/yaml) */
+            yaml: string;
+        };
+        /**
+         * @description Looks for PII (email, phone, credit card, US SSN, IBAN, IP address) and jailbreak
+         *     patterns in the output; "flag" records findings, "block" also fails the output.
+         */
+        SafetyParams: {
+            /**
+             * @description What to look for
+             * @default [
+             *       "pii",
+             *       "jailbreak"
+             *     ]
+             */
+            checks?: ("pii" | "jailbreak")[];
+            /**
+             * @description flag: record findings for review (the output passes); block: fail the output
+             * @default flag
+             * @enum {string}
+             */
+            action?: "flag" | "block";
+        };
+        /**
+         * @description How similar the output is to the expected text (`value`, else the case's expected
+         *     output): rapidfuzz ratio (character edits) or token_set_ratio (shared words, any
+         *     order), normalised to 0 to 1.
+         */
+        SimilarityParams: {
+            /** @description The text to compare with; default: the case's expected output */
+            value?: string;
+            /**
+             * @description ratio: character edits; token_set_ratio: shared words in any order
+             * @default ratio
+             * @enum {string}
+             */
+            method?: "ratio" | "token_set_ratio";
+            /**
+             * @description The similarity needed to pass, 0 to 1
+             * @default 0.8
+             */
+            threshold?: number;
+            /**
+             * @description Compare lower-cased texts without punctuation
+             * @default true
+             */
+            normalize?: boolean;
+        };
+        /** @description The output starts with `value`. */
+        StartsWithParams: {
+            /** @description The text the output must start with */
+            value: string;
+            /**
+             * @description Match letter case exactly
+             * @default true
+             */
+            case_sensitive?: boolean;
+            /**
+             * @description Ignore whitespace before the output's first character
+             * @default true
+             */
+            strip?: boolean;
+        };
+        /** @description Judge models decide whether an agent's conversation passes a written rubric */
+        VerdictJudgeParams: {
+            /** @description The rubric: what passes and what fails */
+            rubric: string;
+            /** @description Judge models: model config ids or names in the project */
+            judges: string[];
+            /** @description The agent's ground truth, shown to the judges as data */
+            agent_context?: {
+                /** @description The agent's system prompt */
+                system_prompt?: string;
+                tools?: Record<string, unknown>[];
+                /** @description Must-dos and must-nots */
+                contract?: string[];
+            };
+        };
+        CodeExecutionScorerCreate: {
+            params: components["schemas"]["CodeExecutionParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "code_execution";
+            /** @default null */
+            description?: string | null;
+        };
+        ContainsScorerCreate: {
+            params: components["schemas"]["ContainsParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "contains";
+            /** @default null */
+            description?: string | null;
+        };
+        ContainsAllScorerCreate: {
+            params: components["schemas"]["ContainsAllParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "contains_all";
+            /** @default null */
+            description?: string | null;
+        };
+        ContainsAnyScorerCreate: {
+            params: components["schemas"]["ContainsAnyParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "contains_any";
+            /** @default null */
+            description?: string | null;
+        };
+        CostScorerCreate: {
+            params: components["schemas"]["CostParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "cost";
+            /** @default null */
+            description?: string | null;
+        };
+        EqualsScorerCreate: {
+            params: components["schemas"]["EqualsParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "equals";
+            /** @default null */
+            description?: string | null;
+        };
+        IcontainsScorerCreate: {
+            params: components["schemas"]["IcontainsParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "icontains";
+            /** @default null */
+            description?: string | null;
+        };
+        IsJsonScorerCreate: {
+            params: components["schemas"]["IsJsonParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "is_json";
+            /** @default null */
+            description?: string | null;
+        };
+        JsonSchemaScorerCreate: {
+            params: components["schemas"]["JsonSchemaParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "json_schema";
+            /** @default null */
+            description?: string | null;
+        };
+        KeyPointsScorerCreate: {
+            params: components["schemas"]["KeyPointsParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "key_points";
+            /** @default null */
+            description?: string | null;
+        };
+        LatencyScorerCreate: {
+            params: components["schemas"]["LatencyParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "latency";
+            /** @default null */
+            description?: string | null;
+        };
+        LengthScorerCreate: {
+            params: components["schemas"]["LengthParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "length";
+            /** @default null */
+            description?: string | null;
+        };
+        LlmJudgeScorerCreate: {
+            params: components["schemas"]["LlmJudgeParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "llm_judge";
+            /** @default null */
+            description?: string | null;
+        };
+        ManualScorerCreate: {
+            params: components["schemas"]["ManualParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "manual";
+            /** @default null */
+            description?: string | null;
+        };
+        MustIncludeScorerCreate: {
+            params: components["schemas"]["MustIncludeParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "must_include";
+            /** @default null */
+            description?: string | null;
+        };
+        MustNotIncludeScorerCreate: {
+            params: components["schemas"]["MustNotIncludeParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "must_not_include";
+            /** @default null */
+            description?: string | null;
+        };
+        PairwiseJudgeScorerCreate: {
+            params: components["schemas"]["PairwiseJudgeParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "pairwise_judge";
+            /** @default null */
+            description?: string | null;
+        };
+        QuestionQualityScorerCreate: {
+            params: components["schemas"]["QuestionQualityParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "question_quality";
+            /** @default null */
+            description?: string | null;
+        };
+        RagMetricsScorerCreate: {
+            params: components["schemas"]["RagMetricsParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rag_metrics";
+            /** @default null */
+            description?: string | null;
+        };
+        RegexScorerCreate: {
+            params: components["schemas"]["RegexParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "regex";
+            /** @default null */
+            description?: string | null;
+        };
+        RulesScorerCreate: {
+            params: components["schemas"]["RulesParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rules";
+            /** @default null */
+            description?: string | null;
+        };
+        SafetyScorerCreate: {
+            params: components["schemas"]["SafetyParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "safety";
+            /** @default null */
+            description?: string | null;
+        };
+        SimilarityScorerCreate: {
+            params: components["schemas"]["SimilarityParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "similarity";
+            /** @default null */
+            description?: string | null;
+        };
+        StartsWithScorerCreate: {
+            params: components["schemas"]["StartsWithParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "starts_with";
+            /** @default null */
+            description?: string | null;
+        };
+        VerdictJudgeScorerCreate: {
+            params: components["schemas"]["VerdictJudgeParams"];
+            /** @default null */
+            note?: string | null;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "verdict_judge";
+            /** @default null */
+            description?: string | null;
+        };
+        CodeExecutionPreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "code_execution";
+            params: components["schemas"]["CodeExecutionParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        ContainsPreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "contains";
+            params: components["schemas"]["ContainsParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        ContainsAllPreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "contains_all";
+            params: components["schemas"]["ContainsAllParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        ContainsAnyPreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "contains_any";
+            params: components["schemas"]["ContainsAnyParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        CostPreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "cost";
+            params: components["schemas"]["CostParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        EqualsPreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "equals";
+            params: components["schemas"]["EqualsParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        IcontainsPreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "icontains";
+            params: components["schemas"]["IcontainsParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        IsJsonPreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "is_json";
+            params: components["schemas"]["IsJsonParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        JsonSchemaPreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "json_schema";
+            params: components["schemas"]["JsonSchemaParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        KeyPointsPreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "key_points";
+            params: components["schemas"]["KeyPointsParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        LatencyPreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "latency";
+            params: components["schemas"]["LatencyParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        LengthPreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "length";
+            params: components["schemas"]["LengthParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        LlmJudgePreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "llm_judge";
+            params: components["schemas"]["LlmJudgeParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        ManualPreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "manual";
+            params: components["schemas"]["ManualParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        MustIncludePreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "must_include";
+            params: components["schemas"]["MustIncludeParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        MustNotIncludePreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "must_not_include";
+            params: components["schemas"]["MustNotIncludeParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        PairwiseJudgePreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "pairwise_judge";
+            params: components["schemas"]["PairwiseJudgeParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        QuestionQualityPreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "question_quality";
+            params: components["schemas"]["QuestionQualityParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        RagMetricsPreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rag_metrics";
+            params: components["schemas"]["RagMetricsParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        RegexPreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "regex";
+            params: components["schemas"]["RegexParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        RulesPreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rules";
+            params: components["schemas"]["RulesParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        SafetyPreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "safety";
+            params: components["schemas"]["SafetyParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        SimilarityPreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "similarity";
+            params: components["schemas"]["SimilarityParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        StartsWithPreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "starts_with";
+            params: components["schemas"]["StartsWithParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        VerdictJudgePreviewRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "verdict_judge";
+            params: components["schemas"]["VerdictJudgeParams"];
+            sample: components["schemas"]["Sample"];
+            /**
+             * @description Pairwise kinds: the output shown as Response 2
+             * @default null
+             */
+            second?: components["schemas"]["Sample"] | null;
+        };
+        CodeExecutionTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "code_execution";
+            params: components["schemas"]["CodeExecutionParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        ContainsTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "contains";
+            params: components["schemas"]["ContainsParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        ContainsAllTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "contains_all";
+            params: components["schemas"]["ContainsAllParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        ContainsAnyTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "contains_any";
+            params: components["schemas"]["ContainsAnyParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        CostTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "cost";
+            params: components["schemas"]["CostParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        EqualsTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "equals";
+            params: components["schemas"]["EqualsParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        IcontainsTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "icontains";
+            params: components["schemas"]["IcontainsParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        IsJsonTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "is_json";
+            params: components["schemas"]["IsJsonParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        JsonSchemaTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "json_schema";
+            params: components["schemas"]["JsonSchemaParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        KeyPointsTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "key_points";
+            params: components["schemas"]["KeyPointsParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        LatencyTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "latency";
+            params: components["schemas"]["LatencyParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        LengthTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "length";
+            params: components["schemas"]["LengthParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        LlmJudgeTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "llm_judge";
+            params: components["schemas"]["LlmJudgeParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        ManualTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "manual";
+            params: components["schemas"]["ManualParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        MustIncludeTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "must_include";
+            params: components["schemas"]["MustIncludeParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        MustNotIncludeTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "must_not_include";
+            params: components["schemas"]["MustNotIncludeParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        PairwiseJudgeTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "pairwise_judge";
+            params: components["schemas"]["PairwiseJudgeParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        QuestionQualityTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "question_quality";
+            params: components["schemas"]["QuestionQualityParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        RagMetricsTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rag_metrics";
+            params: components["schemas"]["RagMetricsParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        RegexTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "regex";
+            params: components["schemas"]["RegexParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        RulesTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rules";
+            params: components["schemas"]["RulesParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        SafetyTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "safety";
+            params: components["schemas"]["SafetyParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        SimilarityTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "similarity";
+            params: components["schemas"]["SimilarityParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        StartsWithTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "starts_with";
+            params: components["schemas"]["StartsWithParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        VerdictJudgeTryRequest: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "verdict_judge";
+            params: components["schemas"]["VerdictJudgeParams"];
+            /**
+             * @description A recorded output of one of the project's runs
+             * @default null
+             */
+            output_id?: number | null;
+            /**
+             * @description Pasted text instead of an output
+             * @default null
+             */
+            sample?: components["schemas"]["Sample"] | null;
+        };
+        CodeExecutionScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["CodeExecutionParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        ContainsScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["ContainsParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        ContainsAllScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["ContainsAllParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        ContainsAnyScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["ContainsAnyParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        CostScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["CostParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        EqualsScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["EqualsParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        IcontainsScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["IcontainsParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        IsJsonScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["IsJsonParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        JsonSchemaScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["JsonSchemaParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        KeyPointsScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["KeyPointsParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        LatencyScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["LatencyParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        LengthScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["LengthParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        LlmJudgeScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["LlmJudgeParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        ManualScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["ManualParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        MustIncludeScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["MustIncludeParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        MustNotIncludeScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["MustNotIncludeParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        PairwiseJudgeScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["PairwiseJudgeParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        QuestionQualityScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["QuestionQualityParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        RagMetricsScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["RagMetricsParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        RegexScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["RegexParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        RulesScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["RulesParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        SafetyScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["SafetyParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        SimilarityScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["SimilarityParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        StartsWithScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["StartsWithParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        VerdictJudgeScorerVersion: {
+            id: number;
+            scorer_id: number;
+            number: number;
+            params: components["schemas"]["VerdictJudgeParams"];
+            note: string | null;
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        CodeExecutionScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "code_execution";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["CodeExecutionScorerVersion"];
+        };
+        ContainsScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "contains";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["ContainsScorerVersion"];
+        };
+        ContainsAllScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "contains_all";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["ContainsAllScorerVersion"];
+        };
+        ContainsAnyScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "contains_any";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["ContainsAnyScorerVersion"];
+        };
+        CostScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "cost";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["CostScorerVersion"];
+        };
+        EqualsScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "equals";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["EqualsScorerVersion"];
+        };
+        IcontainsScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "icontains";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["IcontainsScorerVersion"];
+        };
+        IsJsonScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "is_json";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["IsJsonScorerVersion"];
+        };
+        JsonSchemaScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "json_schema";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["JsonSchemaScorerVersion"];
+        };
+        KeyPointsScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "key_points";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["KeyPointsScorerVersion"];
+        };
+        LatencyScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "latency";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["LatencyScorerVersion"];
+        };
+        LengthScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "length";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["LengthScorerVersion"];
+        };
+        LlmJudgeScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "llm_judge";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["LlmJudgeScorerVersion"];
+        };
+        ManualScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "manual";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["ManualScorerVersion"];
+        };
+        MustIncludeScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "must_include";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["MustIncludeScorerVersion"];
+        };
+        MustNotIncludeScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "must_not_include";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["MustNotIncludeScorerVersion"];
+        };
+        PairwiseJudgeScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "pairwise_judge";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["PairwiseJudgeScorerVersion"];
+        };
+        QuestionQualityScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "question_quality";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["QuestionQualityScorerVersion"];
+        };
+        RagMetricsScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rag_metrics";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["RagMetricsScorerVersion"];
+        };
+        RegexScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "regex";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["RegexScorerVersion"];
+        };
+        RulesScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rules";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["RulesScorerVersion"];
+        };
+        SafetyScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "safety";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["SafetyScorerVersion"];
+        };
+        SimilarityScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "similarity";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["SimilarityScorerVersion"];
+        };
+        StartsWithScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "starts_with";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["StartsWithScorerVersion"];
+        };
+        VerdictJudgeScorer: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "verdict_judge";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["VerdictJudgeScorerVersion"];
+        };
+        CodeExecutionScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "code_execution";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["CodeExecutionScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["CodeExecutionScorerVersion"][];
+        };
+        ContainsScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "contains";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["ContainsScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["ContainsScorerVersion"][];
+        };
+        ContainsAllScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "contains_all";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["ContainsAllScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["ContainsAllScorerVersion"][];
+        };
+        ContainsAnyScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "contains_any";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["ContainsAnyScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["ContainsAnyScorerVersion"][];
+        };
+        CostScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "cost";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["CostScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["CostScorerVersion"][];
+        };
+        EqualsScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "equals";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["EqualsScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["EqualsScorerVersion"][];
+        };
+        IcontainsScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "icontains";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["IcontainsScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["IcontainsScorerVersion"][];
+        };
+        IsJsonScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "is_json";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["IsJsonScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["IsJsonScorerVersion"][];
+        };
+        JsonSchemaScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "json_schema";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["JsonSchemaScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["JsonSchemaScorerVersion"][];
+        };
+        KeyPointsScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "key_points";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["KeyPointsScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["KeyPointsScorerVersion"][];
+        };
+        LatencyScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "latency";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["LatencyScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["LatencyScorerVersion"][];
+        };
+        LengthScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "length";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["LengthScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["LengthScorerVersion"][];
+        };
+        LlmJudgeScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "llm_judge";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["LlmJudgeScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["LlmJudgeScorerVersion"][];
+        };
+        ManualScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "manual";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["ManualScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["ManualScorerVersion"][];
+        };
+        MustIncludeScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "must_include";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["MustIncludeScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["MustIncludeScorerVersion"][];
+        };
+        MustNotIncludeScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "must_not_include";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["MustNotIncludeScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["MustNotIncludeScorerVersion"][];
+        };
+        PairwiseJudgeScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "pairwise_judge";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["PairwiseJudgeScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["PairwiseJudgeScorerVersion"][];
+        };
+        QuestionQualityScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "question_quality";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["QuestionQualityScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["QuestionQualityScorerVersion"][];
+        };
+        RagMetricsScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rag_metrics";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["RagMetricsScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["RagMetricsScorerVersion"][];
+        };
+        RegexScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "regex";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["RegexScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["RegexScorerVersion"][];
+        };
+        RulesScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "rules";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["RulesScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["RulesScorerVersion"][];
+        };
+        SafetyScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "safety";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["SafetyScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["SafetyScorerVersion"][];
+        };
+        SimilarityScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "similarity";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["SimilarityScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["SimilarityScorerVersion"][];
+        };
+        StartsWithScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "starts_with";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["StartsWithScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["StartsWithScorerVersion"][];
+        };
+        VerdictJudgeScorerDetail: {
+            id: number;
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "verdict_judge";
+            description: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The newest version */
+            latest: components["schemas"]["VerdictJudgeScorerVersion"];
+            /** @description Newest first */
+            versions: components["schemas"]["VerdictJudgeScorerVersion"][];
+        };
+        /** @description A questions dataset's case: the question */
+        QuestionsCaseInput: {
+            /** @description Not blank, at most 100,000 characters */
+            question: string;
+        };
+        /** @description A cases dataset's case: the prompt's template variables (names match ^[A-Za-z_][A-Za-z0-9_]{0,63}$) and their text */
+        CasesCaseInput: {
+            [key: string]: string;
+        };
+        /** @description A conversations dataset's case: the messages, with 1 to 10 user turns */
+        ConversationsCaseInput: {
+            messages: {
+                /** @enum {string} */
+                role: "system" | "user" | "assistant";
+                /** @description Not blank, at most 100,000 characters */
+                content: string;
+            }[];
+        };
+        /** @description A traces dataset's case: any object (the case is its trace) */
+        TracesCaseInput: Record<string, unknown>;
     };
     responses: {
         /** @description The account is locked for a while */
@@ -6286,12 +8808,12 @@ export interface operations {
                 page_size?: number;
                 /** @description Text in the name or description */
                 q?: string | null;
-                kind?: "questions" | "cases" | "conversations" | "traces" | null;
+                kind?: ("questions" | "cases" | "conversations" | "traces") | null;
                 /** @description Datasets tagged so, or whose latest version has a case with this tag */
                 tag?: string | null;
                 include_archived?: boolean;
                 /** @description Datasets whose latest version has a case of this difficulty */
-                difficulty?: "easy" | "medium" | "hard" | null;
+                difficulty?: ("easy" | "medium" | "hard") | null;
             };
             header?: never;
             path: {
@@ -6590,7 +9112,7 @@ export interface operations {
                 page_size?: number;
                 q?: string | null;
                 tag?: string | null;
-                difficulty?: "easy" | "medium" | "hard" | null;
+                difficulty?: ("easy" | "medium" | "hard") | null;
             };
             header?: never;
             path: {
@@ -7688,7 +10210,7 @@ export interface operations {
                 page_size?: number;
                 /** @description A target of this run (else 422) */
                 target_id?: number | null;
-                status?: "pending" | "running" | "succeeded" | "failed" | "skipped" | null;
+                status?: ("pending" | "running" | "succeeded" | "failed" | "skipped") | null;
                 /** @description e.g. timeout, rate_limited, cancelled, budget_exceeded */
                 error_class?: string | null;
             };
@@ -7818,7 +10340,7 @@ export interface operations {
                 /** @description Comparisons of this case */
                 case_id?: number | null;
                 /** @description none: no winner (orders disagreed, or the judgement failed) */
-                winner?: "a" | "b" | "tie" | "none" | null;
+                winner?: ("a" | "b" | "tie" | "none") | null;
                 /** @description Only judgements whose two orders disagreed (true) or not (false) */
                 position_bias?: boolean | null;
                 /** @description Only failed judgements (true) or judged ones (false) */
@@ -8111,8 +10633,8 @@ export interface operations {
                 /** @description Rows with a cell scored at most this (0..1), not below score_min */
                 score_max?: number | null;
                 /** @description Rows with a cell that passed, failed, or has no score */
-                verdict?: "passed" | "failed" | "unscored" | null;
-                status?: "pending" | "running" | "succeeded" | "failed" | "skipped" | null;
+                verdict?: ("passed" | "failed" | "unscored") | null;
+                status?: ("pending" | "running" | "succeeded" | "failed" | "skipped") | null;
                 error_class?: string | null;
                 /** @description Cases carrying this tag */
                 tag?: string | null;
@@ -8147,7 +10669,7 @@ export interface operations {
             query?: {
                 page?: number;
                 page_size?: number;
-                status?: "pending" | "running" | "paused" | "completed" | "partial" | "failed" | "cancelled" | "budget_exceeded" | null;
+                status?: ("pending" | "running" | "paused" | "completed" | "partial" | "failed" | "cancelled" | "budget_exceeded") | null;
             };
             header?: never;
             path: {
@@ -8771,7 +11293,7 @@ export interface operations {
                 /** @description Pass/fail from this scorer of the project (else 422); without one, from the outputs' status */
                 scorer_id?: number | null;
                 /** @description List only the cases of one outcome */
-                outcome?: "regressed" | "new_fail" | "still_failing" | "fixed" | "new_pass" | "still_passing" | "missing" | null;
+                outcome?: ("regressed" | "new_fail" | "still_failing" | "fixed" | "new_pass" | "still_passing" | "missing") | null;
             };
             header?: never;
             path: {

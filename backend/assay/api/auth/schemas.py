@@ -4,6 +4,7 @@ from marshmallow import Schema, fields, validate, validates_schema
 from marshmallow.exceptions import ValidationError
 
 from assay.api.fields import Email, StrictBoolean
+from assay.core.auth.passwords import MIN_LENGTH, PATTERN, POLICY
 
 
 class UserSchema(Schema):
@@ -16,7 +17,11 @@ class UserSchema(Schema):
 class RegisterSchema(Schema):
     email = Email(required=True)
     name = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=255))
-    password = fields.String(required=True, validate=validate.Length(min=1, max=1024))
+    # The document states the policy; the server checks it in register(), which names every
+    # rule the password breaks (422 "Password is too weak").
+    password = fields.String(required=True, validate=validate.Length(min=1, max=1024),
+                             metadata={"minLength": MIN_LENGTH, "pattern": PATTERN,
+                                       "description": POLICY})
     confirm_password = fields.String(required=True, validate=validate.Length(max=1024))
 
     @validates_schema

@@ -13,13 +13,23 @@ import re
 import bcrypt
 
 SPECIALS = "!@#$%^&*"
-RULES: list[tuple[str, str]] = [
-    (r".{12,}", "Password must be at least 12 characters"),
-    (r"[A-Z]", "Password must contain an uppercase letter"),
-    (r"[a-z]", "Password must contain a lowercase letter"),
-    (r"[0-9]", "Password must contain a number"),
-    (f"[{re.escape(SPECIALS)}]", f"Password must contain a special character ({SPECIALS})"),
+MIN_LENGTH = 12
+# Each class a password needs, as a regex that reads the same in Python and ECMAScript (the
+# OpenAPI document states the policy as one `pattern` built from these).
+CLASSES: list[tuple[str, str]] = [
+    ("[A-Z]", "an uppercase letter"),
+    ("[a-z]", "a lowercase letter"),
+    ("[0-9]", "a number"),
+    (f"[{SPECIALS}]", f"a special character ({SPECIALS})"),
 ]
+RULES: list[tuple[str, str]] = [
+    (f".{{{MIN_LENGTH},}}", f"Password must be at least {MIN_LENGTH} characters"),
+    *((pattern, f"Password must contain {what}") for pattern, what in CLASSES),
+]
+# Lookaheads, one per class; [\s\S] because a password may hold a newline.
+PATTERN = "^" + "".join(f"(?=[\\s\\S]*{pattern})" for pattern, _ in CLASSES)
+POLICY = (f"At least {MIN_LENGTH} characters with an uppercase and a lowercase letter, a "
+          f"number and one of {SPECIALS}")
 
 
 def password_problems(password: str) -> list[str]:

@@ -167,7 +167,7 @@ export function rowErrors(errors: unknown): RowError[] {
 
 /** A one-line summary of a case for the table. */
 export function caseSummary(c: Pick<Case, 'input' | 'trace'>): string {
-  const input = c.input ?? {};
+  const input: JsonObject = c.input ?? {}; // its shape depends on the dataset's kind
   for (const key of ['question', 'prompt', 'text', 'query']) {
     const v = input[key];
     if (typeof v === 'string') return v;

@@ -17,7 +17,10 @@ export function gridRun(over: Partial<Run> = {}): Run {
   });
 }
 
-export function manualScorer(scale = '1-5'): Scorer & { versions: Scorer['latest'][] } {
+type Manual = Extract<Scorer, { kind: 'manual' }>;
+type Scale = NonNullable<Manual['latest']['params']['scale']>;
+
+export function manualScorer(scale: Scale = '1-5'): Manual & { versions: Manual['latest'][] } {
   const latest = { id: MANUAL.versionId, scorer_id: MANUAL.scorerId, number: 1, params: { scale }, note: null, created_by: null, created_at: '2024-01-01T00:00:00Z' };
   return { id: MANUAL.scorerId, name: 'Helpfulness', kind: 'manual', description: null, archived_at: null, created_at: latest.created_at, latest, versions: [latest] };
 }
@@ -28,7 +31,7 @@ export const outputId = (c: number, t: number) => 1000 + c * 10 + t;
 export interface GridState {
   rows: number; // cases
   run: Run;
-  scale: string;
+  scale: Scale;
   role: string;
   /** output id -> the reviewer's manual score as entered */
   manual: Map<number, { rating: number | null; passed: boolean | null }>;

@@ -45,7 +45,7 @@ export function emptyDraft(kind: DatasetKind): CaseDraft {
 
 export function draftOf(kind: DatasetKind, c: Case): CaseDraft {
   const d = emptyDraft(kind);
-  const input = c.input ?? {};
+  const input: JsonObject = c.input ?? {}; // read per kind below
   const expected = (c.expected ?? {}) as JsonObject;
   d.tags = c.tags.join(', ');
   d.difficulty = c.difficulty ?? '';

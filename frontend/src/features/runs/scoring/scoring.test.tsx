@@ -12,9 +12,10 @@ const ts = '2024-01-01T00:00:00Z';
 const version = (id: number, scorerId: number, number: number, params: Record<string, unknown> = {}) => ({
   id, scorer_id: scorerId, number, params, note: null, created_by: null, created_at: ts,
 });
-const scorer = (id: number, name: string, kind: string, latest: ReturnType<typeof version>): Scorer => ({
+// Params as loose as these tests need: not every kind's required ones.
+const scorer = (id: number, name: string, kind: Scorer['kind'], latest: ReturnType<typeof version>): Scorer => ({
   id, name, kind, description: null, archived_at: null, created_at: ts, latest,
-});
+}) as Scorer;
 const contains = scorer(1, 'Mentions refund', 'contains', version(12, 1, 2));
 const judge = scorer(2, 'Helpfulness', 'llm_judge', version(21, 2, 1, { judges: ['Fake Fast'] }));
 const pairs = scorer(3, 'Which is better', 'pairwise_judge', version(31, 3, 1, { judges: ['Fake Fast'] }));

@@ -15,6 +15,12 @@ export type JudgePrompt = Json<paths['/api/projects/{project_id}/scorers/preview
 export type TryBody = Body<paths['/api/projects/{project_id}/scorers/try']['post']>;
 export type Trial = Json<paths['/api/projects/{project_id}/scorers/try']['post']['responses'][200]>;
 export type Params = Record<string, unknown>;
+/** A body the generic editor builds: the kind is picked and its params filled at run time
+ * from the kind's JSON Schema, so which variant of the document's oneOf (discriminated by
+ * kind) it is cannot be known statically. The server checks the params against the kind
+ * (422 under params.<field>), so the hooks take drafts and send them as the variant. */
+export type Draft<B> = Omit<B, 'kind' | 'params'> & { kind: string; params: Params };
+const asBody = <B>(draft: Draft<B>) => draft as unknown as B;
 
 export const PAGE_SIZE = 20;
 
@@ -74,8 +80,8 @@ function useScorerMutation<V, R>(projectId: number, fn: (v: V) => Promise<R>) {
 }
 
 export function useCreateScorer(projectId: number) {
-  return useScorerMutation(projectId, (body: ScorerCreateBody) =>
-    unwrap(api.POST('/api/projects/{project_id}/scorers', { params: { path: { project_id: projectId } }, body })),
+  return useScorerMutation(projectId, (body: Draft<ScorerCreateBody>) =>
+    unwrap(api.POST('/api/projects/{project_id}/scorers', { params: { path: { project_id: projectId } }, body: asBody(body) })),
   );
 }
 
@@ -103,16 +109,16 @@ export function useArchiveScorer(projectId: number) {
 
 export function usePreview(projectId: number) {
   return useMutation({
-    mutationFn: (body: PreviewBody) =>
-      unwrap(api.POST('/api/projects/{project_id}/scorers/preview', { params: { path: { project_id: projectId } }, body })),
+    mutationFn: (body: Draft<PreviewBody>) =>
+      unwrap(api.POST('/api/projects/{project_id}/scorers/preview', { params: { path: { project_id: projectId } }, body: asBody(body) })),
   });
 }
 
 export function useTryScorer(projectId: number) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: TryBody) =>
-      unwrap(api.POST('/api/projects/{project_id}/scorers/try', { params: { path: { project_id: projectId } }, body })),
+    mutationFn: (body: Draft<TryBody>) =>
+      unwrap(api.POST('/api/projects/{project_id}/scorers/try', { params: { path: { project_id: projectId } }, body: asBody(body) })),
     // The judges' cost is now in the project's spend.
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['project', projectId] }),
   });
