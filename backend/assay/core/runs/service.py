@@ -125,7 +125,7 @@ class Claim:
     """What one claim got: cells to run, or why there are none."""
 
     cells: list[Cell]
-    waiting: bool = False  # the caps have no room now, but will when reservations settle
+    waiting: bool = False  # no room in the caps now, or another shard won the race: look again
     budget_exceeded: str | None = None  # the caps can never fit the next call: why
 
 
@@ -284,9 +284,9 @@ def claim_cells(session: Session, run_id: int, owner: str, limit: int, lease: ti
         .values(status=CellStatus.running, lease_owner=owner, lease_until=now + lease,
                 attempts=Output.attempts + 1)
         .returning(Output.id, Output.reserved_micros, Output.attempts)).all()
-    if not claimed:
+    if not claimed:  # another shard took them first (SQLite): there may be more, look again
         session.commit()
-        return Claim([])
+        return Claim([], waiting=True)
     held = {oid: reserved for oid, reserved, _ in claimed if reserved}
     cells = _cells_of(session, run_id, {oid: (attempts, previous[oid])
                                         for oid, _, attempts in claimed}, secret_key)
