@@ -6014,6 +6014,8 @@ export interface components {
             key_source: "stored" | "env" | "none";
             secret_env: string | null;
             is_default: boolean;
+            /** @description The most calls in flight on this credential at once, over every run, shard and worker together; null: no ceiling */
+            concurrency_ceiling: number | null;
             /** Format: date-time */
             last_tested_at: string | null;
             last_test_ok: boolean | null;
@@ -6055,6 +6057,11 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
+             * @description The most calls in flight on this credential at once, over every run, shard and worker together, so that several runs on one key share it (each run also keeps to its own concurrency); null: no ceiling. Unlike config.max_concurrency (per model, per worker process), it holds across workers.
+             * @default null
+             */
+            concurrency_ceiling?: number | null;
+            /**
              * @description Make this the project's default credential of its kind (the previous default stops being it). The first credential of a kind is the default.
              * @default false
              */
@@ -6072,6 +6079,8 @@ export interface components {
             config?: {
                 [key: string]: unknown;
             };
+            /** @description The most calls in flight on this credential at once, over every run, shard and worker together, so that several runs on one key share it (each run also keeps to its own concurrency); null: no ceiling. Unlike config.max_concurrency (per model, per worker process), it holds across workers. */
+            concurrency_ceiling?: number | null;
             /** @description Make this the project's default credential of its kind (the previous default stops being it). The first credential of a kind is the default. */
             is_default?: boolean;
         };
