@@ -7410,7 +7410,7 @@ export interface components {
              */
             repeats?: number;
             /**
-             * @description Calls in flight at once, per worker
+             * @description Calls in flight at once over the whole run (all its shards and workers together)
              * @default null
              */
             concurrency?: number | null;
@@ -8665,7 +8665,7 @@ export interface components {
             budget_micros?: number | null;
             /** @description Share of the project budget whose crossing raises the alert */
             alert_threshold?: number;
-            /** @description New runs' calls in flight per worker (null: the server's default) */
+            /** @description New runs' calls in flight, each over the whole run (null: the server's default) */
             default_concurrency?: number | null;
             /** @description New runs' seconds per call attempt (null: the server's default) */
             default_timeout_s?: number | null;
