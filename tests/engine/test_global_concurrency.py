@@ -22,7 +22,7 @@ from assay.core.llm.models import Credential, ModelConfig
 from assay.core.runs.models import Run, RunStatus
 from assay.extensions import db
 from assay.jobs.queues import enqueue_run
-from assay.jobs.slots import Pool, Slots, credential_pool, run_pool
+from assay.jobs.slots import Holder, Pool, Slots, credential_pool, run_pool
 from assay.providers.fake import FakeProviderThread
 from assay.runtime import current
 from assay.settings import Settings
@@ -130,6 +130,23 @@ def test_a_dead_holders_slots_come_back_after_its_lease(
     assert alive.sync([pool], [4])[0][0] == 0
     time.sleep(0.4)  # the dead holder never renews
     assert alive.sync([pool], [4])[0][0] == 4
+
+
+def test_slots_given_back_stop_counting_before_redis_answers(
+        settings: Settings, redis_conn: redis.Redis) -> None:
+    """Between asking to give slots back and the answer, Redis may hand them to another
+    shard: the holder must not start a cell on them meanwhile."""
+    holder = Holder(Slots(redis_conn, settings.redis_prefix, "giver", 10), "run:test-give", 8)
+    holder.run.waiting = 8
+    holder.apply(*holder.request(), [(8, 8, False)], time.monotonic())
+    holder.run.waiting, holder.run.used = 0, 3  # 3 in flight, nothing else to do
+    pools, wants = holder.request()
+    assert wants == [3] and holder.run.free() == 0, "spare slots still usable while asked back"
+    holder.apply(pools, wants, holder.slots.sync(pools, wants), time.monotonic())
+    assert (holder.run.held, holder.run.free()) == (3, 0)
+    holder.run.used = 0
+    holder.release_all()
+    assert not redis_conn.hkeys(f"{settings.redis_prefix}:slots:run:test-give:held")
 
 
 # --- three workers ----------------------------------------------------------------------------
