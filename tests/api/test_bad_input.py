@@ -158,10 +158,11 @@ VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
     ("POST", "/api/projects/{project_id}/credentials"): lambda w: {
         "kind": "fake", "label": "Checked", "base_url": "http://127.0.0.1:9",
         "api_key": "sk-checked-12345678", "secret_env": "CHECKED_API_KEY", "config": {},
-        "is_default": True},
+        "concurrency_ceiling": 8, "is_default": True},
     ("PATCH", "/api/projects/{project_id}/credentials/{credential_id}"): lambda w: {
         "label": "Renamed", "base_url": "http://127.0.0.1:9", "api_key": "sk-renamed-12345678",
-        "secret_env": "CHECKED_API_KEY", "config": {}, "is_default": True},
+        "secret_env": "CHECKED_API_KEY", "config": {}, "concurrency_ceiling": None,
+        "is_default": True},
     ("POST", "/api/projects/{project_id}/models"): lambda w: {
         "name": "Checked", "credential_id": w.credential_id, "model": "fake-fast",
         "input_price_per_mtok_micros": 150_000, "output_price_per_mtok_micros": 600_000,

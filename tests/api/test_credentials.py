@@ -314,6 +314,21 @@ def test_rate_limits_are_saved_and_checked_on_patch(ctx: Ctx) -> None:
     assert cleared.json["config"] == {"tpm_limit": 1000}
 
 
+def test_the_concurrency_ceiling_is_saved_changed_and_cleared(ctx: Ctx) -> None:
+    made = ctx.create(kind="fake", label="Shared key", concurrency_ceiling=12)
+    assert made["concurrency_ceiling"] == 12
+    url = f"{ctx.base}/{made['id']}"
+    for bad in (0, 1001, "8", 2.5):
+        refused = ctx.browser.patch(url, json={"concurrency_ceiling": bad})
+        assert refused.status_code == 422, (bad, refused.json)
+    assert ctx.browser.get(url).json["concurrency_ceiling"] == 12, "a bad PATCH saved"
+    changed = ctx.browser.patch(url, json={"concurrency_ceiling": 3})
+    assert changed.status_code == 200 and changed.json["concurrency_ceiling"] == 3
+    assert ctx.browser.patch(url, json={"concurrency_ceiling": None}).json[
+        "concurrency_ceiling"] is None
+    assert ctx.create(kind="fake", label="Unbounded")["concurrency_ceiling"] is None
+
+
 def test_private_addresses_can_be_blocked(ctx: Ctx, monkeypatch: pytest.MonkeyPatch) -> None:
     """Blocked (the compose file's setting), a private provider needs its host:port on the
     allow-list; the operator's own fake provider is always allowed."""

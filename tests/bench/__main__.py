@@ -88,9 +88,9 @@ def _shard_process(run_id: int, go: Any) -> None:
 def throughput(fake_url: str, concurrency: int, shards: int = 1, seconds: float = 4.0,
                scored: bool = True, database_url: str | None = None) -> dict[str, Any]:
     """A run of `concurrency / LATENCY_S * seconds` cells with `concurrency` calls in flight
-    in all: one shard in this process, or `shards` shard processes (as on that many
-    workers) with `concurrency / shards` each; on SQLite, or on `database_url`."""
-    settings = _setup(fake_url, concurrency // shards, database_url)
+    in all (the run's concurrency holds over its shards): one shard in this process, or
+    `shards` shard processes (as on that many workers); on SQLite, or on `database_url`."""
+    settings = _setup(fake_url, concurrency, database_url)
     app = create_app(settings)
     with app.app_context():
         from flask_migrate import upgrade

@@ -3,7 +3,9 @@ call returns until the database has it.
 
 A worker that dies loses what it had not yet written. With the journal, the shard that
 takes over its expired leases records those results instead of calling the provider again,
-so a crash repeats only the calls that were in flight: at most the shard's concurrency.
+so a crash repeats only the calls that were in flight: at most the run's concurrency (a
+slot of the run, slots.py, is held from the call's start until its result is journaled, so
+calls in flight plus results not yet journaled never exceed it over the whole run).
 
 An entry counts only for the lease it was made under: it carries the shard that made it and
 the cell's attempt number, and is taken up only by a shard that took over exactly that

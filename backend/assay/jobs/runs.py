@@ -9,6 +9,10 @@ refilled at once, not after the database has answered. Several shards (on severa
 share a run; a shard that dies leaves leases that expire, and the reaper enqueues a shard to
 take them over, which records the journaled results of those cells instead of calling
 again: a crash repeats at most the calls that were in flight.
+
+The run's `concurrency` bounds its calls in flight across all its shards and workers, and a
+credential's ceiling bounds them across all runs on it: a cell starts only on a slot of each
+(slots.py), held from the call's start until its result is journaled.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import logging
 import time
 import uuid
 from collections import deque
+from collections.abc import Iterable, Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -29,6 +34,7 @@ from assay.core.scoring import context as scoring_context
 from assay.events.publish import BUDGET_ALERT, FINISHED, PROGRESS, STARTED, STATUS
 from assay.jobs.collections_policy import fewer_collections
 from assay.jobs.journal import Journal
+from assay.jobs.slots import Holder, Pool, Slots, credential_pool, run_pool
 from assay.providers.client import LLMClient, RetryPolicy
 from assay.providers.ratelimit import from_settings as rate_limiter
 from assay.runtime import Runtime, current
@@ -39,6 +45,8 @@ LEASE = timedelta(seconds=lease_seconds())  # ASSAY_LEASE_S
 FLUSH_S = 0.25
 BUDGET_WAIT_S = 0.2  # the caps are full of reservations: look again after this
 CALL_TIMEOUT_S = 120.0  # wall clock, per attempt: long generations take a while
+# a dead worker's slots come back after this (its cells' leases may take longer)
+SLOT_LEASE_S = min(LEASE.total_seconds(), 20.0)
 
 
 def execute_run(run_id: int) -> None:
@@ -65,6 +73,7 @@ class _Shard:
         self.published_at = 0.0
         self.lease = LEASE
         self.journal = Journal(rt.redis, rt.settings.redis_prefix, run_id, self.owner)
+        self.slots = Slots(rt.redis, rt.settings.redis_prefix, self.owner, SLOT_LEASE_S)
         self.judging: service.JudgeBound | None = None  # set with the run's scorers
 
     def _claim(self, limit: int) -> tuple[Claim, dict[int, CellResult]]:
@@ -112,10 +121,12 @@ class _Shard:
                            retry=RetryPolicy(attempts=retries + 1),
                            url_policy=rt.settings.url_policy,
                            limiter=rate_limiter(rt.settings))
+        holder = Holder(self.slots, run_pool(run_id), window)
         try:
-            await self._loop(client, window, self._scoring(client))
+            await self._loop(client, window, self._scoring(client), holder)
         finally:
             await client.aclose()
+            await asyncio.to_thread(holder.release_all)
         with rt.db.factory() as session:
             closed = service.finish_if_done(session, run_id)
             ended = closed is None and service.is_over(session, run_id)
@@ -140,8 +151,9 @@ class _Shard:
         self.judging = judge_bound(scoring)  # judges are reserved with the calls they judge
         return scoring
 
-    async def _loop(self, client: LLMClient, window: int, scoring: Scoring) -> None:
-        ready: deque[Cell] = deque()  # claimed, waiting for a free slot
+    async def _loop(self, client: LLMClient, window: int, scoring: Scoring,
+                    holder: Holder) -> None:
+        ready = _Ready(holder)  # claimed, waiting for a free slot
         in_flight: dict[asyncio.Task[CellResult], Cell] = {}
         returned: list[tuple[Cell, CellResult]] = []  # calls done, results not yet journaled
         finished: list[CellResult] = []  # journaled (or Redis refused them), not yet written
@@ -149,6 +161,8 @@ class _Shard:
         journaling: asyncio.Task[bool] | None = None
         flushing: asyncio.Task[None] | None = None
         renewing: asyncio.Task[None] | None = None
+        syncing: asyncio.Task[list[tuple[int, int, bool]]] | None = None
+        asked: tuple[list[Pool], list[int]] = ([], [])
         # tasks report here when done: waking up costs the same with 1 or 500 in flight
         # (asyncio.wait would hook and unhook every pending task on each wake-up)
         completed: deque[asyncio.Task[Any]] = deque()
@@ -174,12 +188,19 @@ class _Shard:
                 # repeats its calls in flight and no more (journaled results are recorded by
                 # whoever takes its leases over). Unwritten results stay under one more window,
                 # so a slow database holds the calls back rather than piling results up.
-                while (ready and len(in_flight) + len(returned) + len(entering) < window
-                       and len(in_flight) + len(finished) + writing < 2 * window):
-                    cell = ready.popleft()
+                while ready and len(in_flight) + len(finished) + writing < 2 * window:
+                    cell = ready.pop()
+                    if cell is None:  # no slot free: the run's, or the cell's credential's
+                        break
                     in_flight[started(asyncio.create_task(
                         execute_cell(client, cell, scoring)))] = cell
                 now = time.monotonic()
+                sync_in = holder.due(now) if syncing is None else FLUSH_S
+                if sync_in == 0:  # ask for slots, give spare ones back, renew the lease
+                    asked = holder.request()
+                    syncing = started(asyncio.create_task(
+                        asyncio.to_thread(self.slots.sync, *asked)))
+                    sync_in = FLUSH_S
                 if (claiming is None and not exhausted and len(ready) <= window // 2
                         and now >= claim_after):
                     # claim ahead, in chunks: a slot that frees up never waits for the database
@@ -207,15 +228,15 @@ class _Shard:
                     flushing = started(asyncio.create_task(
                         asyncio.to_thread(self._flush, batch)))
                 if (idle and exhausted and journaling is None and not returned
-                        and flushing is None and not finished):
+                        and flushing is None and not finished and syncing is None):
                     break
                 busy = bool(in_flight) or any(t is not None for t in (
                     claiming, journaling, flushing, renewing))
                 if not completed:
                     wake.clear()
                     try:
-                        async with asyncio.timeout(
-                                FLUSH_S if busy else max(claim_after - now, 0.01)):
+                        async with asyncio.timeout(min(
+                                sync_in, FLUSH_S if busy else max(claim_after - now, 0.01))):
                             await wake.wait()
                     except TimeoutError:
                         pass
@@ -238,8 +259,13 @@ class _Shard:
                         journaling = None
                         if not finished:
                             finished_at = time.monotonic()
-                        finished.extend(r for _, r in entering)
+                        for cell, journaled in entering:
+                            ready.done(cell)
+                            finished.append(journaled)
                         entering = []
+                    elif task is syncing:
+                        syncing = None
+                        holder.apply(*asked, result, time.monotonic())
                     elif task is flushing:
                         flushing, writing = None, 0
                     elif task is renewing:
@@ -247,6 +273,69 @@ class _Shard:
                     else:
                         returned.append((in_flight.pop(task), result))
         finally:
-            for pending in (*in_flight, claiming, journaling, flushing, renewing):
+            for pending in (*in_flight, claiming, journaling, flushing, renewing, syncing):
                 if pending is not None:
                     pending.cancel()
+
+
+class _Ready:
+    """Claimed cells waiting for a slot, queued by the credential pool they need (None: the
+    run's slots alone), so a credential at its ceiling holds back only its own cells.
+    Counts what waits for, and what uses, each pool of the holder."""
+
+    def __init__(self, holder: Holder) -> None:
+        self.holder = holder
+        self.queues: dict[str | None, deque[Cell]] = {}
+        self.count = 0
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[Cell]:
+        for queue in self.queues.values():
+            yield from queue
+
+    def _pool(self, cell: Cell) -> Pool | None:
+        if not cell.ceiling or cell.cache_hit is not None or cell.key_error is not None:
+            return None  # no ceiling, or no call is made
+        return self.holder.pool(credential_pool(cell.credential_id), cell.ceiling)
+
+    def extend(self, cells: Iterable[Cell]) -> None:
+        for cell in cells:
+            pool = self._pool(cell)
+            name = None if pool is None else pool.name
+            queue = self.queues.get(name)
+            if queue is None:
+                queue = self.queues[name] = deque()
+            queue.append(cell)
+            self.count += 1
+            self.holder.run.waiting += 1
+            if pool is not None:
+                pool.waiting += 1
+
+    def pop(self) -> Cell | None:
+        """The next cell that has a slot of each pool it needs (taken), else None."""
+        run = self.holder.run
+        if run.free() <= 0:
+            return None
+        for name, queue in self.queues.items():
+            if not queue:
+                continue
+            pool = None if name is None else self.holder.pools[name]
+            if pool is not None:
+                if pool.free() <= 0:
+                    continue
+                pool.waiting -= 1
+                pool.used += 1
+            run.waiting -= 1
+            run.used += 1
+            self.count -= 1
+            return queue.popleft()
+        return None
+
+    def done(self, cell: Cell) -> None:
+        """The cell's result is journaled: its slots are free."""
+        self.holder.run.used -= 1
+        pool = self._pool(cell)
+        if pool is not None:
+            pool.used -= 1

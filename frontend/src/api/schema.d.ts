@@ -2601,6 +2601,8 @@ export interface components {
             key_source: "stored" | "env" | "none";
             secret_env: string | null;
             is_default: boolean;
+            /** @description The most calls in flight on this credential at once, over every run, shard and worker together; null: no ceiling */
+            concurrency_ceiling: number | null;
             /** Format: date-time */
             last_tested_at: string | null;
             last_test_ok: boolean | null;
@@ -2642,6 +2644,11 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
+             * @description The most calls in flight on this credential at once, over every run, shard and worker together, so that several runs on one key share it (each run also keeps to its own concurrency); null: no ceiling. Unlike config.max_concurrency (per model, per worker process), it holds across workers.
+             * @default null
+             */
+            concurrency_ceiling?: number | null;
+            /**
              * @description Make this the project's default credential of its kind (the previous default stops being it). The first credential of a kind is the default.
              * @default false
              */
@@ -2659,6 +2666,8 @@ export interface components {
             config?: {
                 [key: string]: unknown;
             };
+            /** @description The most calls in flight on this credential at once, over every run, shard and worker together, so that several runs on one key share it (each run also keeps to its own concurrency); null: no ceiling. Unlike config.max_concurrency (per model, per worker process), it holds across workers. */
+            concurrency_ceiling?: number | null;
             /** @description Make this the project's default credential of its kind (the previous default stops being it). The first credential of a kind is the default. */
             is_default?: boolean;
         };
@@ -3916,7 +3925,7 @@ export interface components {
              */
             repeats?: number;
             /**
-             * @description Calls in flight at once, per worker
+             * @description Calls in flight at once over the whole run (all its shards and workers together)
              * @default null
              */
             concurrency?: number | null;
@@ -5167,7 +5176,7 @@ export interface components {
             budget_micros?: number | null;
             /** @description Share of the project budget whose crossing raises the alert */
             alert_threshold?: number;
-            /** @description New runs' calls in flight per worker (null: the server's default) */
+            /** @description New runs' calls in flight, each over the whole run (null: the server's default) */
             default_concurrency?: number | null;
             /** @description New runs' seconds per call attempt (null: the server's default) */
             default_timeout_s?: number | null;

@@ -36,6 +36,7 @@ export function credential(over: Partial<Credential> = {}): Credential {
     key_source: 'stored',
     secret_env: null,
     is_default: true,
+    concurrency_ceiling: null,
     last_tested_at: ts,
     last_test_ok: true,
     last_test_error: null,

@@ -45,7 +45,8 @@ def _views(items: list[Credential]) -> list[dict[str, Any]]:
     return [{"id": c.id, "kind": c.kind, "label": c.label, "base_url": c.base_url,
              "config": dict(c.config or {}), "key_hint": service.key_hint(c),
              "key_source": service.key_source(c), "secret_env": c.secret_env,
-             "is_default": c.is_default, "last_tested_at": c.last_tested_at,
+             "is_default": c.is_default, "concurrency_ceiling": c.concurrency_ceiling,
+             "last_tested_at": c.last_tested_at,
              "last_test_ok": c.last_test_ok, "last_test_error": c.last_test_error,
              "model_count": counts[c.id], "created_at": c.created_at,
              "updated_at": c.updated_at} for c in items]

@@ -5,9 +5,9 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-from assay.api.fields import StrictBoolean
+from assay.api.fields import Count, StrictBoolean
 from assay.api.patch import PatchSchema
-from assay.core.llm.kinds import KINDS
+from assay.core.llm.kinds import KINDS, MAX_CONCURRENCY
 
 KIND_NAMES = list(KINDS)
 KEY_SOURCES = ["stored", "env", "none"]
@@ -45,6 +45,9 @@ class CredentialSchema(Schema):
     key_source = fields.String(required=True, validate=validate.OneOf(KEY_SOURCES))
     secret_env = fields.String(required=True, allow_none=True)
     is_default = fields.Boolean(required=True)
+    concurrency_ceiling = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "The most calls in flight on this credential at once, over every run, "
+                       "shard and worker together; null: no ceiling"})
     last_tested_at = fields.DateTime(required=True, allow_none=True)
     last_test_ok = fields.Boolean(required=True, allow_none=True)
     last_test_error = fields.String(required=True, allow_none=True)
@@ -69,6 +72,11 @@ _DOCS = {
               "1-1,000,000,000), both shared by every worker through Redis, and headers "
               "(extra request headers such as OpenRouter's HTTP-Referer; visible to "
               "members, so never a key).",
+    "concurrency_ceiling": "The most calls in flight on this credential at once, over every "
+                           "run, shard and worker together, so that several runs on one key "
+                           "share it (each run also keeps to its own concurrency); null: no "
+                           "ceiling. Unlike config.max_concurrency (per model, per worker "
+                           "process), it holds across workers.",
     "is_default": "Make this the project's default credential of its kind (the previous "
                   "default stops being it). The first credential of a kind is the default.",
 }
@@ -84,6 +92,8 @@ class CredentialCreateSchema(Schema):
     secret_env = fields.String(load_default=None, allow_none=True, validate=ENV_NAME,
                                metadata={"description": _DOCS["secret_env"]})
     config = Config(load_default=dict, metadata={"description": _DOCS["config"]})
+    concurrency_ceiling = Count(1, MAX_CONCURRENCY, load_default=None, allow_none=True,
+                                metadata={"description": _DOCS["concurrency_ceiling"]})
     is_default = StrictBoolean(load_default=False, metadata={"description": _DOCS["is_default"]})
 
 
@@ -96,6 +106,8 @@ class CredentialUpdateSchema(PatchSchema):
     secret_env = fields.String(allow_none=True, validate=ENV_NAME,
                                metadata={"description": _DOCS["secret_env"]})
     config = Config(metadata={"description": "Replaces the whole config. " + _DOCS["config"]})
+    concurrency_ceiling = Count(1, MAX_CONCURRENCY, allow_none=True,
+                                metadata={"description": _DOCS["concurrency_ceiling"]})
     is_default = StrictBoolean(metadata={"description": _DOCS["is_default"]})
 
 

@@ -33,7 +33,8 @@ class SettingsFields(PatchSchema):
     alert_threshold = StrictNumber(validate=THRESHOLD, metadata={
         "description": "Share of the project budget whose crossing raises the alert"})
     default_concurrency = Count(1, 1000, allow_none=True, metadata={
-        "description": "New runs' calls in flight per worker (null: the server's default)"})
+        "description": "New runs' calls in flight, each over the whole run (null: the "
+                       "server's default)"})
     default_timeout_s = Count(1, 3600, allow_none=True, metadata={
         "description": "New runs' seconds per call attempt (null: the server's default)"})
     default_max_retries = Count(0, 10, allow_none=True, metadata={

@@ -54,8 +54,9 @@ class RunCreateSchema(Schema):
                               "description": "1 to 20 entries; [] for a trace dataset (the "
                                              "recorded trace is the output)"})
     repeats = Count(1, 10, load_default=1, metadata={"description": "Samples per cell"})
-    concurrency = Count(1, 1000, load_default=None, allow_none=True,
-                        metadata={"description": "Calls in flight at once, per worker"})
+    concurrency = Count(1, 1000, load_default=None, allow_none=True, metadata={
+        "description": "Calls in flight at once over the whole run (all its shards and "
+                       "workers together)"})
     cache = StrictBoolean(load_default=True, metadata={
         "description": "Reuse cached replies of deterministic calls (temperature 0 or a "
                        "seed), and cache new ones; cached outputs are free and marked"})

@@ -190,7 +190,8 @@ def _public(credential: Credential) -> dict[str, Any]:
     """What audit events may record of a credential: never the key, nor its hint."""
     return {"kind": credential.kind, "label": credential.label,
             "base_url": credential.base_url, "config": dict(credential.config or {}),
-            "secret_env": credential.secret_env, "is_default": credential.is_default}
+            "secret_env": credential.secret_env, "is_default": credential.is_default,
+            "concurrency_ceiling": credential.concurrency_ceiling}
 
 
 # --- verbs ------------------------------------------------------------------------------------
@@ -212,7 +213,8 @@ def create_credential(session: Session, actor: User, project: Project, data: dic
 
     credential = Credential(project_id=project.id, kind=kind.kind, label=label,
                             base_url=base_url, config=config, secret_env=secret_env or None,
-                            is_default=False)
+                            is_default=False,
+                            concurrency_ceiling=data.get("concurrency_ceiling"))
     if key:
         credential.secret_ciphertext = encrypt_secret(settings.secret_key, project.id,
                                                       kind.kind, key)
@@ -243,6 +245,9 @@ def update_credential(session: Session, actor: User, project: Project, credentia
         config = _config(kind, changes["config"] or {})
         if config != (credential.config or {}):
             after["config"] = config
+    if ("concurrency_ceiling" in changes
+            and changes["concurrency_ceiling"] != credential.concurrency_ceiling):
+        after["concurrency_ceiling"] = changes["concurrency_ceiling"]
     if "secret_env" in changes and (changes["secret_env"] or None) != credential.secret_env:
         if changes["secret_env"]:
             _check_secret_env(changes["secret_env"])

@@ -28,6 +28,8 @@ class Credential(Base):
     secret_env: Mapped[str | None] = mapped_column(String(128))  # read the key from this var
     config: Mapped[dict[str, Any]] = mapped_column(default=dict)  # api_version, deployment...
     is_default: Mapped[bool] = mapped_column(default=False)
+    # calls in flight on this key at once, over every run, shard and worker (None: no bound)
+    concurrency_ceiling: Mapped[int | None]
     last_tested_at: Mapped[datetime | None]
     last_test_ok: Mapped[bool | None]
     last_test_error: Mapped[str | None] = mapped_column(Text)

@@ -48,7 +48,7 @@ def list_runs(session: Session, project: Project, page: int, page_size: int,
 
 
 def run_concurrency(session: Session, run_id: int, default: int) -> int:
-    """Calls of this run in flight at once, per worker shard."""
+    """Calls of this run in flight at once, over all its shards and workers."""
     run = session.get(Run, run_id)
     chosen = (run.settings or {}).get("concurrency") if run else None
     return max(1, int(chosen or default))
@@ -103,6 +103,7 @@ class Cell:
     turn: int = 0
     attempt: int = 0  # the claim's count of attempts on this cell
     taken_from: str | None = None  # the shard whose expired lease this claim took over
+    ceiling: int | None = None  # the credential's calls in flight over every run, if set
 
 
 def resolve_keys(credentials: list[Credential],
@@ -124,7 +125,7 @@ class Claim:
     """What one claim got: cells to run, or why there are none."""
 
     cells: list[Cell]
-    waiting: bool = False  # the caps have no room now, but will when reservations settle
+    waiting: bool = False  # no room in the caps now, or another shard won the race: look again
     budget_exceeded: str | None = None  # the caps can never fit the next call: why
 
 
@@ -176,7 +177,7 @@ def _cells_of(session: Session, run_id: int, leases: dict[int, tuple[int, str | 
             price_out=model.output_price_per_mtok_micros, api_key=key, key_error=key_error,
             stream=stream, cache_key=cache_key, case_input=case_input or {},
             expected=expected, turn=turn, attempt=leases[oid][0],
-            taken_from=leases[oid][1]))
+            taken_from=leases[oid][1], ceiling=credential.concurrency_ceiling))
     hits = response_cache.lookup(session, [c.cache_key for c in cells if c.cache_key])
     return [replace(c, cache_hit=hits[c.cache_key]) if c.cache_key in hits else c
             for c in cells]
@@ -283,9 +284,9 @@ def claim_cells(session: Session, run_id: int, owner: str, limit: int, lease: ti
         .values(status=CellStatus.running, lease_owner=owner, lease_until=now + lease,
                 attempts=Output.attempts + 1)
         .returning(Output.id, Output.reserved_micros, Output.attempts)).all()
-    if not claimed:
+    if not claimed:  # another shard took them first (SQLite): there may be more, look again
         session.commit()
-        return Claim([])
+        return Claim([], waiting=True)
     held = {oid: reserved for oid, reserved, _ in claimed if reserved}
     cells = _cells_of(session, run_id, {oid: (attempts, previous[oid])
                                         for oid, _, attempts in claimed}, secret_key)

@@ -17,6 +17,8 @@ export interface CredentialForm {
   apiKey: string;
   secretEnv: string;
   config: Record<string, string>;
+  /** Calls in flight on this key over every run and worker: '' for no ceiling. */
+  ceiling: string;
   isDefault: boolean;
 }
 
@@ -45,6 +47,9 @@ export const LIMIT_FIELDS = [
 
 const isLimit = (name: string) => LIMIT_FIELDS.some((f) => f.name === name);
 
+/** The credential's concurrency ceiling: the server's maximum. */
+export const CEILING_MAX = 1000;
+
 /** A limit as typed: '' when empty, else a whole number within 1..max, or an error. */
 export function limitError(value: string, max: number): string | null {
   const v = value.trim();
@@ -67,6 +72,7 @@ export function formFromCredential(c: Credential): CredentialForm {
     apiKey: '',
     secretEnv: c.secret_env ?? '',
     config: Object.fromEntries(Object.entries(c.config ?? {}).map(([k, v]) => [k, v == null ? '' : String(v)])),
+    ceiling: c.concurrency_ceiling == null ? '' : String(c.concurrency_ceiling),
     isDefault: c.is_default,
   };
 }
@@ -79,6 +85,7 @@ const emptyForm: CredentialForm = {
   apiKey: '',
   secretEnv: '',
   config: {},
+  ceiling: '',
   isDefault: false,
 };
 
@@ -113,6 +120,8 @@ export function validateCredential(f: CredentialForm, kind: ProviderKind | undef
     const problem = limitError(f.config[field.name] ?? '', field.max);
     if (problem) errors[`config.${field.name}`] = problem;
   }
+  const ceiling = limitError(f.ceiling, CEILING_MAX);
+  if (ceiling) errors.concurrency_ceiling = ceiling;
   return errors;
 }
 
@@ -120,7 +129,8 @@ export function validateCredential(f: CredentialForm, kind: ProviderKind | undef
  * The request body: only what the form means to set. The key is sent only when typed
  * (a PATCH without api_key keeps the stored one); settings the form does not show
  * (max_concurrency, headers...) are kept, since a PATCH's config replaces the whole config.
- * The rate limits are numbers; an emptied one is removed.
+ * The rate limits are numbers; an emptied one is removed. The ceiling is sent when it
+ * changed (null: none).
  */
 export function credentialBody(f: CredentialForm, kind: ProviderKind | undefined, editing: Credential | null): CredentialUpdateBody {
   const shown = configFields(kind);
@@ -144,6 +154,8 @@ export function credentialBody(f: CredentialForm, kind: ProviderKind | undefined
     config,
   };
   if (!editing) body.is_default = f.isDefault;
+  const ceiling = f.ceiling.trim() ? Number(f.ceiling.trim()) : null;
+  if (ceiling !== (editing?.concurrency_ceiling ?? null)) body.concurrency_ceiling = ceiling;
   const mode = keyMode(kind);
   if (mode === 'none') return body;
   if (f.keySource === 'stored') {
@@ -167,7 +179,7 @@ function serverFieldErrors(err: unknown): Errors {
   return out;
 }
 
-const KNOWN_FIELDS = ['kind', 'label', 'base_url', 'api_key', 'secret_env'];
+const KNOWN_FIELDS = ['kind', 'label', 'base_url', 'api_key', 'secret_env', 'concurrency_ceiling'];
 
 function isPlaced(key: string, fields: Array<{ name: string }>) {
   return KNOWN_FIELDS.includes(key) || [...fields, ...LIMIT_FIELDS].some((f) => key === `config.${f.name}`);
@@ -423,6 +435,26 @@ function CredentialDialogBody({ projectId, onClose, editing: initial }: { projec
                       </Field>
                     );
                   })}
+                  <Field
+                    id="cred-concurrency-ceiling"
+                    label="Calls in flight, all runs (optional)"
+                    error={errors.concurrency_ceiling}
+                    hint="The most calls on this key at once, over every run and worker together. Empty: no ceiling."
+                  >
+                    <Input
+                      id="cred-concurrency-ceiling"
+                      type="number"
+                      inputMode="numeric"
+                      min={1}
+                      max={CEILING_MAX}
+                      step={1}
+                      value={form.ceiling}
+                      autoComplete="off"
+                      onChange={(e) => set('ceiling', e.target.value, 'concurrency_ceiling')}
+                      invalid={!!errors.concurrency_ceiling}
+                      aria-describedby={describedBy('cred-concurrency-ceiling', errors.concurrency_ceiling, true)}
+                    />
+                  </Field>
                 </div>
               </fieldset>
               {mode !== 'none' && (

@@ -255,6 +255,27 @@ describe('ProvidersPage', () => {
     expect((await patch.json()).config).toEqual({ organization: 'org-1', max_concurrency: 8, rpm_limit: 120 });
   });
 
+  it('shows the ceiling on calls in flight over all runs, checks it, and sends it when changed', async () => {
+    const fetch = serve('admin', [credential({ concurrency_ceiling: 8 })], (req) =>
+      req.method === 'PATCH' ? json(credential({ last_tested_at: '2024-01-02T00:00:00Z' })) : undefined,
+    );
+    renderPage();
+    await userEvent.click(await screen.findByRole('button', { name: 'Edit OpenAI – Production' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Edit provider' });
+    const ceiling = await within(dialog).findByLabelText('Calls in flight, all runs (optional)');
+    expect(ceiling).toHaveValue(8);
+    await userEvent.clear(ceiling);
+    await userEvent.type(ceiling, '0');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
+    expect(await within(dialog).findByText('Enter a whole number of at least 1, or leave it empty.')).toBeInTheDocument();
+    await userEvent.clear(ceiling);
+    await userEvent.type(ceiling, '3');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await screen.findByTestId('save-result');
+    const patches = requestsOf(fetch).filter((r) => r.method === 'PATCH');
+    expect((await patches[0].json()).concurrency_ceiling).toBe(3);
+  });
+
   it('closes an edit that changed nothing the server tests (a rename only)', async () => {
     serve('admin', [credential()], (req) => (req.method === 'PATCH' ? json(credential({ label: 'Renamed' })) : undefined));
     renderPage();

@@ -290,7 +290,7 @@ export function NewRunPage() {
           </CardHeader>
           <CardContent className="grid gap-4 sm:grid-cols-2">
             {numberField('repeats', 'Repeats', `Samples per case and target, 1 to ${REPEATS_MAX}.`)}
-            {numberField('concurrency', 'Concurrency (optional)', "Calls in flight at once, per worker; empty: the project's default.")}
+            {numberField('concurrency', 'Concurrency (optional)', "Calls in flight at once over the whole run, all workers together; empty: the project's default.")}
             {kind === 'conversations' &&
               numberField('maxHistoryPairs', 'Max history pairs', `Earlier user/assistant pairs sent with each turn, 1 to ${HISTORY_MAX}.`)}
             {numberField('timeout', 'Timeout in seconds (optional)', "Per attempt of a call; empty: the project's default (else 120).")}

@@ -97,7 +97,7 @@ export function SettingsFormView({ projectId, settings }: { projectId: number; s
           <CardTitle>Run defaults</CardTitle>
         </CardHeader>
         <CardContent className="grid gap-4 sm:grid-cols-3">
-          {text('concurrency', 'Concurrency', 'Calls in flight per worker; empty: the server default.', { inputMode: 'numeric', placeholder: 'Server default' })}
+          {text('concurrency', 'Concurrency', 'Calls in flight per run, all workers together; empty: the server default.', { inputMode: 'numeric', placeholder: 'Server default' })}
           {text('timeout', 'Timeout in seconds', 'Per attempt of a call; empty: 120.', { inputMode: 'numeric', placeholder: '120' })}
           {text('maxRetries', 'Max retries', `Retries of a rate limit, timeout or server error, 0 to ${RETRIES_MAX}; empty: 2.`, { inputMode: 'numeric', placeholder: '2' })}
           <p className="text-sm text-zinc-500 sm:col-span-3">New runs use these unless their settings say otherwise.</p>
