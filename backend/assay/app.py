@@ -34,6 +34,7 @@ from assay.api.runs import blp as runs_blp
 from assay.api.scorers.routes import blp as scorers_blp
 from assay.api.scorers.routes import kinds_blp as scorer_kinds_blp
 from assay.extensions import db, migrate
+from assay.observability import web as observability
 from assay.settings import REPO_ROOT, Settings
 
 BLUEPRINTS = [auth_blp, projects_blp, members_blp, provider_kinds_blp, credentials_blp,
@@ -73,6 +74,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     api = AssayApi(app)
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
+    observability.init_app(app)  # request ids first: errors log them
     security.init_app(app)
     register_error_handlers(app)
 

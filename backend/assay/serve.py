@@ -44,9 +44,10 @@ def run_gunicorn(host: str, port: int, threads: int) -> None:
 
 
 def run_worker(burst: bool) -> None:
-    from rq import Queue, Worker
+    from rq import Queue
 
     from assay.jobs.reaper import start_reaper
+    from assay.observability.jobs import ObservedWorker
 
     settings = share_embedded_redis(Settings.from_env())
     # A burst worker drains the queue and exits: nothing for a reaper to watch over.
@@ -54,7 +55,7 @@ def run_worker(burst: bool) -> None:
     conn = connect(settings)
     queue = Queue(settings.runs_queue, connection=conn)
     try:
-        Worker([queue], connection=conn).work(burst=burst, logging_level="WARNING")
+        ObservedWorker([queue], connection=conn).work(burst=burst, logging_level="WARNING")
     finally:
         if reaper is not None:
             reaper.terminate()

@@ -18,7 +18,7 @@ CSRF_COOKIE = "assay_csrf"
 CSRF_HEADER = "X-CSRF-Token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 PUBLIC_ENDPOINTS = frozenset({
-    "auth.register", "auth.login", "health.health", "api-docs.openapi_json",
+    "auth.register", "auth.login", "health.health", "health.ready", "api-docs.openapi_json",
     "api-docs.openapi_swagger_ui", "static",
 })
 
