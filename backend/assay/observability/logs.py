@@ -22,6 +22,8 @@ from typing import IO, Any
 
 from flask import g, has_request_context, request
 
+from assay.observability import tracing
+
 FIELDS = ("request_id", "user_id", "project_id", "run_id")
 REQUEST_ID_HEADER = "X-Request-ID"
 _VALID_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
@@ -55,7 +57,11 @@ def job_meta(run_id: int | None = None, project_id: int | None = None) -> dict[s
         ids["run_id"] = run_id
     if project_id is not None:
         ids["project_id"] = project_id
-    return {"log": {k: v for k, v in ids.items() if v is not None}}
+    meta: dict[str, Any] = {"log": {k: v for k, v in ids.items() if v is not None}}
+    carrier = tracing.inject()
+    if carrier:
+        meta["trace"] = carrier
+    return meta
 
 
 @contextmanager

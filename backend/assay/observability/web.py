@@ -16,7 +16,7 @@ import time
 
 from flask import Flask, Response, abort, g, request
 
-from assay.observability import logs, metrics
+from assay.observability import logs, metrics, tracing
 from assay.runtime import current
 
 log = logging.getLogger("assay.access")
@@ -28,6 +28,7 @@ def _access_log_on() -> bool:
 
 
 def init_app(app: Flask) -> None:
+    tracing.instrument_app(app)  # nothing when OTEL_EXPORTER_OTLP_ENDPOINT is unset
     @app.before_request
     def _start() -> None:
         g.request_id = logs.request_id_from(request.headers.get(logs.REQUEST_ID_HEADER))
