@@ -21,6 +21,7 @@ from contextvars import ContextVar
 from typing import IO, Any
 
 from flask import g, has_request_context, request
+from sqlalchemy import inspect as sa_inspect
 
 from assay.observability import tracing
 
@@ -43,11 +44,20 @@ def current() -> dict[str, Any]:
     """The ids of the work this thread is doing (None where unknown)."""
     if has_request_context():
         args = request.view_args or {}
-        user = g.get("user")
-        return {"request_id": g.get("request_id"), "user_id": getattr(user, "id", None),
+        return {"request_id": g.get("request_id"), "user_id": _user_id(g.get("user")),
                 "project_id": args.get("project_id"), "run_id": args.get("run_id")}
     found = _job_context.get()
     return {name: (found or {}).get(name) for name in FIELDS}
+
+
+def _user_id(user: Any) -> Any:
+    """The signed-in user's id from the identity map: reading `user.id` after a commit
+    would reload the row (a query per log line), or raise once the session is gone."""
+    if user is None:
+        return None
+    state = sa_inspect(user, raiseerr=False)
+    identity = getattr(state, "identity", None)
+    return identity[0] if identity else None
 
 
 def job_meta(run_id: int | None = None, project_id: int | None = None) -> dict[str, Any]:
