@@ -116,6 +116,7 @@ def test_json_logs_carry_the_ids_into_the_jobs_and_never_a_key_or_prompt(
     _, pid, run_id, request_id = _run_with_key(factory, fake_provider)
     lines = _lines(json_logs)  # every line parses as JSON
     assert lines and all({"time", "level", "logger", "message"} <= set(line) for line in lines)
+    assert not [line for line in lines if "context" in line]  # the text format's suffix
 
     access = [line for line in lines if line["logger"] == "assay.access"
               and line.get("request_id") == request_id]
@@ -297,7 +298,12 @@ def test_ready_fails_without_a_worker_or_behind_the_migrations(
     assert behind.json["database"]["migrations"]["ok"] is False
 
 
-def test_ready_needs_a_worker(client: Any) -> None:
+def test_ready_needs_a_worker(client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import uuid
+
+    rt = current()  # a queue of its own: no worker of another test serves it
+    monkeypatch.setattr(rt, "settings", replace(rt.settings,
+                                                redis_prefix=f"assay-idle-{uuid.uuid4().hex}"))
     reply = client.get("/api/ready")
     assert reply.status_code == 503 and reply.json["workers"] == {"ok": False, "count": 0}
 

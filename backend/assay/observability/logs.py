@@ -99,12 +99,14 @@ HUMAN_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s%(context)s"
 
 
 def json_formatter() -> logging.Formatter:
+    from pythonjsonlogger.core import RESERVED_ATTRS
     from pythonjsonlogger.json import JsonFormatter
 
     return JsonFormatter(
         "%(asctime)s %(levelname)s %(name)s %(message)s %(process)d "
         + " ".join(f"%({name})s" for name in FIELDS),
-        rename_fields={"asctime": "time", "levelname": "level", "name": "logger"})
+        rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
+        reserved_attrs=[*RESERVED_ATTRS, "context"])  # `context`: the text format's
 
 
 def handler(fmt: str | None = None, stream: IO[str] | None = None) -> logging.Handler:
