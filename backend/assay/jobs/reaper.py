@@ -39,6 +39,7 @@ from assay.db import Database
 from assay.events.publish import FINISHED
 from assay.jobs.queues import enqueue_run
 from assay.jobs.runs import publish
+from assay.observability import metrics
 from assay.runtime import Runtime
 from assay.settings import Settings
 
@@ -116,6 +117,7 @@ def reap(rt: Runtime) -> list[int]:
             enqueue_run(rt, run_id, shards=1)
             enqueued.append(run_id)
     if enqueued:
+        metrics.record_reclaimed(len(enqueued))
         log.info("reaper enqueued a shard for runs %s", enqueued)
     return enqueued
 

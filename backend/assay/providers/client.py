@@ -40,6 +40,7 @@ from aiohttp.http_exceptions import HttpProcessingError
 
 from assay import jsonio
 from assay.core.errors import Invalid
+from assay.observability import metrics
 from assay.providers import tokens
 from assay.providers.base import (
     Adapter,
@@ -387,6 +388,7 @@ class LLMClient:
                     call = replace(call, url=url)
                 response, ttft, latency = await self._attempt(adapter, endpoint, call,
                                                               request.model, stream, limits)
+                metrics.record_attempt(endpoint.kind, latency / 1000, None)
                 if response.finish_reason == "content_filter":
                     raise ProviderError("content_filter", "the provider's content filter "
                                         "stopped the reply", raw=response.raw)
@@ -394,15 +396,21 @@ class LLMClient:
                 if limits is not None and limits.tpm and self.limiter is not None:
                     used = (response.tokens_in or 0) + (response.tokens_out or 0)
                     await self.limiter.refund(limits.key, limits.tpm, limits.tokens - used)
+                metrics.record_call(endpoint.kind, None)
                 return CallResult(response, None, latency, attempt, ttft, recorded,
                                   response.raw, counted, _ms(started))
             except ProviderError as error:
+                # no latency: refused before sending, or the reply was timed above already
+                seconds = None if error.latency_ms is None else error.latency_ms / 1000
                 latency = error.latency_ms if error.latency_ms is not None else latency
+                metrics.record_attempt(endpoint.kind, seconds, error.error_class)
                 wait = error.retry_after
                 if (not error.transient or attempt >= self.retry.attempts
                         or (wait is not None and wait > self.retry.max_retry_after_s)):
+                    metrics.record_call(endpoint.kind, error.error_class)
                     return CallResult(None, error, latency, attempt, None, recorded, error.raw,
                                       False, _ms(started))
+                metrics.record_retry(endpoint.kind, error.error_class)
                 await asyncio.sleep(self.retry.delay(attempt, wait))
 
     async def fetch(self, call: HttpCall) -> Any:

@@ -2188,6 +2188,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["health_ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/critiques": {
         parameters: {
             query?: never;
@@ -5130,6 +5146,35 @@ export interface components {
             database: components["schemas"]["Check"];
             redis: components["schemas"]["Check"];
             workers: components["schemas"]["Workers"];
+        };
+        Migrations: {
+            ok: boolean;
+            current: string | null;
+            head: string | null;
+        };
+        DatabaseProbe: {
+            ok: boolean;
+            /** @description the failure's class, never its message */
+            error?: string;
+            migrations: components["schemas"]["Migrations"];
+        };
+        Probe: {
+            ok: boolean;
+            /** @description the failure's class, never its message */
+            error?: string;
+        };
+        WorkerProbe: {
+            ok: boolean;
+            /** @description the failure's class, never its message */
+            error?: string;
+            /** @description workers with a recent heartbeat */
+            count: number;
+        };
+        Ready: {
+            ready: boolean;
+            database: components["schemas"]["DatabaseProbe"];
+            redis: components["schemas"]["Probe"];
+            workers: components["schemas"]["WorkerProbe"];
         };
         CritiqueRequest: {
             /** @description The judge rubric under review */
@@ -11896,6 +11941,36 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    health_ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready for traffic */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ready"];
+                };
+            };
+            /** @description Not ready: see which probe failed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ready"];
                 };
             };
             default: components["responses"]["DEFAULT_ERROR"];

@@ -1,4 +1,5 @@
-"""Liveness of the database, Redis and the workers."""
+"""Liveness (/health: the process answers, with what it can reach) and readiness (/ready:
+503 until the database, Redis, a worker and the schema are all there)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from rq import Queue, Worker
 from sqlalchemy import text
 
 from assay.api.base import Blueprint, runtime, session
+from assay.observability.ready import readiness
 
 blp = Blueprint("health", __name__, url_prefix="/api", description="Health")
 
@@ -53,3 +55,39 @@ def health() -> Any:
     ok = database["ok"] and redis["ok"] and count > 0
     return {"status": "ok" if ok else "degraded", "database": database, "redis": redis,
             "workers": {"ok": count > 0, "count": count}}
+
+
+class MigrationsSchema(Schema):
+    ok = fields.Boolean(required=True)
+    current = fields.String(required=True, allow_none=True)
+    head = fields.String(required=True, allow_none=True)
+
+
+class ProbeSchema(Schema):
+    ok = fields.Boolean(required=True)
+    error = fields.String(metadata={"description": "the failure's class, never its message"})
+
+
+class DatabaseProbeSchema(ProbeSchema):
+    migrations = fields.Nested(MigrationsSchema, required=True)
+
+
+class WorkerProbeSchema(ProbeSchema):
+    count = fields.Integer(required=True, metadata={"description": "workers with a recent "
+                                                    "heartbeat"})
+
+
+class ReadySchema(Schema):
+    ready = fields.Boolean(required=True)
+    database = fields.Nested(DatabaseProbeSchema, required=True)
+    redis = fields.Nested(ProbeSchema, required=True)
+    workers = fields.Nested(WorkerProbeSchema, required=True)
+
+
+@blp.get("/ready")
+@blp.doc(security=[])  # public, for load balancers and orchestrators: see PUBLIC_ENDPOINTS
+@blp.response(200, ReadySchema, description="Ready for traffic")
+@blp.alt_response(503, schema=ReadySchema, description="Not ready: see which probe failed")
+def ready() -> Any:
+    found = readiness(runtime(), session())
+    return found, 200 if found["ready"] else 503

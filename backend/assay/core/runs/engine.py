@@ -12,6 +12,7 @@ from assay.core.runs import judge_budget
 from assay.core.runs.service import Cell, CellResult
 from assay.core.scoring.apply import Applied, reply_subject, score_subject
 from assay.core.scoring.judge_calls import ModelJudge
+from assay.observability import metrics
 from assay.providers import tokens
 from assay.providers.base import INTERNAL, ChatRequest, Endpoint
 from assay.providers.client import LLMClient
@@ -37,6 +38,8 @@ async def execute_cell(client: LLMClient, cell: Cell, scoring: Scoring | None = 
                        ) -> CellResult:
     try:
         result = await _execute_cell(client, cell)
+        metrics.record_cell(result.provider, result.model, result.ok, result.cached,
+                            result.cost_micros)
         if scoring is not None and scoring.applied and result.ok:
             result = replace(result, scores=await score_subject(
                 scoring.applied, subject_of(cell, result), scoring.ctx))
