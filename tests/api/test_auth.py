@@ -154,8 +154,10 @@ def _retry_after(reply: TestResponse) -> int:
 
 
 def _shape(reply: TestResponse) -> tuple[int, bytes, list[tuple[str, str]]]:
-    """Everything a client sees of an answer (the Retry-After figure may tick by a second)."""
-    headers = sorted((k, "n" if k == "Retry-After" else v) for k, v in reply.headers.items())
+    """Everything a client sees of an answer (the Retry-After figure may tick by a second;
+    the request id is each request's own)."""
+    headers = sorted((k, "n" if k in {"Retry-After", "X-Request-ID"} else v)
+                     for k, v in reply.headers.items())
     return reply.status_code, reply.get_data(), headers
 
 
@@ -409,7 +411,7 @@ def test_the_document_marks_exactly_the_public_operations(client: FlaskClient) -
             else:
                 assert reply.status_code == 401, (method, path, reply.status_code)
                 assert reply.json is not None and reply.json["code"] == "UNAUTHORIZED"
-    assert sorted(public) == ["GET /api/health", "POST /api/auth/login",
+    assert sorted(public) == ["GET /api/health", "GET /api/ready", "POST /api/auth/login",
                               "POST /api/auth/register"]
 
 
