@@ -19,6 +19,7 @@ from assay.core.scoring.models import Score
 from assay.core.scoring.service import check_params
 from assay.extensions import db
 from assay.providers.fake import FakeProviderThread
+from assay.scorers import sandbox
 from tests.factories import Factory, Session, first_output, succeed
 
 RUBRIC = {"criteria": [
@@ -130,6 +131,25 @@ def test_code_execution_is_unavailable_until_the_project_opts_in(
     on = _kinds(browser, pid)["code_execution"]
     assert on["available"] is True and on["unavailable_reason"] is None
     assert browser.get("/api/scorer-kinds?project_id=999999").status_code == 404
+
+
+def test_code_execution_is_unavailable_on_a_host_without_isolation(
+        owner: tuple[Session, int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A project that opted in still cannot pick a kind whose every output would fail:
+    with no bubblewrap and no Landlock the sandbox refuses, and the list says why."""
+    browser, pid = owner
+    with db.factory() as session:
+        project = session.get(Project, pid)
+        assert project is not None
+        project.settings = {"code_execution": True}
+        session.commit()
+
+    def no_isolation() -> str:
+        raise sandbox.SandboxError("Code execution is unavailable: install bubblewrap")
+
+    monkeypatch.setattr(sandbox, "isolation", no_isolation)
+    kind = _kinds(browser, pid)["code_execution"]
+    assert kind["available"] is False and "install bubblewrap" in kind["unavailable_reason"]
 
 
 def test_rules_problems_come_with_line_and_column(owner: tuple[Session, int]) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.core.scoring.apply import HUMAN_KINDS, PAIR_KINDS
-from assay.scorers import registry
+from assay.scorers import registry, sandbox
 
 MODES = ("automatic", "manual", "pairwise")
 
@@ -56,14 +56,29 @@ NO_CODE_EXECUTION = ("This project does not allow code execution; a project admi
                      "turn it on in the project settings")
 
 
+def code_execution_blocked(code_execution: bool | None) -> str | None:
+    """Why a project cannot run the code-execution kind: it has not opted in, or this host
+    offers no operating-system isolation (the scorer would refuse every output). None
+    when it can, or when no project is asked about."""
+    if code_execution is None:
+        return None
+    if not code_execution:
+        return NO_CODE_EXECUTION
+    try:
+        sandbox.isolation()
+    except sandbox.SandboxError as exc:
+        return str(exc)
+    return None
+
+
 def known_kinds(code_execution: bool | None = None) -> list[KindInfo]:
     """Every kind, sorted by name. With `code_execution` (a project's opt-in), the
-    code-execution kind is marked unavailable where the project has not opted in."""
+    code-execution kind is marked unavailable where it cannot run, with the reason."""
     out = []
     for kind, cls in sorted(registry.kinds().items()):
         schema: dict[str, Any] = dict(getattr(cls, "params_schema", None) or {})
-        blocked = kind == CODE_EXECUTION and code_execution is False
+        blocked = code_execution_blocked(code_execution) if kind == CODE_EXECUTION else None
         out.append(KindInfo(kind, describe(cls), mode_of(kind), schema,
-                            "judges" in schema.get("properties", {}), not blocked,
-                            NO_CODE_EXECUTION if blocked else None))
+                            "judges" in schema.get("properties", {}), blocked is None,
+                            blocked))
     return out
