@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { registerAndSignIn } from './helpers';
+import { addFakeModel, addFakeProvider, registerAndSignIn } from './helpers';
 
 test('datasets: create one, add and edit cases (each a new version), diff two versions, find it by search', async ({ page }) => {
   await registerAndSignIn(page, 'e2e-data');
@@ -169,27 +169,9 @@ test('the cases table stays a window at 10,000 imported cases, and scrolls to th
 });
 
 async function fakeModel(page: Page) {
-  const tabs = page.getByRole('navigation', { name: 'Project sections' });
-  await tabs.getByRole('link', { name: 'Providers' }).click();
-  await page.getByRole('button', { name: 'Add provider' }).click();
-  let dialog = page.getByRole('dialog', { name: 'Add provider' });
-  await dialog.getByLabel('Provider', { exact: true }).selectOption('fake');
-  await dialog.getByLabel('Label', { exact: true }).fill('Fake');
-  await dialog.getByLabel('Base URL').fill(process.env.ASSAY_E2E_FAKE_URL!);
-  await dialog.getByRole('button', { name: 'Add and test' }).click();
-  await page.getByRole('dialog', { name: 'Provider added' }).getByRole('button', { name: 'Done' }).click();
-  await tabs.getByRole('link', { name: 'Models' }).click();
-  await page.getByRole('button', { name: 'Add model' }).click();
-  dialog = page.getByRole('dialog', { name: 'Add model' });
-  await dialog.getByLabel('Name', { exact: true }).fill('Fake gen');
-  const fakeOption = dialog.getByLabel('Provider', { exact: true }).locator('option', { hasText: /^Fake — / });
-  await dialog.getByLabel('Provider', { exact: true }).selectOption((await fakeOption.getAttribute('value'))!);
-  await dialog.getByLabel('Model id').fill('fake-fast');
-  await dialog.getByLabel('Input price ($ per 1M tokens)').fill('0.15');
-  await dialog.getByLabel('Output price ($ per 1M tokens)').fill('0.6');
-  await dialog.getByRole('button', { name: 'Add model' }).click();
-  await expect(dialog).toBeHidden();
-  await tabs.getByRole('link', { name: 'Datasets' }).click();
+  await addFakeProvider(page);
+  await addFakeModel(page, 'Fake gen', 'fake-fast');
+  await page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name: 'Datasets' }).click();
 }
 
 /** Waits for the job to finish; the fake's reply is not scripted here, so this asserts on the flow. */

@@ -38,3 +38,31 @@ export async function setScripts(request: APIRequestContext, scripts: unknown[])
   const reply = await request.post(FAKE_CONFIG, { data: { scripts } });
   expect(reply.ok()).toBeTruthy();
 }
+
+/** From a project's page: adds Assay's fake provider, labelled "Fake", and ends on the Models tab. */
+export async function addFakeProvider(page: Page) {
+  const tabs = page.getByRole('navigation', { name: 'Project sections' });
+  await tabs.getByRole('link', { name: 'Providers' }).click();
+  await page.getByRole('button', { name: 'Add provider' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add provider' });
+  await dialog.getByLabel('Provider', { exact: true }).selectOption('fake');
+  await dialog.getByLabel('Label', { exact: true }).fill('Fake');
+  await dialog.getByLabel('Base URL').fill(process.env.ASSAY_E2E_FAKE_URL!);
+  await dialog.getByRole('button', { name: 'Add and test' }).click();
+  await page.getByRole('dialog', { name: 'Provider added' }).getByRole('button', { name: 'Done' }).click();
+  await tabs.getByRole('link', { name: 'Models' }).click();
+}
+
+/** On the Models tab: adds a model of the "Fake" provider at $0.15 / $0.60 per 1M tokens. */
+export async function addFakeModel(page: Page, name: string, modelId: string) {
+  await page.getByRole('button', { name: 'Add model' }).first().click();
+  const dialog = page.getByRole('dialog', { name: 'Add model' });
+  await dialog.getByLabel('Name', { exact: true }).fill(name);
+  const fakeOption = dialog.getByLabel('Provider', { exact: true }).locator('option', { hasText: /^Fake — / });
+  await dialog.getByLabel('Provider', { exact: true }).selectOption((await fakeOption.getAttribute('value'))!);
+  await dialog.getByLabel('Model id').fill(modelId);
+  await dialog.getByLabel('Input price ($ per 1M tokens)').fill('0.15');
+  await dialog.getByLabel('Output price ($ per 1M tokens)').fill('0.6');
+  await dialog.getByRole('button', { name: 'Add model' }).click();
+  await expect(dialog).toBeHidden();
+}

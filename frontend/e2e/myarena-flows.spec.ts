@@ -1,12 +1,11 @@
-import { expect, test, type Page } from '@playwright/test';
-import { registerAndSignIn, setScripts } from './helpers';
+import { expect, test } from '@playwright/test';
+import { addFakeModel, addFakeProvider, registerAndSignIn, setScripts } from './helpers';
 
 // myarena-spec §9's flows chained the way a newcomer meets them, on the fake provider:
 // model CRUD (add, edit, delete), generate an eval with one of the models, run that eval
 // against two models, judge its questions with two judges and read the judges' results.
 // (Viewing results, scoring by hand, leaderboard and cost reports: results.spec.ts and
 // reports.spec.ts; the single flows in depth: providers-models, datasets, runs, judgments.)
-const FAKE_URL = process.env.ASSAY_E2E_FAKE_URL!;
 const JUDGE_PROMPT = 'from an evaluation dataset';
 const QUESTIONS = [
   { question: 'What is the capital of Peru?', answer: 'Lima' },
@@ -23,19 +22,6 @@ function verdict(clarity: number, difficulty: number, overall: number, summary: 
     },
     summary,
   });
-}
-
-async function addModel(page: Page, name: string, modelId: string) {
-  await page.getByRole('button', { name: 'Add model' }).click();
-  const dialog = page.getByRole('dialog', { name: 'Add model' });
-  await dialog.getByLabel('Name', { exact: true }).fill(name);
-  const fakeOption = dialog.getByLabel('Provider', { exact: true }).locator('option', { hasText: /^Fake — / });
-  await dialog.getByLabel('Provider', { exact: true }).selectOption((await fakeOption.getAttribute('value'))!);
-  await dialog.getByLabel('Model id').fill(modelId);
-  await dialog.getByLabel('Input price ($ per 1M tokens)').fill('0.15');
-  await dialog.getByLabel('Output price ($ per 1M tokens)').fill('0.6');
-  await dialog.getByRole('button', { name: 'Add model' }).click();
-  await expect(dialog).toBeHidden();
 }
 
 test.afterEach(async ({ request }) => {
@@ -58,18 +44,10 @@ test('model CRUD, generate an eval with a model, run it against two models, judg
   const tabs = page.getByRole('navigation', { name: 'Project sections' });
 
   // 1. Model CRUD: a provider, three models; edit one, delete it.
-  await tabs.getByRole('link', { name: 'Providers' }).click();
-  await page.getByRole('button', { name: 'Add provider' }).click();
-  const providerDialog = page.getByRole('dialog', { name: 'Add provider' });
-  await providerDialog.getByLabel('Provider', { exact: true }).selectOption('fake');
-  await providerDialog.getByLabel('Label', { exact: true }).fill('Fake');
-  await providerDialog.getByLabel('Base URL').fill(FAKE_URL);
-  await providerDialog.getByRole('button', { name: 'Add and test' }).click();
-  await page.getByRole('dialog', { name: 'Provider added' }).getByRole('button', { name: 'Done' }).click();
-  await tabs.getByRole('link', { name: 'Models' }).click();
-  await addModel(page, 'Flow fast', 'fake-fast');
-  await addModel(page, 'Flow smart', 'fake-smart');
-  await addModel(page, 'Scratch model', 'fake-fast');
+  await addFakeProvider(page);
+  await addFakeModel(page, 'Flow fast', 'fake-fast');
+  await addFakeModel(page, 'Flow smart', 'fake-smart');
+  await addFakeModel(page, 'Scratch model', 'fake-fast');
   const models = page.getByRole('table', { name: 'Models' });
   await expect(models.getByRole('row')).toHaveCount(4);
 

@@ -1,25 +1,12 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import { registerAndSignIn } from './helpers';
 
 // The fake LLM provider that `assay up` runs for this config (ASSAY_FAKE_PORT in playwright.config.ts).
 const FAKE_URL = process.env.ASSAY_E2E_FAKE_URL!;
 
-async function registerAndSignIn(page: Page) {
-  const email = `e2e-prov-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
-  const password = 'Assay-Demo-2024!';
-  await page.goto('/register');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByLabel('Confirm password').fill(password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/login$/);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/projects$/);
-  await expect(page.getByTestId('current-user')).toHaveText(email);
-}
-
 test('providers and models: add and test providers, price a model, server-side parameter errors, archive and restore', async ({ page }) => {
-  await registerAndSignIn(page);
+  const email = await registerAndSignIn(page, 'e2e-prov');
+  await expect(page.getByTestId('current-user')).toHaveText(email);
 
   // A project, then its Providers tab
   await page.getByRole('button', { name: 'Create your first project' }).click();

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
-import { signUpWithProject } from './helpers';
+import { addFakeModel, addFakeProvider, signUpWithProject } from './helpers';
 
 // The RAG flow in the browser alone, on the shipped fake provider (its generator and judges
 // answer with valid, content-sensitive JSON; nothing is scripted): a PDF becomes grounded
@@ -33,28 +33,8 @@ async function checkScreen(page: Page, name: string) {
 const registerWithProject = (page: Page, name: string) => signUpWithProject(page, 'e2e-rag', name);
 
 async function addFakeProviderAndModels(page: Page) {
-  const tabs = page.getByRole('navigation', { name: 'Project sections' });
-  await tabs.getByRole('link', { name: 'Providers' }).click();
-  await page.getByRole('button', { name: 'Add provider' }).click();
-  let dialog = page.getByRole('dialog', { name: 'Add provider' });
-  await dialog.getByLabel('Provider', { exact: true }).selectOption('fake');
-  await dialog.getByLabel('Label', { exact: true }).fill('Fake');
-  await dialog.getByLabel('Base URL').fill(process.env.ASSAY_E2E_FAKE_URL!);
-  await dialog.getByRole('button', { name: 'Add and test' }).click();
-  await page.getByRole('dialog', { name: 'Provider added' }).getByRole('button', { name: 'Done' }).click();
-  await tabs.getByRole('link', { name: 'Models' }).click();
-  for (const [name, id] of MODELS) {
-    await page.getByRole('button', { name: 'Add model' }).first().click();
-    dialog = page.getByRole('dialog', { name: 'Add model' });
-    await dialog.getByLabel('Name', { exact: true }).fill(name);
-    const fakeOption = dialog.getByLabel('Provider', { exact: true }).locator('option', { hasText: /^Fake — / });
-    await dialog.getByLabel('Provider', { exact: true }).selectOption((await fakeOption.getAttribute('value'))!);
-    await dialog.getByLabel('Model id').fill(id);
-    await dialog.getByLabel('Input price ($ per 1M tokens)').fill('0.15');
-    await dialog.getByLabel('Output price ($ per 1M tokens)').fill('0.6');
-    await dialog.getByRole('button', { name: 'Add model' }).click();
-    await expect(dialog).toBeHidden();
-  }
+  await addFakeProvider(page);
+  for (const [name, id] of MODELS) await addFakeModel(page, name, id);
 }
 
 async function getJson<T = any>(page: Page, path: string): Promise<T> {
