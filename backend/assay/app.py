@@ -24,7 +24,6 @@ from assay.api.judgments.routes import blp as judgments_blp
 from assay.api.members.invites import blp as invites_blp
 from assay.api.members.routes import blp as members_blp
 from assay.api.models.routes import blp as models_blp
-from assay.api.patch import PatchPlugin
 from assay.api.projects.routes import blp as projects_blp
 from assay.api.projects.settings import blp as project_settings_blp
 from assay.api.prompts.routes import blp as prompts_blp
@@ -33,7 +32,7 @@ from assay.api.reports.routes import blp as reports_blp
 from assay.api.runs import blp as runs_blp
 from assay.api.scorers.routes import blp as scorers_blp
 from assay.api.scorers.routes import kinds_blp as scorer_kinds_blp
-from assay.api.typed_schemas import init_api, register_typed_schemas
+from assay.api.typed_schemas import register_typed_schemas
 from assay.core.auth import service as auth_service
 from assay.extensions import db, migrate
 from assay.observability import web as observability
@@ -71,8 +70,7 @@ def create_app(settings: Settings | None = None) -> Flask:
                                 x_proto=1)
     runtime.configure(settings)
     migrate.init_app(app, db, directory=str(REPO_ROOT / "migrations"), render_as_batch=True)
-    api = AssayApi(app, spec_kwargs={"extra_plugins": [ContractPlugin(), PatchPlugin()]})
-    init_api(api)
+    api = AssayApi(app, spec_kwargs={"extra_plugins": [ContractPlugin()]})
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
     register_typed_schemas(api)

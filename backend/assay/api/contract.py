@@ -16,6 +16,8 @@ from werkzeug.routing import Rule
 from assay.api import security
 from assay.api.events_doc import DATA_SCHEMAS, event_schemas
 from assay.api.fields import ENUM_COMPONENT
+from assay.api.patch import PatchSchema
+from assay.api.typed_schemas import nullable_as_one_type
 
 SECURITY_SCHEMES = {
     "bearer": {"type": "http", "scheme": "bearer",
@@ -164,10 +166,18 @@ class ContractPlugin(BasePlugin):
         for plugin in spec.plugins:
             if isinstance(plugin, MarshmallowPlugin) and plugin.converter is not None:
                 plugin.converter.add_attribute_function(_named_enum(spec))
+                plugin.converter.add_attribute_function(nullable_as_one_type)
         for name, data in DATA_SCHEMAS.items():
             spec.components.schema(name, schema=data)
         for name, envelope in event_schemas().items():
             spec.components.schema(name, envelope)
+
+    def schema_helper(self, name: str, definition: dict[str, Any], **kwargs: Any
+                      ) -> dict[str, Any] | None:
+        """A PATCH body (api/patch.py) must change something: minProperties 1."""
+        schema = kwargs.get("schema")
+        cls = schema if isinstance(schema, type) else type(schema)
+        return {"minProperties": 1} if issubclass(cls, PatchSchema) else None
 
     def operation_helper(self, path: str | None = None,
                          operations: dict[str, Any] | None = None, **kwargs: Any) -> None:

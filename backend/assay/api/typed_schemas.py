@@ -133,11 +133,6 @@ def nullable_as_one_type(self: FieldConverterMixin, field: fields.Field,
     return {}
 
 
-def init_api(api: Api) -> None:
-    """Before blueprints register: how fields are written."""
-    api.ma_plugin.converter.add_attribute_function(nullable_as_one_type)
-
-
 def register_typed_schemas(api: Api) -> None:
     """After blueprints register: the typed components, replacing the loose ones."""
     _register(api.spec.components.schemas)
