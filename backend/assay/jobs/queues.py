@@ -26,30 +26,31 @@ def scoring_active(rt: Runtime, run_id: int) -> bool:
     return bool(rt.redis.exists(*scoring_keys(rt, run_id)))
 
 
-def _meta(rt: Runtime, run_id: int) -> dict[str, Any]:
+def _run_facts(rt: Runtime, run_id: int) -> tuple[dict[str, Any], int | None]:
+    """The run's settings and project, in one query."""
+    with rt.db.factory() as session:
+        row = session.execute(select(Run.settings, Run.project_id).where(Run.id == run_id)).first()
+    return (row[0] or {}, row[1]) if row else ({}, None)
+
+
+def _meta(rt: Runtime, run_id: int, project_id: int | None = None) -> dict[str, Any]:
     """The job's log context: the enqueueing request's ids (or job's), and the run's
     project, so that every line the job logs names the request, user, project and run."""
-    project_id = logs.current().get("project_id")
+    project_id = logs.current().get("project_id") or project_id
     if project_id is None:
-        with rt.db.factory() as session:
-            project_id = session.scalar(select(Run.project_id).where(Run.id == run_id))
+        project_id = _run_facts(rt, run_id)[1]
     return logs.job_meta(run_id=run_id, project_id=project_id)
 
 
-def run_shards(rt: Runtime, run_id: int) -> int:
-    """The run's `shards` setting, else ASSAY_RUN_SHARDS."""
-    with rt.db.factory() as session:
-        chosen = (session.scalar(select(Run.settings).where(Run.id == run_id)) or {}).get(
-            "shards")
-    return max(1, min(MAX_SHARDS, int(chosen or rt.settings.run_shards)))
-
-
 def enqueue_run(rt: Runtime, run_id: int, shards: int | None = None) -> int:
-    """Enqueue `shards` shard runners of the run (default: run_shards), so that several
-    workers share it; each claims leased batches until nothing is left. Returns how many."""
-    count = run_shards(rt, run_id) if shards is None else max(1, shards)
+    """Enqueue `shards` shard runners of the run (default: its `shards` setting, else
+    ASSAY_RUN_SHARDS), so that several workers share it; each claims leased batches until
+    nothing is left. Returns how many."""
+    settings, project_id = _run_facts(rt, run_id)
+    chosen = settings.get("shards") or rt.settings.run_shards
+    count = max(1, min(MAX_SHARDS, int(chosen))) if shards is None else max(1, shards)
     queue = Queue(rt.settings.runs_queue, connection=rt.redis)
-    meta = _meta(rt, run_id)
+    meta = _meta(rt, run_id, project_id)
     queue.enqueue_many([
         Queue.prepare_data("assay.jobs.runs.execute_run", (run_id,), timeout=6 * 3600,
                            result_ttl=600, failure_ttl=7 * 86400, meta=meta)
