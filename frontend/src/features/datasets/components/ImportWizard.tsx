@@ -207,13 +207,14 @@ export function ImportWizard({
                 <legend className="text-base font-semibold">Map columns</legend>
                 <div className="grid gap-3">
                   {data.columns.map((c) => (
-                    <div key={c} className="flex items-center gap-2">
+                    // wraps at 390 px: the variable's name goes under its column, not past the edge
+                    <div key={c} className="flex flex-wrap items-center gap-2">
                       <Label htmlFor={`map-${c}`} className="w-32 truncate" title={c}>
                         {c}
                       </Label>
                       <Select
                         id={`map-${c}`}
-                        className="w-48"
+                        className="w-48 min-w-0 flex-1 sm:flex-none"
                         value={roles[c] ?? 'ignore'}
                         onChange={(e) => setRoles((r) => ({ ...r, [c]: e.target.value as ColumnRole }))}
                       >
@@ -226,7 +227,7 @@ export function ImportWizard({
                       {roles[c] === 'variable' && (
                         <Input
                           aria-label={`Variable name for ${c}`}
-                          className="flex-1"
+                          className="min-w-[8rem] flex-1"
                           value={names[c] ?? ''}
                           onChange={(e) => setNames((n) => ({ ...n, [c]: e.target.value }))}
                         />
