@@ -8,7 +8,10 @@ import { CASES_PAGE_SIZE, casesQuery, type CaseFilters } from '../hooks/useDatas
 
 export const ROW_HEIGHT = 44;
 const DEFAULT_VIEWPORT = { width: 960, height: 528 };
-const GRID = 'grid grid-cols-[4rem_minmax(0,3fr)_minmax(0,2fr)_minmax(0,1.5fr)_6rem_9rem] items-center gap-3 px-3';
+// Below `sm` (390 px phones) only #, input and actions: six columns left the input none.
+const GRID =
+  'grid grid-cols-[2rem_minmax(0,1fr)_9rem] sm:grid-cols-[4rem_minmax(0,3fr)_minmax(0,2fr)_minmax(0,1.5fr)_6rem_9rem] items-center gap-3 px-3';
+const WIDE = 'hidden sm:block';
 
 /**
  * The cases of one dataset version, virtualised: only the rows in view (plus a few) are
@@ -77,9 +80,9 @@ export function CasesTable({
           <div role="row" aria-rowindex={1} className={cn(GRID, 'h-10 rounded-t-xl border-b border-zinc-200 bg-zinc-50 font-medium text-zinc-600')}>
             <span role="columnheader">#</span>
             <span role="columnheader">Input</span>
-            <span role="columnheader">Expected</span>
-            <span role="columnheader">Tags</span>
-            <span role="columnheader">Difficulty</span>
+            <span role="columnheader" className={WIDE}>Expected</span>
+            <span role="columnheader" className={WIDE}>Tags</span>
+            <span role="columnheader" className={WIDE}>Difficulty</span>
             <span role="columnheader">
               <span className="sr-only">Actions</span>
             </span>
@@ -105,10 +108,10 @@ export function CasesTable({
                       <span role="cell" className="truncate" title={caseSummary(c)}>
                         {caseSummary(c)}
                       </span>
-                      <span role="cell" className="truncate text-zinc-600" title={expectedSummary(c.expected)}>
+                      <span role="cell" className={cn(WIDE, 'truncate text-zinc-600')} title={expectedSummary(c.expected)}>
                         {expectedSummary(c.expected)}
                       </span>
-                      <span role="cell" className="flex gap-1 overflow-hidden">
+                      <span role="cell" className="hidden gap-1 overflow-hidden sm:flex">
                         {c.tags.slice(0, 3).map((t) => (
                           <Badge key={t} tone="neutral" className="truncate">
                             {t}
@@ -116,7 +119,7 @@ export function CasesTable({
                         ))}
                         {c.tags.length > 3 && <span className="text-zinc-500">+{c.tags.length - 3}</span>}
                       </span>
-                      <span role="cell">{c.difficulty ?? '—'}</span>
+                      <span role="cell" className={WIDE}>{c.difficulty ?? '—'}</span>
                       <span role="cell" className="flex justify-end gap-1">
                         {canEdit && (
                           <>
@@ -131,7 +134,7 @@ export function CasesTable({
                       </span>
                     </>
                   ) : (
-                    <span role="cell" className="col-span-6">
+                    <span role="cell" className="col-span-full">
                       <Skeleton className="h-5 w-full" />
                       <span className="sr-only">Loading case {v.index + 1}</span>
                     </span>
