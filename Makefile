@@ -13,7 +13,7 @@ export ASSAY_WEB_PORT ?= 5173
 export ASSAY_FAKE_PORT ?= 8100
 
 .PHONY: run install api-types check-api lint typecheck test test-python test-sqlite \
-	test-postgres test-web e2e bench clean
+	test-postgres test-web e2e test-all bench clean report-assets
 
 run: install ## Build, migrate, seed, and start fake provider, API, worker and SPA
 	$(ASSAY) up
@@ -42,6 +42,9 @@ check-api: install ## Fail when the committed OpenAPI document or TS types are s
 	  diff -u frontend/src/api/openapi.json $$tmp | head -40; rm -f $$tmp; exit 1; fi; rm -f $$tmp
 	$(NPM) run check:api
 
+report-assets: install ## Vendor chart.js (node_modules) into the HTML report's package data
+	$(NPM) run vendor:report
+
 lint: install
 	$(VENV)/bin/ruff check backend tests
 
@@ -55,7 +58,8 @@ test-sqlite: install
 test-postgres: install
 	ASSAY_TEST_DATABASE_URL=$(POSTGRES_TEST_URL) $(PYTEST) tests/api tests/engine tests/faults
 
-test-python: test-sqlite test-postgres
+test-python: install ## Both Python suites side by side, each on its own Redis database
+	MAKE="$(MAKE)" $(PY) -m tests.parallel test-sqlite test-postgres
 
 test-web: install
 	$(NPM) test
@@ -64,7 +68,10 @@ e2e: install ## Playwright in Debian's Chromium against the whole stack
 	$(NPM) run build
 	$(NPM) run e2e
 
-test: lint typecheck check-api test-python test-web e2e ## Everything CI runs
+test: install ## Everything CI runs, on throwaway PostgreSQL/Redis where none is running
+	$(PY) -m tests.services -- $(MAKE) --no-print-directory test-all
+
+test-all: lint typecheck check-api test-python test-web e2e
 
 bench: install ## Speed figures of DESIGN.md section 9, as ratios
 	$(PY) -m tests.bench

@@ -8,6 +8,7 @@ database number of its own that is flushed between tests.
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,8 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 from rq import Queue
+from rq.job import Job
+from rq.registry import StartedJobRegistry
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
@@ -114,6 +117,20 @@ def redis_conn() -> redis.Redis:
     return redis.Redis.from_url(REDIS_URL)
 
 
+def _settle_warm_jobs(queue: Queue, timeout_s: float = 15) -> None:
+    """Wait for a warm job a live worker took (it ends in a moment on test data): it
+    writes rows of the run the tables' emptying deletes, and PostgreSQL may pick the
+    emptying as the deadlock's victim."""
+    registry = StartedJobRegistry(queue=queue)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        jobs = Job.fetch_many(registry.get_job_ids(), connection=queue.connection)
+        if not any(job is not None and job.func_name == "assay.jobs.warm.warm_run"
+                   for job in jobs):
+            return
+        time.sleep(0.05)
+
+
 def _empty_tables() -> None:
     tables = [t.name for t in reversed(db.metadata.sorted_tables)]
     with db.engine.begin() as conn:
@@ -127,8 +144,11 @@ def clean_state(request: pytest.FixtureRequest) -> Iterator[None]:
     if "app" in request.fixturenames:
         conn = redis.Redis.from_url(REDIS_URL)
         settings = request.getfixturevalue("settings")
-        Queue(settings.runs_queue, connection=conn).empty()  # no job outlives its test's rows
+        queue = Queue(settings.runs_queue, connection=conn)
+        queue.empty()  # no job outlives its test's rows
+        _settle_warm_jobs(queue)
         db.scoped.remove()
+        request.getfixturevalue("app").extensions["assay_credentials"].clear()
         _empty_tables()
         prefix = settings.redis_prefix
         keys = list(conn.scan_iter(f"{prefix}:*", count=1000))  # RQ's keys stay: workers live on

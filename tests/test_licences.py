@@ -20,7 +20,7 @@ from packaging.requirements import Requirement
 ROOT = Path(__file__).resolve().parents[1]
 PERMISSIVE = {"Apache-2.0", "MIT", "MIT-0", "BSD-2-Clause", "BSD-3-Clause", "0BSD", "ISC",
               "PSF-2.0", "Python-2.0", "CNRI-Python", "Zlib", "CC0-1.0", "Unlicense",
-              "BlueOak-1.0.0"}
+              "BlueOak-1.0.0", "MIT-CMU"}  # MIT-CMU: Pillow's (HPND family, permissive)
 # Weak copyleft is fine for Python libraries: they are installed unmodified beside Assay,
 # not copied into it, and the user may replace them. Never for the bundled SPA.
 PYTHON_ONLY = {"MPL-2.0", "LGPL-2.1-only", "LGPL-2.1-or-later", "LGPL-3.0-only",

@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask
+from flask_migrate import Migrate
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from assay import __version__, runtime
 from assay.api import docs, security
+from assay.api.arena.routes import blp as arena_blp
 from assay.api.auth.routes import blp as auth_blp
 from assay.api.contract import READ_SECURITY, ContractPlugin
 from assay.api.credentials.routes import blp as credentials_blp
@@ -17,9 +19,14 @@ from assay.api.critiques.routes import blp as critiques_blp
 from assay.api.datasets.routes import blp as datasets_blp
 from assay.api.datasets.transfer import blp as dataset_transfer_blp
 from assay.api.errors import AssayApi, register_error_handlers
+from assay.api.experiments.assist import blp as assist_blp
+from assay.api.experiments.reports import blp as experiment_reports_blp
+from assay.api.experiments.routes import blp as experiments_blp
+from assay.api.experiments.templates import blp as experiment_templates_blp
 from assay.api.generation.documents import blp as documents_blp
 from assay.api.generation.routes import blp as generation_blp
 from assay.api.health.routes import blp as health_blp
+from assay.api.iterations import blp as iterations_blp
 from assay.api.judgments.routes import blp as judgments_blp
 from assay.api.members.invites import blp as invites_blp
 from assay.api.members.routes import blp as members_blp
@@ -34,15 +41,19 @@ from assay.api.scorers.routes import blp as scorers_blp
 from assay.api.scorers.routes import kinds_blp as scorer_kinds_blp
 from assay.api.typed_schemas import register_typed_schemas
 from assay.core.auth import service as auth_service
-from assay.extensions import db, migrate
+from assay.extensions import db
+from assay.jobs import experiments as experiment_jobs
 from assay.observability import web as observability
 from assay.settings import REPO_ROOT, Settings
+
+migrate = Migrate()
 
 BLUEPRINTS = [auth_blp, projects_blp, members_blp, provider_kinds_blp, credentials_blp,
               models_blp, datasets_blp, dataset_transfer_blp, prompts_blp, scorer_kinds_blp,
               scorers_blp, runs_blp, run_exports_blp, reports_blp, generation_blp,
               documents_blp, judgments_blp, health_blp, critiques_blp, project_settings_blp,
-              invites_blp]
+              invites_blp, arena_blp, experiment_reports_blp, experiments_blp,
+              experiment_templates_blp, assist_blp, iterations_blp]
 
 
 def _config(settings: Settings) -> dict[str, Any]:
@@ -68,7 +79,8 @@ def create_app(settings: Settings | None = None) -> Flask:
         # as the nearest proxy says (it sets X-Forwarded-Proto, replacing any client's).
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies,  # type: ignore[method-assign]
                                 x_proto=1)
-    runtime.configure(settings)
+    # the loop enqueues after commits; the warm job's intervals serve the first reader
+    experiment_jobs.install(runtime.share_intervals(runtime.configure(settings)))
     migrate.init_app(app, db, directory=str(REPO_ROOT / "migrations"), render_as_batch=True)
     api = AssayApi(app, spec_kwargs={"extra_plugins": [ContractPlugin()]})
     for blueprint in BLUEPRINTS:

@@ -27,7 +27,8 @@ def make_engine(settings: Settings) -> Engine:
             json_serializer=jsonio.dumps, json_deserializer=jsonio.loads)
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    return create_engine(settings.database_url, pool_size=10, max_overflow=20, pool_pre_ping=True,
+    return create_engine(settings.database_url, pool_size=settings.db_pool_size, max_overflow=20,
+                         pool_pre_ping=True,
                          json_serializer=jsonio.dumps, json_deserializer=jsonio.loads)
 
 

@@ -1,12 +1,10 @@
-"""Extensions created unbound; the app factory and the worker bind them to settings."""
+"""The database, created unbound; the app factory and the worker bind it to settings.
+
+Flask-Migrate's instance lives with the app factory (app.py): workers and `assay eval`
+import this module, and need no Alembic."""
 
 from __future__ import annotations
-
-from flask_migrate import Migrate
-from flask_smorest import Api
 
 from assay.db import Database
 
 db = Database()
-migrate = Migrate()
-api = Api()

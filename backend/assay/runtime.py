@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-import redis
+from typing import TYPE_CHECKING, Any
 
 from assay.db import Database
 from assay.events.publish import publish, stream_key
 from assay.extensions import db
 from assay.redis_conn import connect
 from assay.settings import Settings
+
+if TYPE_CHECKING:  # imported with the first connection: `assay eval` runs without one
+    import redis
 
 
 @dataclass
@@ -33,6 +34,35 @@ class Runtime:
     def publish(self, run_id: int, event_type: str, data: dict[str, Any]) -> str:
         return publish(self.redis, self.events_key(run_id), event_type, data,
                        self.settings.stream_maxlen)
+
+
+class SharedIntervals:
+    """The reports' intervals kept in Redis for every process (uncertainty.Shared): an
+    input always gives the same interval, so an entry never goes stale; the TTL bounds the
+    memory."""
+
+    TTL_S = 7 * 86400
+
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+
+    def _key(self, key: bytes) -> str:
+        return f"{self.rt.settings.redis_prefix}:interval:{key.hex()}"
+
+    def get(self, key: bytes) -> bytes | None:
+        found = self.rt.redis.get(self._key(key))
+        return None if found is None else bytes(found)
+
+    def put(self, key: bytes, value: bytes) -> None:
+        self.rt.redis.set(self._key(key), value, ex=self.TTL_S)
+
+
+def share_intervals(rt: Runtime) -> Runtime:
+    """Draw each big report interval once for the API and the workers together."""
+    from assay.core.reports import uncertainty  # NumPy: only for processes that report
+
+    uncertainty.share(SharedIntervals(rt))
+    return rt
 
 
 _current: Runtime | None = None

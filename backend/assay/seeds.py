@@ -40,7 +40,8 @@ def seed_demo(session: Session, settings: Settings,
     if demo is None:
         demo = register(session, DEMO_EMAIL, DEMO_PASSWORD, "Demo user", settings.bcrypt_rounds)
     project = session.scalar(select(Project).join(Membership).where(
-        Membership.user_id == demo.id, Project.name == DEMO_PROJECT))
+        Membership.user_id == demo.id, Project.name == DEMO_PROJECT,
+        Project.deleted_at.is_(None)))
     if project is None:
         project = create_project(session, demo, DEMO_PROJECT,
                                  "A demo project on Assay's fake LLM provider")

@@ -34,10 +34,17 @@ def share_embedded_redis(settings: Settings) -> Settings:
     return Settings.from_env()
 
 
-def run_gunicorn(host: str, port: int, threads: int) -> None:
-    share_embedded_redis(Settings.from_env())
+def run_gunicorn(host: str, port: int, threads: int, workers: int | None = None) -> None:
+    """gthread workers, one per core unless told: Python holds one core per process (the
+    GIL), and threads keep progress streams open cheaply. Each worker's database pool holds
+    as many connections as it has threads, so no request waits for, or opens, one."""
+    settings = share_embedded_redis(Settings.from_env())
+    if settings.is_sqlite:
+        workers = 1  # one writer: more processes would only queue on the file's lock
+    os.environ.setdefault("ASSAY_DB_POOL_SIZE", str(threads))
     _Gunicorn({
-        "bind": f"{host}:{port}", "workers": 1, "worker_class": "gthread", "threads": threads,
+        "bind": f"{host}:{port}", "workers": workers or os.cpu_count() or 1,
+        "worker_class": "gthread", "threads": threads,
         "timeout": 0,  # progress streams stay open; gthread still reaps dead clients
         "graceful_timeout": 5, "accesslog": None, "errorlog": "-", "loglevel": "warning",
         "child_exit": _child_exit,

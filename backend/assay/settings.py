@@ -9,11 +9,12 @@ from __future__ import annotations
 import logging
 import os
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from assay import instance as instance_folder
+from assay.core.retention.policy import RetentionPolicy
 from assay.providers.ssrf import UrlPolicy, allow_entry
 
 log = logging.getLogger(__name__)
@@ -87,6 +88,8 @@ class Settings:
     fake_provider_url: str = "http://127.0.0.1:8100"
     max_body_bytes: int = 1_000_000
     sse_heartbeat_s: float = 15.0
+    db_pool_size: int = 10  # PostgreSQL connections a process keeps (assay serve: threads)
+    auth_cache_s: float = 5.0  # how long a process trusts a credential it checked (0: never)
     run_concurrency: int = 50
     stream_maxlen: int = 10_000
     block_private_urls: bool = False  # refuse loopback/private provider base URLs (SSRF)
@@ -95,6 +98,7 @@ class Settings:
     lease_s: int = 60  # how long a claimed cell stays leased to its shard
     reaper_interval_s: float = 15.0  # how often a worker re-enqueues abandoned runs
     metrics_token: str | None = None  # bearer token of /metrics; None: no /metrics
+    retention: RetentionPolicy = field(default_factory=RetentionPolicy)
 
     def __post_init__(self) -> None:
         if len(self.jwt_secret) < 32:
@@ -148,6 +152,8 @@ class Settings:
             fake_provider_url=env.get("ASSAY_FAKE_PROVIDER_URL")
             or f"http://127.0.0.1:{fake_port}",
             sse_heartbeat_s=float(env.get("ASSAY_SSE_HEARTBEAT_S") or 15.0),
+            db_pool_size=max(1, _int(env, "ASSAY_DB_POOL_SIZE", 10)),
+            auth_cache_s=max(0.0, float(env.get("ASSAY_AUTH_CACHE_S") or 5.0)),
             run_concurrency=_int(env, "ASSAY_RUN_CONCURRENCY", 50),
             block_private_urls=_bool(env, "ASSAY_BLOCK_PRIVATE_URLS", False),
             private_url_allow=_allow_list(env),
@@ -155,4 +161,5 @@ class Settings:
             lease_s=lease_seconds(env),
             reaper_interval_s=max(0.1, float(env.get("ASSAY_REAPER_INTERVAL_S") or 15.0)),
             metrics_token=env.get("ASSAY_METRICS_TOKEN") or None,
+            retention=RetentionPolicy.from_env(env),
         )

@@ -14,6 +14,7 @@ const RUBRIC = {
 const VERDICT = JSON.stringify({
   criteria: { Accuracy: { score: 4, rationale: 'Mostly right.' }, Clarity: { score: 5, rationale: 'Clear.' } },
   summary: 'Good.',
+  confidence: 0.8,
 });
 
 async function api<T = any>(page: Page, method: 'GET' | 'POST', path: string, data?: unknown): Promise<T> {

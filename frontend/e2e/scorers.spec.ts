@@ -9,6 +9,7 @@ const VERDICT = JSON.stringify({
     Clarity: { score: 5, rationale: 'Very clear.' },
   },
   summary: 'A good answer.',
+  confidence: 0.8,
 });
 const GOOD_RULES = `rules:
   - id: no_refund_promises

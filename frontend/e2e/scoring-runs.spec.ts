@@ -16,7 +16,7 @@ const RUBRIC = {
 const criterion = (score: number) => ({ score, rationale: `Scored ${score}.` });
 const pick = (winner: string) => JSON.stringify({ winner, rationale: 'Fake Smart answers more fully.' });
 const SCRIPTS = [
-  { pattern: CRITERION, reply: JSON.stringify({ criteria: { Answers: criterion(4), Clear: criterion(5) }, summary: 'Good.' }) },
+  { pattern: CRITERION, reply: JSON.stringify({ criteria: { Answers: criterion(4), Clear: criterion(5) }, summary: 'Good.', confidence: 0.8 }) },
   { pattern: 'fake-smart says[\\s\\S]*fake-fast says', reply: pick('1') },
   { pattern: 'fake-fast says[\\s\\S]*fake-smart says', reply: pick('2') },
 ];

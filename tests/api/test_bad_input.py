@@ -18,6 +18,7 @@ import pytest
 from flask import Flask
 from sqlalchemy import func, select
 
+from assay.api.experiments.reports import BODY_BYTES
 from assay.core.auth.models import ApiToken, User
 from assay.core.datasets.models import Dataset
 from assay.core.datasets.service import latest_version, version_cases
@@ -27,6 +28,16 @@ from assay.core.projects.models import Project, Role
 from assay.core.prompts.service import create_prompt
 from assay.extensions import db
 from assay.runtime import current
+from tests.api.arena_helpers import fixture
+from tests.api.arena_helpers import seed as seed_arena
+from tests.api.experiment_rows import diff_for, experiment_in_state
+from tests.api.helpers_experiments import (
+    ASSIST_RUBRIC,
+    assist_model,
+    draft_in,
+    steps,
+    tiny_bundle,
+)
 from tests.api.test_comparisons import comparison_body
 from tests.api.test_critiques import critique_body
 from tests.api.test_generation import finished_job, make_document
@@ -59,9 +70,22 @@ class World:
     scorer_version_id: int = 0
     invite_id: int = 0
     attachable_version_id: int = 0  # a reference check not pinned on run_id
+    attempt_id: int = 0  # the owner's EvalArena attempt
+    experiment_id: int = 0  # a valid draft
+    assist_model_id: int = 0  # a model scripted to answer every kind of assist
+    loop_experiment_id: int = 0  # its iteration 1 awaits review
 
-    def path_args(self) -> dict[str, int]:
-        return {"project_id": self.project.id, "run_id": self.run_id,
+    def args_for(self, path: str) -> dict[str, Any]:
+        """The path's arguments: the loop's routes act on an experiment past its start."""
+        args = self.path_args()
+        if "/iterations" in path or path.endswith(("/pause", "/resume", "/cancel",
+                                                   "/progress", "/events")):
+            args["experiment_id"] = self.loop_experiment_id
+        return args
+
+    def path_args(self) -> dict[str, Any]:
+        return {"challenge_id": ARENA_CHALLENGE, "tab": "rules", "attempt_id": self.attempt_id,
+                "project_id": self.project.id, "run_id": self.run_id,
                 "base_run_id": self.run_id, "user_id": self.target.id, "token_id": self.token_id,
                 "credential_id": self.credential_id, "model_id": self.model_ids[0],
                 "dataset_id": self.dataset_id, "case_id": self.case_id,
@@ -69,7 +93,9 @@ class World:
                 "output_id": self.output_id,
                 "prompt_id": self.prompt_id, "prompt_version_id": self.prompt_version_id,
                 "scorer_id": self.scorer_id,
-                "scorer_version_id": self.scorer_version_id, "invite_id": self.invite_id}
+                "scorer_version_id": self.scorer_version_id, "invite_id": self.invite_id,
+                "experiment_id": self.experiment_id, "number": 1,
+                "slug": "customer-support"}  # type: ignore[dict-item]
 
 
 def run_body(w: World) -> dict[str, Any]:
@@ -100,6 +126,20 @@ def _tagged(w: World, body: dict[str, Any]) -> dict[str, Any]:
 
 
 IMPORT = "/api/projects/{project_id}/datasets/{dataset_id}/import"
+ARENA_CHALLENGE = "refund-verification"
+ARENA = "/api/arena/challenges/{challenge_id}"
+ITERATION = "/api/projects/{project_id}/experiments/{experiment_id}/iterations/{number}"
+EXP = "/api/projects/{project_id}/experiments"
+ASSIST = "/api/projects/{project_id}/assist"
+
+
+def experiment_body(w: World) -> dict[str, Any]:
+    return {"name": "Checked", "description": "words",
+            **steps(w.model_ids[0], w.version_id)}
+
+
+def assist_body(w: World, **body: Any) -> dict[str, Any]:
+    return {"model_id": w.assist_model_id, "experiment_id": w.experiment_id, **body}
 VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
     ("POST", "/api/auth/register"): lambda w: {
         "email": "fresh@example.com", "name": "Fresh", "password": STRONG,
@@ -107,6 +147,13 @@ VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
     ("POST", "/api/auth/login"): lambda w: {
         "email": w.owner.email, "password": PASSWORD, "remember_me": False},
     ("POST", "/api/auth/tokens"): lambda w: {"name": "ci"},
+    ("POST", ITERATION + "/approve"): lambda w: {"comment": "Good change"},
+    ("POST", ITERATION + "/reject"): lambda w: {"reason": "Too vague"},
+    ("POST", ITERATION + "/edit"): lambda w: {"diff": diff_for("Be brief and kind."),
+                                              "comment": "Shorter"},
+    ("POST", ITERATION + "/comments"): lambda w: {"body": "Looks right"},
+    ("POST", ITERATION + "/counterexamples"): lambda w: {
+        "cases": [{"input": {"question": "And now?"}}]},
     ("POST", "/api/projects"): lambda w: {"name": "New one", "description": "words"},
     ("PATCH", "/api/projects/{project_id}"): lambda w: {"name": "Renamed",
                                                          "description": "words"},
@@ -116,10 +163,27 @@ VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
     ("PATCH", "/api/projects/{project_id}/settings"): lambda w: {
         "name": "Renamed", "description": "words", "budget_micros": 10**9,
         "alert_threshold": 0.5, "default_concurrency": 4, "default_timeout_s": 30,
-        "default_max_retries": 1, "code_execution": True},
+        "default_max_retries": 1, "code_execution": True, "arena_allowance_micros": 10**6},
     ("POST", "/api/projects/{project_id}/invites"): lambda w: {
         "email": "invited@example.com", "role": "viewer"},
     ("POST", "/api/projects/{project_id}/runs"): lambda w: run_body(w),
+    ("POST", EXP): experiment_body,
+    ("PATCH", EXP + "/{experiment_id}"): experiment_body,
+    ("POST", EXP + "/{experiment_id}/validate"): lambda w: {"steps": ["objective", "data"]},
+    ("POST", EXP + "/import"): lambda w: {"content": tiny_bundle()},
+    ("POST", ASSIST + "/objectives"): lambda w: assist_body(
+        w, hints="support replies for a shop", count=3),
+    ("POST", ASSIST + "/objective"): lambda w: assist_body(
+        w, objective="Answer customers", mode="details"),
+    ("POST", ASSIST + "/rubric"): lambda w: assist_body(w, objective="Answer customers"),
+    ("POST", ASSIST + "/prompts"): lambda w: assist_body(
+        w, objective="Answer customers", count=3, rubric=[
+            {**c, "scale": {**c["scale"], "labels": {"0": "bad"}}} for c in ASSIST_RUBRIC]),
+    ("POST", ASSIST + "/prompt"): lambda w: assist_body(
+        w, objective="Answer customers", prompt="Answer {{question}}", focus=["tone"]),
+    ("POST", "/api/projects/{project_id}/prompts/{prompt_id}/diff-preview"): lambda w: {
+        "template": "Answer again: {{question}}", "system": "Be kind.",
+        "parent_id": w.prompt_version_id},
     ("POST", "/api/projects/{project_id}/runs/estimate"): lambda w: run_body(w),
     ("PATCH", "/api/projects/{project_id}/runs/{run_id}"): lambda w: {
         "budget_micros": 1_000_000_000, "alert_threshold": 0.5},
@@ -219,6 +283,11 @@ VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
         "dataset_name": "Checked", "selected": [0]},
     ("POST", "/api/projects/{project_id}/runs/{run_id}/comparisons"): lambda w: {
         **comparison_body(w.project.id, w.run_id), "base_run_id": None, "base_target_id": None},
+    ("PUT", ARENA + "/drafts/{tab}"): lambda w: {"text": "rules: []"},
+    ("POST", ARENA + "/validate"): lambda w: {"tab": "rules", "text": "rules: []"},
+    ("POST", ARENA + "/attempts"): lambda w: {
+        "tab": "rules", "text": fixture(ARENA_CHALLENGE, "reference.rules.yaml"), "set": "dev",
+        "project_id": w.project.id, "judge": "Not used by the rules tab"},
     ("POST", "/api/projects/{project_id}/critiques"): lambda w: critique_body(
         w.project.id, current().settings.fake_provider_url),
     ("POST", "/api/projects/{project_id}/datasets/{dataset_id}/judgments"): lambda w: {
@@ -226,7 +295,8 @@ VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
         "instruction": "Be strict.", "dataset_version_id": w.version_id},
 }
 # Import bodies carry a file of up to 10 MB (base64): their limit is 15 MB, not 1 MB.
-LARGE_BODIES = {("POST", IMPORT + "/preview"): 15_000_000, ("POST", IMPORT): 15_000_000}
+LARGE_BODIES = {("POST", IMPORT + "/preview"): 15_000_000, ("POST", IMPORT): 15_000_000,
+                ("POST", EXP + "/import"): BODY_BYTES}
 
 
 @pytest.fixture(scope="module")
@@ -288,6 +358,7 @@ def _properties(doc: dict[str, Any], schema: dict[str, Any]) -> dict[str, dict[s
 
 @pytest.fixture
 def world(factory: Factory) -> World:
+    seed_arena()
     owner = factory.user()
     project = factory.project(owner, "Input")
     run_id = factory.finished_run(owner, project)
@@ -320,15 +391,23 @@ def world(factory: Factory) -> World:
     _, attachable_version_id = factory.scorer(project, "Attach", "contains", {"value": "ok"})
     output_id = first_output(run_id)
     succeed(output_id)
-    return World(owner=owner, browser=factory.login(owner), project=project, run_id=run_id,
-                 target=target, newcomer=factory.user(), token_id=token_id,
-                 dataset_id=dataset_id, model_ids=model_ids, credential_id=credential_id,
-                 case_id=case_id, job_id=finished_job(owner.id, project.id, model_ids[0]),
-                 document_id=make_document(project.id), output_id=output_id,
-                 version_id=version_id,
-                 prompt_id=prompt_id, prompt_version_id=prompt_version_id,
-                 scorer_id=scorer_id, scorer_version_id=scorer_version_id,
-                 invite_id=invite_id, attachable_version_id=attachable_version_id)
+    world = World(owner=owner, browser=factory.login(owner), project=project, run_id=run_id,
+                  target=target, newcomer=factory.user(), token_id=token_id,
+                  dataset_id=dataset_id, model_ids=model_ids, credential_id=credential_id,
+                  case_id=case_id, job_id=finished_job(owner.id, project.id, model_ids[0]),
+                  document_id=make_document(project.id), output_id=output_id,
+                  version_id=version_id,
+                  prompt_id=prompt_id, prompt_version_id=prompt_version_id,
+                  scorer_id=scorer_id, scorer_version_id=scorer_version_id,
+                  invite_id=invite_id, attachable_version_id=attachable_version_id,
+                  experiment_id=draft_in(project, model_ids[0], version_id),
+                  assist_model_id=assist_model(project.id, factory.settings.fake_provider_url),
+                  loop_experiment_id=experiment_in_state(
+                      project.id, factory.settings.fake_provider_url)["experiment_id"])
+    world.attempt_id = world.browser.post(
+        ARENA.format(challenge_id=ARENA_CHALLENGE) + "/attempts",
+        json=VALID[("POST", ARENA + "/attempts")](world)).json["id"]
+    return world
 
 
 def _row_counts() -> dict[str, int]:
@@ -339,7 +418,7 @@ def _row_counts() -> dict[str, int]:
 
 def _send(world: World, method: str, path: str, data: str | bytes,
           content_type: str = "application/json", query: dict[str, Any] | None = None) -> Any:
-    return world.browser.request(method, path.format(**world.path_args()), data=data,
+    return world.browser.request(method, path.format(**world.args_for(path)), data=data,
                                  content_type=content_type, query_string=query)
 
 
@@ -627,9 +706,9 @@ def test_every_paginated_list_validates_page_and_page_size(openapi: dict[str, An
         for query, field in (({"page": 0}, "page"), ({"page_size": 1000}, "page_size"),
                              ({"page": "abc"}, "page"), ({"page_size": 0}, "page_size"),
                              ({"page": -1}, "page")):
-            reply = world.browser.get(path.format(**world.path_args()), query_string=query)
+            reply = world.browser.get(path.format(**world.args_for(path)), query_string=query)
             _field_error(reply, field, (path, query), location="query")
-        reply = world.browser.get(path.format(**world.path_args()),
+        reply = world.browser.get(path.format(**world.args_for(path)),
                                   query_string={"page": 1, "page_size": 100})
         # the world's run is an evaluation run: its judgments page is a clear 404
         expected = 404 if path.endswith("/runs/{run_id}/judgments") else 200
@@ -645,7 +724,7 @@ def test_every_query_argument_is_validated(openapi: dict[str, Any], world: World
     for method, path, params in operations:
         for param in params:
             for value in _bad_query_values(_flat(_resolve(openapi, param["schema"]))):
-                reply = world.browser.request(method, path.format(**world.path_args()),
+                reply = world.browser.request(method, path.format(**world.args_for(path)),
                                               query_string={param["name"]: value})
                 _field_error(reply, param["name"], (method, path, param["name"], value),
                              location="query")
@@ -662,9 +741,13 @@ def test_ids_that_cannot_exist_are_404(openapi: dict[str, Any], world: World) ->
         params = [p for p in operation.get("parameters", [])
                   + openapi["paths"][path].get("parameters", []) if p["in"] == "path"]
         for param in params:
-            assert _resolve(openapi, param["schema"]).get("type") == "integer", (path, param)
-            for value in ("0", "-1", str(2**31), str(2**63), str(10**30), "1.0", "abc", "%00"):
-                url = path.format(**{**world.path_args(), param["name"]: value})
+            kind = _resolve(openapi, param["schema"]).get("type")
+            assert kind in ("integer", "string"), (path, param)
+            # string ids (EvalArena's challenge ids and tabs) are names that do not exist
+            values = ("0", "-1", str(2**31), str(2**63), str(10**30), "1.0", "abc", "%00") \
+                if kind == "integer" else ("nope", "x" * 300, "%00")
+            for value in values:
+                url = path.format(**{**world.args_for(path), param["name"]: value})
                 before = _row_counts()
                 reply = world.browser.request(method, url, json=VALID.get((method, path),
                                                                           lambda w: {})(world))

@@ -161,7 +161,7 @@ def test_the_streams_document_their_events(document: dict[str, Any]) -> None:
         if "text/event-stream" in content:
             ref = content["text/event-stream"]["x-itemSchema"]["$ref"]
             streams[path.rsplit("/", 2)[-2]] = schemas[ref.rsplit("/", 1)[1]]
-    assert len(streams) == 3, streams
+    assert len(streams) == 4, streams  # runs, scorers, generation, experiments
     run_events = set(next(s for s in streams.values()
                           if "run.started" in s["properties"]["event"]["enum"])
                      ["properties"]["event"]["enum"])
@@ -174,6 +174,8 @@ def test_the_streams_document_their_events(document: dict[str, Any]) -> None:
             assert ref.rsplit("/", 1)[1] in schemas
     assert "run_id" in schemas["RunEventData"]["properties"]
     assert "job_id" in schemas["GenerationEventData"]["properties"]
+    assert {"experiment_id", "iteration", "spent_micros"} <= set(
+        schemas["ExperimentEventData"]["properties"])
 
 
 def test_a_wrong_method_is_405_with_allow_before_401(document: dict[str, Any],

@@ -50,7 +50,9 @@ def world(factory: Factory) -> World:
     case = browser.get(f"{base}/datasets/{dataset['id']}/cases").json["items"][0]
     run_id = factory.finished_run(owner, project)
     member = factory.member(project, Role.viewer)
+    experiment = _created(browser.post(base + "/experiments", json={"name": "Draft"}))
     return World(browser, {
+        "experiment": f"{base}/experiments/{experiment['id']}",
         "project": base, "settings": base + "/settings",
         "credential": f"{base}/credentials/{credential['id']}",
         "model": f"{base}/models/{model['id']}",
@@ -73,7 +75,8 @@ def _read(world: World, route: str) -> Any:
 
 # Every PATCH route: its name, and the field a body must carry when it has required ones
 PATCH_ROUTES = {"project": None, "settings": None, "credential": None, "model": None,
-                "dataset": None, "case": None, "run": "budget_micros", "member": "role"}
+                "dataset": None, "case": None, "run": "budget_micros", "member": "role",
+                "experiment": None}
 
 
 def test_every_patch_route_is_listed(app: Any) -> None:
@@ -112,6 +115,7 @@ SAME: dict[str, Callable[[Any], dict[str, Any]]] = {
     "model": lambda now: {"name": now["name"], "model": now["model"]},
     "dataset": lambda now: {"name": now["name"], "tags": now["tags"]},
     "case": lambda now: {k: now["items"][0][k] for k in ("input", "tags", "metadata")},
+    "experiment": lambda now: {"name": now["name"], "description": now["description"]},
 }
 
 

@@ -413,3 +413,89 @@ def test_traces_only_when_an_endpoint_is_set(app: Flask, test_env: dict[str, str
     assert b"SELECT 1" in sent  # SQLAlchemy
     assert b"PING" in sent  # Redis
     assert fake_provider.url.removeprefix("http://").encode() in sent  # the LLM call
+
+
+SAMPLED = """
+import asyncio, sys
+from opentelemetry import trace
+from opentelemetry.propagate import inject
+from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, set_span_in_context
+from assay.observability import tracing
+tracing.setup("assay-test")
+from sqlalchemy import create_engine, text
+from assay.providers.base import ChatRequest, Endpoint
+from assay.providers.client import LLMClient, RetryPolicy
+
+engine = create_engine("sqlite://")
+
+
+def carrier(sampled):
+    parent = SpanContext(trace_id=7 if sampled else 8, span_id=1, is_remote=True,
+                         trace_flags=TraceFlags(1 if sampled else 0))
+    out = {}
+    inject(out, context=set_span_in_context(NonRecordingSpan(parent)))
+    return out
+
+
+async def calls(model, n, url=sys.argv[1]):
+    async with LLMClient(retry=RetryPolicy(attempts=1)) as client:
+        for _ in range(n):
+            await client.chat(Endpoint("fake", url, "sk-fake", {}, None),
+                              ChatRequest(model, [{"role": "user", "content": "hi"}], {}))
+
+
+import time
+for sampled, tag in ((False, "dropped"), (True, "kept")):
+    with tracing.job_span(f"job-{tag}", carrier(sampled)):
+        with tracing.span(f"batch-{tag}"), engine.connect() as conn:
+            conn.execute(text(f"SELECT '{tag}-sql'"))
+        started = time.monotonic()
+        asyncio.run(calls(f"fake-fast-{tag}", 30))
+        took = time.monotonic() - started
+        asyncio.run(calls(f"fake-error-{tag}", 3, "http://127.0.0.1:9"))  # refused
+tracing.flush()
+print(took)
+"""
+
+
+def test_a_dropped_trace_makes_no_span_and_a_kept_one_samples_its_calls(
+        test_env: dict[str, str], fake_provider: FakeProviderThread) -> None:
+    """Inside a trace the sampler dropped, no span is made (SQL, batch, LLM call); inside a
+    kept one, every failed call has a span and succeeded ones only the per-second allowance
+    (2 here, in bursts of 2), not one each."""
+    import os
+    import subprocess
+    import sys
+
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceRequest,
+    )
+
+    _Collector.received.clear()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Collector)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    env.update(test_env)
+    env["OTEL_EXPORTER_OTLP_ENDPOINT"] = f"http://127.0.0.1:{server.server_address[1]}"
+    env["OTEL_TRACES_SAMPLER"] = "parentbased_always_on"
+    env["ASSAY_TRACE_CALLS_PER_S"] = "2"
+    try:
+        done = subprocess.run([sys.executable, "-c", SAMPLED, fake_provider.url], env=env,
+                              timeout=180, capture_output=True, text=True)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert done.returncode == 0, done.stderr[-3000:]
+    names: list[str] = []
+    for path, body in _Collector.received:
+        if path == "/v1/traces":
+            message = ExportTraceServiceRequest()
+            message.ParseFromString(body)
+            names += [span.name for resource in message.resource_spans
+                      for scope in resource.scope_spans for span in scope.spans]
+    assert not [n for n in names if "dropped" in n], names
+    assert "job job-kept" in names and "batch-kept" in names
+    assert any(n.startswith("SELECT") for n in names)
+    assert names.count("chat fake-error-kept") == 3  # every failure
+    took = float(done.stdout.strip().splitlines()[-1])  # the 30 calls' seconds
+    assert 1 <= names.count("chat fake-fast-kept") <= 2 + 2 * took < 30, (names, took)

@@ -58,7 +58,8 @@ def test_a_viewer_reads_the_settings_with_spend_so_far(factory: Factory,
     assert reply.json == {
         "name": "Project", "description": None, "budget_micros": 10_000_000,
         "alert_threshold": 0.8, "default_concurrency": None, "default_timeout_s": None,
-        "default_max_retries": None, "code_execution": False, "spent_micros": 2_500_000,
+        "default_max_retries": None, "code_execution": False, "arena_allowance_micros": None,
+        "spent_micros": 2_500_000,
         "reserved_micros": 100, "can_edit": False}
 
 
@@ -121,6 +122,9 @@ def test_a_patch_that_changes_nothing_writes_no_event(owned: tuple[Project, Sess
     ({"default_timeout_s": 0}, "default_timeout_s"),
     ({"default_timeout_s": 3601}, "default_timeout_s"),
     ({"code_execution": "yes"}, "code_execution"),
+    ({"arena_allowance_micros": -1}, "arena_allowance_micros"),
+    ({"arena_allowance_micros": 0.5}, "arena_allowance_micros"),
+    ({"arena_allowance_micros": 10**15 + 1}, "arena_allowance_micros"),
     ({"name": ""}, "name"),
     ({"budget_micros": 10_000_000, "default_max_retries": 99}, "default_max_retries"),
 ])

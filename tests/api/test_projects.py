@@ -228,7 +228,17 @@ def test_patch_rejects_invalid_values(factory: Factory, body: dict[str, Any]) ->
     assert fetched["name"] == "Stable" and fetched["description"] == "kept"
 
 
-def test_delete_removes_the_project_and_its_memberships(factory: Factory) -> None:
+def _purge_deleted() -> None:
+    """The retention job with no grace period left: deleted projects are purged."""
+    from assay.core.retention.policy import RetentionPolicy
+    from assay.jobs.retention import retention
+    from assay.runtime import current
+
+    retention(current(), RetentionPolicy(raw_days=0, events_days=0, project_grace_days=0),
+              dry_run=False)
+
+
+def test_delete_hides_the_project_at_once_and_the_purge_removes_it(factory: Factory) -> None:
     owner = factory.user()
     project = factory.project(owner, "Doomed")
     keep = factory.project(owner, "Kept")
@@ -238,10 +248,17 @@ def test_delete_removes_the_project_and_its_memberships(factory: Factory) -> Non
     assert browser.get(f"/api/projects/{project.id}").status_code == 404
     assert _names(_list(browser)) == ["Kept"]
     assert browser.delete(f"/api/projects/{project.id}").status_code == 404
+
+    def memberships() -> int:
+        with db.factory() as session:
+            return session.scalar(select(func.count()).select_from(Membership).where(
+                Membership.project_id == project.id)) or 0
+
+    assert memberships() == 2  # kept through the grace period
+    _purge_deleted()
+    assert memberships() == 0
     with db.factory() as session:
-        left = session.scalar(select(func.count()).select_from(Membership).where(
-            Membership.project_id == project.id))
-        assert left == 0
+        assert session.get(Project, project.id) is None
         assert session.get(Project, keep.id) is not None
 
 
@@ -255,6 +272,7 @@ def test_delete_a_project_with_runs_datasets_and_models(factory: Factory) -> Non
     assert before["outputs"] > 0 and before["cases"] > 0 and before["model_configs"] > 0
     browser = factory.login(owner)
     assert browser.delete(f"/api/projects/{doomed.id}").status_code == 204
+    _purge_deleted()
     after = _table_counts()
     for table in ("runs", "run_targets", "outputs", "datasets", "dataset_versions", "cases",
                   "version_cases", "model_configs", "credentials", "memberships"):

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from assay.core.projects.models import AuditEvent, Role
+from assay.core.projects.models import AuditEvent, Project, Role
+from assay.core.projects.service import purge_project
 from assay.core.prompts.models import Prompt, PromptVersion
 from assay.extensions import db
 from tests.factories import Factory, Session
@@ -175,6 +176,8 @@ def test_a_project_with_prompt_history_can_be_deleted(
     assert browser.request("PUT", _url(pid, prompt, "/production"),
                            json={"version_id": v2["id"]}).status_code == 200
     assert browser.delete(f"/api/projects/{pid}").status_code == 204
-    with db.factory() as session:
+    with db.factory() as session:  # purged by retention once its grace period is over
+        purge_project(session, session.get(Project, pid))
+        session.commit()
         assert session.scalar(select(func.count()).select_from(Prompt)) == 0
     assert _versions() == 0

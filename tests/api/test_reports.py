@@ -223,7 +223,8 @@ def test_reports_of_an_empty_project_are_empty(factory: Factory) -> None:
     assert get(browser, url + "/costs") == {
         "total": {**_sums(0, 0, 0, 0), "by_kind": [
             {"kind": kind, "spent_micros": 0}
-            for kind in ("model_calls", "judges", "judge_mode", "generation", "scorer_trials")]},
+            for kind in ("model_calls", "judges", "judge_mode", "generation", "scorer_trials",
+                         "assist", "refinement", "pairwise_judge", "arena_judge")]},
         "by_model": [], "by_run": [], "by_day": []}
     assert get(browser, url + "/tokens") == {"items": []}
 
@@ -290,7 +291,8 @@ def test_the_cost_report_adds_the_judges_and_lists_runs_newest_first(world: Worl
         260, 220, 40)
     assert [(k["kind"], k["spent_micros"]) for k in total["by_kind"]] == [
         ("model_calls", 220), ("judges", 40), ("judge_mode", 0), ("generation", 0),
-        ("scorer_trials", 0)]
+        ("scorer_trials", 0), ("assist", 0), ("refinement", 0), ("pairwise_judge", 0),
+        ("arena_judge", 0)]
     assert [(r["run_name"], r["spent_micros"], r["judge_micros"]) for r in body["by_run"]] == [
         ("Second", 20, 0), ("First", 100, 0), ("Imported", 140, 40)]
     smart = next(m for m in body["by_model"] if m["model_name"] == "Fake Smart")

@@ -32,11 +32,11 @@ RULES = 'rules:\n  - id: no_refunds\n    when: agent_says("refund")\n    action:
 JUDGE_MODEL = "fake-trial-judge"
 VERDICT = {"criteria": {"Accuracy": {"score": 4, "rationale": "Right."},
                         "Clarity": {"score": 10, "rationale": "Clear."}},
-           "summary": "Good."}
+           "summary": "Good.", "confidence": 0.75}
 
 # A valid example of every kind: each must pass both the served schema and the server.
 VALID: dict[str, dict[str, Any]] = {
-    "code_execution": {"language": "python", "entrypoint": "add",
+    "code_execution": {"language": "python", "entrypoint": "add", "must_compile": True,
                        "tests": [{"call": "add(1, 2)", "expected": 3}]},
     "contains": {"value": "Paris"}, "icontains": {"value": "paris"},
     "contains_all": {"values": ["a", "b"]}, "contains_any": {"values": ["a", "b"]},
@@ -59,6 +59,8 @@ VALID: dict[str, dict[str, Any]] = {
 INVALID: list[tuple[str, dict[str, Any]]] = [
     ("contains", {}), ("contains", {"value": 3}), ("contains", {"value": "a", "x": 1}),
     ("cost", {"max_micros": "lots"}),
+    ("code_execution", {"language": "javascript"}),
+    ("code_execution", {"must_compile": "yes"}),
     ("llm_judge", {"rubric": RUBRIC, "judges": []}),
     ("llm_judge", {"rubric": RUBRIC, "judges": ["a", "b", "c", "d", "e", "f"]}),
     ("llm_judge", {"rubric": {"criteria": RUBRIC["criteria"][:1]}, "judges": ["Judge"]}),

@@ -30,6 +30,15 @@ from assay.core.scoring.judge_mode import scorer_version
 from assay.core.scoring.manual import own_score, source_of
 from assay.core.scoring.models import RunScorer, Score
 from assay.extensions import db
+from tests.api.arena_helpers import fixture
+from tests.api.arena_helpers import seed as seed_arena
+from tests.api.experiment_rows import diff_for, experiment_in_state
+from tests.api.helpers_experiments import (
+    ASSIST_RUBRIC,
+    assist_model,
+    draft_in,
+    tiny_bundle,
+)
 from tests.api.stats_data import make_scorer, pin
 from tests.api.test_comparisons import comparison_body
 from tests.api.test_critiques import critique_body
@@ -67,6 +76,8 @@ class World:
     scorer_id: int = 0  # a manual scorer (scale 1-5)
     scorer_version_id: int = 0
     invite_id: int = 0  # set per call by fresh_invite
+    experiment_id: int = 0  # a valid draft, new per call (start freezes it)
+    actor: str = ""  # who the matrix calls the route as (the owner when unset)
 
     def path_args(self) -> dict[str, int]:
         return {"project_id": self.project.id, "run_id": self.run_id,
@@ -77,7 +88,30 @@ class World:
                 "output_id": self.output_id,
                 "prompt_id": self.prompt_id, "prompt_version_id": self.prompt_version_id,
                 "scorer_id": self.scorer_id, "scorer_version_id": self.scorer_version_id,
-                "invite_id": self.invite_id}
+                "invite_id": self.invite_id, "experiment_id": self.experiment_id,
+                "number": 1, "slug": "customer-support", "challenge_id": ARENA_CHALLENGE,
+                "tab": "rules", "attempt_id": 0}  # type: ignore[dict-item]
+
+    def arena(self) -> dict[str, int]:
+        """The challenges seeded (global content, read by any signed-in user)."""
+        seed_arena()
+        return {}
+
+    def own_attempt(self) -> dict[str, int]:
+        """A rules attempt of the actor's own on the challenge."""
+        seed_arena()
+        browser = self.factory.login(self.users.get(self.actor) or self.users["owner"])
+        made = browser.post(ARENA.format(challenge_id=ARENA_CHALLENGE) + "/attempts", json={
+            "tab": "rules", "text": fixture(ARENA_CHALLENGE, "reference.rules.yaml"),
+            "set": "dev"})
+        assert made.status_code == 201, made.json
+        return {"attempt_id": made.json["id"]}
+
+    def judge_attempt(self) -> dict[str, Any]:
+        """A judge run paid by the project (editor+: no arena allowance is set)."""
+        seed_arena()
+        return {"tab": "judge", "text": fixture(ARENA_CHALLENGE, "reference.judge.txt"),
+                "set": "dev", "project_id": self.project.id, "judge": str(self.model_id)}
 
     def fresh_invite(self) -> dict[str, int]:
         """A pending invite of the project to revoke."""
@@ -115,6 +149,9 @@ class World:
             self.dataset_id = dataset.id
             self.case_id = version_cases(session, latest_version(session, dataset.id).id)[0].id
         self.document_id = make_document(self.project.id)
+        with db.factory() as session:
+            version_id = latest_version(session, self.dataset_id).id
+        self.experiment_id = draft_in(self.project, self.model_id, version_id)
         self.score_by_everyone()
 
     def score_by_everyone(self) -> None:
@@ -187,6 +224,7 @@ class Rule:
     ok: int = 200
     body: Callable[[World], dict[str, Any]] | None = None
     path: Callable[[World], dict[str, int]] | None = None  # overrides of World.path_args
+    anyone: bool = False  # global content: every signed-in user, of any project or none
 
 
 ROUTES: dict[tuple[str, str], Rule] = {
@@ -368,12 +406,109 @@ ROUTES.update({
     ("PUT", PROJECT + "/runs/{run_id}/scores/{scorer_version_id}"): Rule(
         Role.reviewer, 200, lambda w: {"output_ids": [w.output_id], "rating": 3}),
 })
-SSE = {("GET", PROJECT + "/runs/{run_id}/events"): "run.finished",
+EXPERIMENT = PROJECT + "/experiments/{experiment_id}"
+ITERATION = EXPERIMENT + "/iterations/{number}"
+
+
+def _loop(state: str = "awaiting_review", paused: bool = False) -> Any:
+    return lambda w: experiment_in_state(w.project.id, w.factory.settings.fake_provider_url,
+                                         state, paused)
+
+
+ROUTES.update({
+    ("GET", EXPERIMENT + "/iterations"): Rule(Role.viewer, path=_loop()),
+    ("GET", ITERATION): Rule(Role.viewer, path=_loop()),
+    ("GET", ITERATION + "/suggestion"): Rule(Role.viewer, path=_loop()),
+    ("GET", ITERATION + "/facets"): Rule(Role.viewer, path=_loop()),
+    ("POST", ITERATION + "/approve"): Rule(Role.reviewer, 200, lambda w: {}, _loop()),
+    ("POST", ITERATION + "/reject"): Rule(Role.reviewer, 200, lambda w: {
+        "reason": "Too long"}, _loop()),
+    ("POST", ITERATION + "/edit"): Rule(Role.reviewer, 200, lambda w: {
+        "diff": diff_for("Be brief and kind.")}, _loop()),
+    ("POST", ITERATION + "/comments"): Rule(Role.reviewer, 201, lambda w: {
+        "body": "Looks right"}, _loop()),
+    ("POST", ITERATION + "/counterexamples"): Rule(Role.reviewer, 201, lambda w: {
+        "cases": [{"input": {"question": "And now?"}}]}, _loop()),
+    ("POST", EXPERIMENT + "/pause"): Rule(Role.editor, path=_loop()),
+    ("POST", EXPERIMENT + "/resume"): Rule(Role.editor, path=_loop(paused=True)),
+    ("POST", EXPERIMENT + "/cancel"): Rule(Role.editor, path=_loop()),
+    ("GET", EXPERIMENT + "/progress"): Rule(Role.viewer, path=_loop()),
+    ("GET", EXPERIMENT + "/events"): Rule(Role.viewer, path=_loop("ended")),
+})
+EXP = PROJECT + "/experiments"
+ASSIST = PROJECT + "/assist"
+
+
+def _assist(w: World, body: dict[str, Any]) -> dict[str, Any]:
+    return {"model_id": assist_model(w.project.id, w.factory.settings.fake_provider_url),
+            **body}
+
+
+def _start(w: World) -> dict[str, Any]:
+    with db.factory() as session:  # the loop runs for real: a budget needs priced models
+        session.execute(update(ModelConfig).where(ModelConfig.project_id == w.project.id)
+                        .values(input_price_per_mtok_micros=100_000,
+                                output_price_per_mtok_micros=100_000))
+        session.commit()
+    return {}
+
+
+ROUTES.update({
+    ("GET", EXP): Rule(Role.viewer),
+    ("POST", EXP): Rule(Role.editor, 201, lambda w: {"name": f"Tenancy {w.newcomer.id}"}),
+    ("GET", EXP + "/{experiment_id}"): Rule(Role.viewer),
+    ("PATCH", EXP + "/{experiment_id}"): Rule(Role.editor, 200, lambda w: {"name": "Renamed"}),
+    ("POST", EXP + "/{experiment_id}/validate"): Rule(Role.viewer, 200, lambda w: {
+        "steps": ["objective", "stop"]}),
+    ("POST", EXP + "/{experiment_id}/start"): Rule(Role.editor, 200, _start),
+    ("POST", EXP + "/{experiment_id}/duplicate"): Rule(Role.editor, 201),
+    ("GET", EXP + "/{experiment_id}/config-versions"): Rule(Role.viewer),
+    ("GET", EXP + "/{experiment_id}/estimate"): Rule(Role.viewer),
+    ("GET", EXP + "/{experiment_id}/report"): Rule(Role.viewer),
+    ("GET", EXP + "/{experiment_id}/report/export"): Rule(Role.viewer),
+    ("POST", EXP + "/import"): Rule(Role.editor, 201, lambda w: {"content": tiny_bundle()}),
+    ("GET", PROJECT + "/experiment-templates"): Rule(Role.viewer),
+    ("POST", PROJECT + "/experiment-templates/{slug}/apply"): Rule(Role.editor, 201),
+    ("POST", ASSIST + "/objectives"): Rule(Role.editor, 200, lambda w: _assist(w, {
+        "hints": "support replies for a shop"})),
+    ("POST", ASSIST + "/objective"): Rule(Role.editor, 200, lambda w: _assist(w, {
+        "objective": "Answer customers"})),
+    ("POST", ASSIST + "/rubric"): Rule(Role.editor, 200, lambda w: _assist(w, {
+        "objective": "Answer customers"})),
+    ("POST", ASSIST + "/prompts"): Rule(Role.editor, 200, lambda w: _assist(w, {
+        "objective": "Answer customers", "rubric": ASSIST_RUBRIC})),
+    ("POST", ASSIST + "/prompt"): Rule(Role.editor, 200, lambda w: _assist(w, {
+        "objective": "Answer customers", "prompt": "Answer {{question}}"})),
+    ("GET", PROJECT + "/prompts/{prompt_id}/diff"): Rule(Role.viewer),
+    ("POST", PROJECT + "/prompts/{prompt_id}/diff-preview"): Rule(Role.editor, 200, lambda w: {
+        "template": "Say {{question}} now"}),
+    ("GET", PROJECT + "/prompts/{prompt_id}/tree"): Rule(Role.viewer),
+})
+# EvalArena: global content any signed-in user reads and practises on; a judge run is paid
+# by the project it names, so that one route follows the project's roles (no allowance set).
+ARENA = "/api/arena/challenges/{challenge_id}"
+ARENA_CHALLENGE = "refund-verification"
+ROUTES.update({
+    ("GET", "/api/arena/challenges"): Rule(Role.viewer, path=World.arena, anyone=True),
+    ("GET", ARENA): Rule(Role.viewer, path=World.arena, anyone=True),
+    ("PUT", ARENA + "/drafts/{tab}"): Rule(Role.viewer, 200, lambda w: {"text": "rules: []"},
+                                          World.arena, anyone=True),
+    ("POST", ARENA + "/hints/{tab}"): Rule(Role.viewer, path=World.arena, anyone=True),
+    ("POST", ARENA + "/validate"): Rule(Role.viewer, 200, lambda w: {
+        "tab": "rules", "text": "rules: []"}, World.arena, anyone=True),
+    ("POST", ARENA + "/attempts"): Rule(Role.editor, 201, World.judge_attempt),
+    ("GET", ARENA + "/attempts"): Rule(Role.viewer, path=World.arena, anyone=True),
+    ("GET", ARENA + "/attempts/{attempt_id}"): Rule(Role.viewer, path=World.own_attempt,
+                                                    anyone=True),
+})
+SSE = {("GET", EXPERIMENT + "/events"): "experiment.finished",
+       ("GET", PROJECT + "/runs/{run_id}/events"): "run.finished",
        ("GET", PROJECT + "/generation/{job_id}/events"): "generation.finished",
        ("GET", PROJECT + "/runs/{run_id}/scorers/events"): "run.scoring_finished"}
 # Downloads: the file in its own content type, in its default format
 DOWNLOADS = {("GET", DATASET + "/export"): "application/x-ndjson",
-             ("GET", PROJECT + "/runs/{run_id}/export"): "application/json"}
+             ("GET", PROJECT + "/runs/{run_id}/export"): "application/json",
+             ("GET", EXP + "/{experiment_id}/report/export"): "text/markdown"}
 
 
 def _template(rule: str) -> str:
@@ -382,9 +517,10 @@ def _template(rule: str) -> str:
 
 
 def project_routes(app: Flask) -> set[tuple[str, str]]:
+    """The routes of a project, and EvalArena's (a judge run is paid by a project)."""
     found = set()
     for rule in app.url_map.iter_rules():
-        if "project_id" not in rule.arguments:
+        if "project_id" not in rule.arguments and not rule.rule.startswith("/api/arena"):
             continue
         for method in (rule.methods or set()) - {"HEAD", "OPTIONS"}:
             found.add((method, _template(rule.rule)))
@@ -446,6 +582,8 @@ def world(factory: Factory) -> World:
 
 
 def _expected(actor: str, rule: Rule) -> int:
+    if rule.anyone:
+        return rule.ok
     if actor == FOREIGN:
         return 404
     return rule.ok if Role(actor).at_least(rule.needs) else 403
@@ -468,6 +606,7 @@ def _check_cell(world: World, method: str, route: str, actor: str) -> str | None
     rule = ROUTES[(method, route)]
     expected = _expected(actor, rule)
     world.fresh_targets()
+    world.actor = actor
     url = route.format(**{**world.path_args(), **(rule.path(world) if rule.path else {})})
     body = rule.body(world) if rule.body else None
     browser = world.factory.login(world.users[actor])
@@ -523,6 +662,8 @@ def test_a_project_that_does_not_exist_is_404_for_everyone(world: World) -> None
     browser = world.factory.login(world.users[Role.owner.value])
     missing = {**world.path_args(), "project_id": world.foreign_project.id + 1000}
     for (method, route), rule in ROUTES.items():
+        if "{project_id}" not in route:  # EvalArena's: test_arena_tenancy.py
+            continue
         body = rule.body(world) if rule.body else None
         reply = _call(browser, method, route.format(**missing), body)
         assert reply.status_code == 404, (method, route)

@@ -19,7 +19,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import httpx
@@ -38,9 +38,22 @@ from assay.core.scoring.service import create_scorer
 from assay.events.publish import PROGRESS
 from assay.extensions import db
 from assay.jobs.runs import _Shard
+from assay.observability import tracing
 from assay.runtime import current
 from assay.settings import Settings
-from tests.bench import api_reads, fcp, reports, scale
+from tests.bench import (
+    api_reads,
+    arena,
+    arena_fcp,
+    evalcli,
+    experiment_report,
+    experiments,
+    fcp,
+    promptfoo,
+    report_html,
+    reports,
+    scale,
+)
 
 LATENCY_S = 0.1
 PLAN_BAR_S = 3.0
@@ -85,11 +98,32 @@ def _shard_process(run_id: int, go: Any) -> None:
     asyncio.run(_Shard(current(), run_id).run())
 
 
+def _job_carrier(sampled: bool) -> dict[str, str]:
+    """The trace context a request puts in the job it enqueues: one the sampler kept
+    (`sampled`), or one it dropped."""
+    from opentelemetry.propagate import inject
+    from opentelemetry.trace import (
+        NonRecordingSpan,
+        SpanContext,
+        TraceFlags,
+        set_span_in_context,
+    )
+
+    parent = SpanContext(trace_id=time.time_ns(), span_id=1, is_remote=True,
+                         trace_flags=TraceFlags(TraceFlags.SAMPLED if sampled else 0))
+    carrier: dict[str, str] = {}
+    inject(carrier, context=set_span_in_context(NonRecordingSpan(parent)))
+    return carrier
+
+
 def throughput(fake_url: str, concurrency: int, shards: int = 1, seconds: float = 4.0,
-               scored: bool = True, database_url: str | None = None) -> dict[str, Any]:
+               scored: bool = True, database_url: str | None = None,
+               traced: bool | None = None) -> dict[str, Any]:
     """A run of `concurrency / LATENCY_S * seconds` cells with `concurrency` calls in flight
     in all (the run's concurrency holds over its shards): one shard in this process, or
-    `shards` shard processes (as on that many workers); on SQLite, or on `database_url`."""
+    `shards` shard processes (as on that many workers); on SQLite, or on `database_url`.
+    `traced` (one shard, tracing set up): the shard runs as a worker's job does, in a job
+    span whose request was sampled (True) or not (False)."""
     settings = _setup(fake_url, concurrency, database_url)
     app = create_app(settings)
     with app.app_context():
@@ -100,8 +134,10 @@ def throughput(fake_url: str, concurrency: int, shards: int = 1, seconds: float 
     _, run_id, _ = _plan_run(settings, cells, scored)
     cpu_started = time.process_time()
     if shards == 1:
+        carrier = None if traced is None else _job_carrier(traced)
         started = time.perf_counter()
-        asyncio.run(_Shard(current(), run_id).run())
+        with tracing.job_span("execute_run", carrier) if carrier is not None else nullcontext():
+            asyncio.run(_Shard(current(), run_id).run())
         elapsed = time.perf_counter() - started
         cpu = time.process_time() - cpu_started
     else:
@@ -264,21 +300,30 @@ def figure_process(flag: str, database_url: str) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
+def _wait_up(url: str, seconds: float = 90.0) -> None:
+    """Until `url` answers: a loaded machine can take many seconds to start a process, and
+    a run that starts before its provider answers fails its first calls."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            httpx.get(url, timeout=1)
+            return
+        except httpx.TransportError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
 @contextmanager
 def fake_provider_process() -> Iterator[str]:
     """The fake provider in a process of its own, so it does not share the engine's GIL."""
-    port = 8790
+    port = int(os.environ.get("ASSAY_BENCH_FAKE_PORT", 8790))  # several benches on one box
     proc = subprocess.Popen([sys.executable, "-m", "assay", "fake-provider", "--port", str(port)],
                             env={**os.environ, "ASSAY_FAKE_LATENCY_MS": str(LATENCY_S * 1000)},
                             stdout=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(100):
-            try:
-                httpx.get(f"{url}/_fake/health", timeout=1)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
+        _wait_up(f"{url}/_fake/health")
         yield url
     finally:
         proc.terminate()
@@ -287,7 +332,8 @@ def fake_provider_process() -> Iterator[str]:
 
 def print_run_throughput(fake_url: str) -> None:
     """SQLite with one shard (the single-worker default), and PostgreSQL with one and with
-    two shard processes (two workers sharing the run, as a deployment runs them)."""
+    two shard processes (two workers sharing the run, as a deployment runs them); then what
+    metrics and traces cost there, and what scoring costs."""
     with _postgres_database() as postgres:
         setups = [("SQLite", None, 1)] + ([] if postgres is None else [
             ("PostgreSQL", postgres, 1), ("PostgreSQL", postgres, 2)])
@@ -300,6 +346,8 @@ def print_run_throughput(fake_url: str) -> None:
                       f"(bar {bar}); {figures['cpu_ms_per_call']} ms CPU per call; "
                       f"{figures['cells']} cells, {figures['scored']} scores, in "
                       f"{figures['seconds']} s")
+        if postgres is not None:
+            print_observability_overhead(fake_url, postgres)
     # alternated, and the faster of two each: a busy moment of the machine is not scoring
     times: dict[bool, list[float]] = {False: [], True: []}
     for scored in (False, True, False, True):
@@ -307,6 +355,92 @@ def print_run_throughput(fake_url: str) -> None:
     bare, with_scores = min(times[False]), min(times[True])
     print(f"scoring overhead, reference check at concurrency 200 (SQLite): {bare} s without, "
           f"{with_scores} s with = {with_scores / bare - 1:+.1%} of wall time (bar +10%)")
+
+
+SAMPLE_RATIO = 0.01  # the README's OTEL_TRACES_SAMPLER_ARG
+
+
+def _observed_throughput(fake_url: str, database_url: str, variant: str,
+                         otlp_url: str) -> dict[str, Any]:
+    """One PostgreSQL run at concurrency 200 (one shard) in a process of its own, as a
+    worker runs it: `off` (ASSAY_METRICS=0, no tracing), or metrics in multiprocess mode and
+    traces exported to `otlp_url` with the README's sampler, the run's request `sampled` or
+    `dropped` by it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    if variant == "off":
+        env["ASSAY_METRICS"] = "0"
+    else:
+        env.update({"ASSAY_METRICS": "1", "OTEL_EXPORTER_OTLP_ENDPOINT": otlp_url,
+                    "PROMETHEUS_MULTIPROC_DIR": tempfile.mkdtemp(prefix="assay-bench-prom-"),
+                    "OTEL_TRACES_SAMPLER": "parentbased_traceidratio",
+                    "OTEL_TRACES_SAMPLER_ARG": str(SAMPLE_RATIO)})
+    out = subprocess.run([sys.executable, "-m", "tests.bench", "--throughput-one",
+                          json.dumps([fake_url, database_url, variant])],
+                         capture_output=True, text=True, check=True, env=env)
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def print_observability_overhead(fake_url: str, database_url: str) -> None:
+    """Throughput with metrics and traces on against off (PostgreSQL, concurrency 200),
+    each variant twice, alternated, the faster of two kept: a busy moment of a shared
+    machine is not what tracing costs."""
+    port = int(os.environ.get("ASSAY_BENCH_FAKE_PORT", 8790)) + 1
+    sink = subprocess.Popen([sys.executable, "-m", "tests.bench.otlp_sink", str(port)])
+    otlp_url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_up(f"{otlp_url}/spans")
+        runs: dict[str, list[dict[str, Any]]] = {"off": [], "dropped": [], "sampled": []}
+        for _ in range(2):
+            for variant in runs:
+                runs[variant].append(_observed_throughput(fake_url, database_url, variant,
+                                                          otlp_url))
+        spans = httpx.get(f"{otlp_url}/spans", timeout=5).json()["spans"]
+    finally:
+        sink.terminate()
+        sink.wait(timeout=10)
+    best = {v: max(r, key=lambda f: f["calls_per_s"]) for v, r in runs.items()}
+    off = best["off"]["calls_per_s"]
+    cost = {v: 1 - best[v]["calls_per_s"] / off for v in ("dropped", "sampled")}
+    expected = (1 - SAMPLE_RATIO) * cost["dropped"] + SAMPLE_RATIO * cost["sampled"]
+    # CPU per call (the least of two each) moves less with the machine's load than calls/s
+    cpu = {v: min(f["cpu_ms_per_call"] for f in r) for v, r in runs.items()}
+    cpu_cost = {v: cpu[v] / cpu["off"] - 1 for v in ("dropped", "sampled")}
+    cpu_expected = (1 - SAMPLE_RATIO) * cpu_cost["dropped"] + SAMPLE_RATIO * cpu_cost["sampled"]
+    cells = sum(f["cells"] for f in runs["sampled"])
+    print(f"metrics and tracing, concurrency 200, PostgreSQL, 1 shard, sampler "
+          f"parentbased_traceidratio {SAMPLE_RATIO}: off {off} calls/s "
+          f"({best['off']['cpu_ms_per_call']} ms CPU per call); on, run's trace dropped "
+          f"{best['dropped']['calls_per_s']} calls/s ({best['dropped']['cpu_ms_per_call']} ms)"
+          f" = {cost['dropped']:+.1%}; on, run traced {best['sampled']['calls_per_s']} "
+          f"calls/s ({best['sampled']['cpu_ms_per_call']} ms, {spans / cells:.2f} spans per "
+          f"call) = {cost['sampled']:+.1%}; expected cost at that sampling {expected:+.1%} "
+          f"of throughput (bar 5%); CPU per call {cpu['off']} / {cpu['dropped']} / "
+          f"{cpu['sampled']} ms = {cpu_cost['dropped']:+.1%} dropped, "
+          f"{cpu_cost['sampled']:+.1%} traced, {cpu_expected:+.1%} expected")
+
+
+def print_eval_throughput(fake_url: str) -> None:
+    """`assay eval` in a process of its own, then promptfoo on the same workload."""
+    assay = evalcli.eval_throughput(fake_url)
+    print(evalcli.report(assay))
+    try:
+        peer = promptfoo.throughput(fake_url)
+    except promptfoo.Skipped as reason:
+        print(f"promptfoo {promptfoo.VERSION}, same workload: skipped ({reason})")
+        return
+    print(promptfoo.report(peer))
+    times = peer["seconds"] / assay["process_seconds"]
+    print(f"side by side, whole process start to exit: assay eval {assay['process_ratio']:.3f}, "
+          f"promptfoo {peer['ratio']:.3f} of the limit (promptfoo takes {times:.1f}x the time); "
+          f"in the command alone assay eval {assay['ratio']:.3f}")
+
+
+def print_report_html() -> None:
+    """The HTML report of a 10,000-output run (`assay report`), in a process of its own."""
+    out = subprocess.run([sys.executable, "-m", "tests.bench.report_html"],
+                         capture_output=True, text=True, check=True)
+    print("\n".join(report_html.report(json.loads(out.stdout.strip().splitlines()[-1]))))
 
 
 def main() -> None:
@@ -322,6 +456,8 @@ def main() -> None:
                   f"{figures['cpu_ms_per_call']} ms CPU per call; {figures['calls']} calls "
                   f"({figures['failed']} failed) in {figures['seconds']} s")
         print_run_throughput(fake_url)
+        print_eval_throughput(fake_url)
+        print_report_html()
         rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"peak RSS of the bench process after the in-process runs above: {rss_mb:.0f} MB "
               f"= {rss_mb / 250:.3f} of the 250 MB bar")
@@ -367,9 +503,26 @@ def main() -> None:
                 out = subprocess.run([sys.executable, "-m", "tests.bench.reports", url],
                                      capture_output=True, text=True, check=True)
                 print("\n".join(reports.report(json.loads(out.stdout.strip().splitlines()[-1]))))
+        out = subprocess.run([sys.executable, "-m", "tests.bench.arena"], capture_output=True,
+                             text=True, check=True)
+        print("\n".join(arena.report(json.loads(out.stdout.strip().splitlines()[-1]))))
+        out = subprocess.run([sys.executable, "-m", "tests.bench.experiment_report"],
+                             capture_output=True, text=True, check=True)
+        print("\n".join(experiment_report.report_lines(
+            json.loads(out.stdout.strip().splitlines()[-1]))))
         out = subprocess.run([sys.executable, "-m", "tests.bench.fcp"], capture_output=True,
                              text=True, check=True)
         print("\n".join(fcp.report(json.loads(out.stdout.strip().splitlines()[-1]))))
+        out = subprocess.run([sys.executable, "-m", "tests.bench.arena_fcp"],
+                             capture_output=True, text=True, check=True)
+        print("\n".join(arena_fcp.report(json.loads(out.stdout.strip().splitlines()[-1]))))
+        print_experiment_overhead(fake_url)
+
+
+def print_experiment_overhead(fake_url: str) -> None:
+    out = subprocess.run([sys.executable, "-m", "tests.bench.experiments", fake_url],
+                         capture_output=True, text=True, check=True)
+    print("\n".join(experiments.report(json.loads(out.stdout.strip().splitlines()[-1]))))
 
 
 @contextmanager
@@ -385,6 +538,26 @@ if __name__ == "__main__":
         logging.disable(logging.WARNING)
         with fake_provider_process() as url:
             print_run_throughput(url)
+    elif sys.argv[1:2] == ["--throughput-one"]:  # one observed run, its own process
+        logging.disable(logging.WARNING)
+        fake, database, variant = json.loads(sys.argv[2])
+        tracing.setup("assay-worker")  # before any engine or Redis client exists
+        print(json.dumps(throughput(fake, 200, 1, database_url=database,
+                                    traced=None if variant == "off" else variant == "sampled")))
+    elif sys.argv[1:2] == ["--eval"]:  # the assay eval bar alone
+        logging.disable(logging.WARNING)
+        with fake_provider_process() as url:
+            print_eval_throughput(url)
+    elif sys.argv[1:2] == ["--report-html"]:  # the HTML report's bars alone
+        print_report_html()
+    elif sys.argv[1:2] == ["--experiments"]:  # the experiment overhead alone
+        logging.disable(logging.WARNING)
+        with fake_provider_process() as url:
+            print_experiment_overhead(url)
+    elif sys.argv[1:2] == ["--api-reads"]:  # that section alone: DATABASE_URL [--reuse]
+        out = subprocess.run([sys.executable, "-m", "tests.bench.api_reads", *sys.argv[2:]],
+                             capture_output=True, text=True, check=True)
+        print("\n".join(api_reads.report(json.loads(out.stdout.strip().splitlines()[-1]))))
     elif sys.argv[1:2] == ["--plan"]:
         logging.disable(logging.WARNING)
         print(scale.plan_in_process(sys.argv[2]))

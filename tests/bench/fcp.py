@@ -65,32 +65,32 @@ def entry_chunk() -> dict[str, Any]:
     return {"files": sorted(p.name for p in files), "bytes": raw, "gzip_bytes": gz}
 
 
-def measure() -> dict[str, Any]:
-    # The bundle as the sources now are (vite build alone: the type check is not timed).
+def built_app(prefix: str) -> Any:
+    """The bundle as the sources now are (vite build alone: the type check is not timed)
+    and an app on a fresh, migrated instance; the caller seeds it in its app context."""
     subprocess.run([str(FRONTEND / "node_modules" / ".bin" / "vite"), "build"], cwd=FRONTEND,
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.environ.update({"ASSAY_INSTANCE_PATH": tempfile.mkdtemp(prefix="assay-bench-fcp-"),
+    os.environ.update({"ASSAY_INSTANCE_PATH": tempfile.mkdtemp(prefix=prefix),
                        "ASSAY_BCRYPT_ROUNDS": "4",
                        "REDIS_URL": os.environ.get("ASSAY_BENCH_REDIS_URL",
                                                    "redis://127.0.0.1:6379/14")})
     os.environ.pop("DATABASE_URL", None)
     from flask_migrate import upgrade
-    from werkzeug.serving import make_server
 
     from assay.app import create_app
-    from assay.core.auth.service import register
-    from assay.core.projects.service import create_project
-    from assay.extensions import db
     from assay.settings import Settings
 
     app = create_app(Settings.from_env())
     with app.app_context():
         upgrade()
-        with db.factory() as session:
-            user = register(session, EMAIL, PASSWORD, None, 4)
-            project = create_project(session, user, "FCP bench")
-            session.commit()
-            project_id = project.id
+    return app
+
+
+def in_browser(app: Any, script: str, *args: str) -> dict[str, Any]:
+    """Serve `app` and the built SPA (vite preview), run `node scripts/<script> BASE ARGS...`
+    and return the figures it prints as its last line."""
+    from werkzeug.serving import make_server
+
     api_port, web_port = _free_port(), _free_port()
     server = make_server("127.0.0.1", api_port, app, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -101,15 +101,27 @@ def measure() -> dict[str, Any]:
     base = f"http://127.0.0.1:{web_port}"
     try:
         _wait(f"{base}/api/health")
-        out = subprocess.run(["node", "scripts/fcp.mjs", base, EMAIL, PASSWORD,
-                              str(project_id), str(SAMPLES)],
-                             cwd=FRONTEND, capture_output=True, text=True, check=True,
-                             timeout=300)
-        figures = json.loads(out.stdout.strip().splitlines()[-1])
+        out = subprocess.run(["node", f"scripts/{script}", base, *args], cwd=FRONTEND,
+                             capture_output=True, text=True, check=True, timeout=300)
+        return dict(json.loads(out.stdout.strip().splitlines()[-1]))
     finally:
         preview.terminate()
         preview.wait(timeout=10)
         server.shutdown()
+
+
+def measure() -> dict[str, Any]:
+    app = built_app("assay-bench-fcp-")
+    from assay.core.auth.service import register
+    from assay.core.projects.service import create_project
+    from assay.extensions import db
+
+    with app.app_context(), db.factory() as session:
+        user = register(session, EMAIL, PASSWORD, None, 4)
+        project = create_project(session, user, "FCP bench")
+        session.commit()
+        project_id = project.id
+    figures = in_browser(app, "fcp.mjs", EMAIL, PASSWORD, str(project_id), str(SAMPLES))
     return {**figures, "entry": entry_chunk()}
 
 

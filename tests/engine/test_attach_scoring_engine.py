@@ -31,7 +31,7 @@ RUBRIC = {"criteria": [
      "scale": "1-5"}]}
 VERDICT = json.dumps({"criteria": {
     "Accuracy": {"score": 4, "rationale": "Accurate."},
-    "Clarity": {"score": 5, "rationale": "Clear."}}, "summary": "Solid."})
+    "Clarity": {"score": 5, "rationale": "Clear."}}, "summary": "Solid.", "confidence": 0.8})
 
 
 def _scorer(factory: Factory, project: Project, name: str, kind: str,

@@ -9,9 +9,10 @@ import time
 from collections.abc import Callable
 
 import httpx
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 
 from assay.core.projects.models import Membership, Project, Role
+from assay.core.runs import control, service
 from assay.core.runs.models import Output, Run, RunTarget
 from assay.extensions import db
 from assay.jobs.queues import enqueue_run
@@ -19,7 +20,7 @@ from assay.jobs.runs import execute_run
 from assay.providers.fake import FakeProviderThread
 from assay.runtime import current
 from assay.settings import Settings
-from tests.engine.test_providers_engine import configure, fake, run, setup, stats  # noqa: F401
+from tests.engine.test_providers_engine import configure, fake, run, setup, stats, the_run  # noqa: F401
 from tests.factories import Factory
 
 CASES = 30
@@ -183,3 +184,43 @@ def test_a_run_several_shards_share_finishes_once(
     rt = current()
     types = [fields[b"type"] for _, fields in rt.redis.xrange(rt.events_key(run_id))]
     assert types.count(b"run.finished") == 1 and types[-1] == b"run.finished"
+
+
+def test_a_late_shard_does_not_close_a_run_retried_under_it(
+        factory: Factory, settings: Settings, fake: FakeProviderThread) -> None:  # noqa: F811
+    """A shard of the first pass checks whether the run is done just as a user retries its
+    failed cells: the retry lands right after the shard's first read. The shard must leave
+    the retried run running, not close it as completed with its cells still pending."""
+    configure(fake, latency_ms=5, fault_rate=1.0, faults=["malformed"])  # not retried
+    s = setup(factory, settings, fake, cases=6)
+    run_id = run(s, cache=False)
+    assert the_run(run_id).status == "failed"
+    retried: list[bool] = []
+
+    def retry_once(_conn: object, _cursor: object, statement: str, *_: object) -> None:
+        if retried or not statement.lstrip().upper().startswith("SELECT"):
+            return
+        retried.append(True)
+        with db.factory() as other:
+            found = other.get(Run, run_id)
+            assert found is not None
+            control.retry_failed(other, None, found)
+            other.commit()
+
+    engine = db.engine
+    with db.factory() as session:
+        event.listen(engine, "after_cursor_execute", retry_once)
+        try:
+            closed = service.finish_if_done(session, run_id)
+        finally:
+            event.remove(engine, "after_cursor_execute", retry_once)
+    assert retried and closed is None
+    found = the_run(run_id)
+    assert found.status == "running" and found.failed == 0
+    with db.factory() as session:
+        pending = session.scalar(select(func.count()).where(
+            Output.run_id == run_id, Output.status == "pending"))
+    assert pending == 6
+    configure(fake, latency_ms=5, fault_rate=0.0)
+    execute_run(run_id)
+    assert the_run(run_id).status == "completed"

@@ -36,7 +36,7 @@ RUBRIC = {"criteria": [
     {"name": "Clarity", "description": "The answer is clear.", "weight": 0.5, "scale": "1-5"}]}
 VERDICT = json.dumps({"criteria": {"Accuracy": {"score": 4, "rationale": "Fine."},
                                    "Clarity": {"score": 5, "rationale": "Fine."}},
-                      "summary": "Good."})
+                      "summary": "Good.", "confidence": 0.8})
 RATING = json.dumps({"criteria": {"clarity": {"score": 8, "rationale": "Clear."}},
                      "summary": "Clear."})
 QUESTIONS = json.dumps([{"question": f"Which river is number {i}?", "answer": str(i)}
@@ -120,7 +120,7 @@ def test_the_cost_report_total_is_every_recorded_spend(
     assert {k["kind"]: k["spent_micros"] for k in total["by_kind"]} == {
         "model_calls": calls, "judges": by_id[scored].judge_spent_micros,
         "judge_mode": by_id[judged].judge_spent_micros, "generation": job["cost_micros"],
-        "scorer_trials": 0}
+        "scorer_trials": 0, "assist": 0, "refinement": 0, "pairwise_judge": 0, "arena_judge": 0}
     assert (total["calls_micros"], total["generation_micros"]) == (calls, job["cost_micros"])
     for rows in (report["by_model"], report["by_day"]):
         assert sum(r["spent_micros"] for r in rows) == project_spent

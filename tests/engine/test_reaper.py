@@ -132,7 +132,8 @@ def test_a_pass_enqueues_only_runs_nobody_works_on(app: Flask, factory: Factory,
 
 def test_a_running_run_with_no_open_cell_is_closed(app: Flask, factory: Factory,
                                                    enqueued: list[int], settings: Settings,
-                                                   redis_conn: redis.Redis) -> None:
+                                                   redis_conn: redis.Redis,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     run_id = make_run(factory)
     with db.factory() as session:
         ids = list(session.scalars(select(Output.id).where(Output.run_id == run_id)))
@@ -142,12 +143,15 @@ def test_a_running_run_with_no_open_cell_is_closed(app: Flask, factory: Factory,
             status=CellStatus.failed, error_class="server_error", finished_at=utcnow()))
         session.execute(update(Run).where(Run.id == run_id).values(succeeded=20, failed=4))
         session.commit()
+    warmed: list[int] = []  # its page and reports are filled ahead, as a shard's end does
+    monkeypatch.setattr(reaper, "enqueue_warm", lambda _rt, found: warmed.append(found))
     assert reaper.reap(current()) == [] and enqueued == []
     run = wait_status(run_id, 0)
     assert (run.status, run.succeeded, run.failed) == ("partial", 20, 4)
     assert run.finished_at is not None
     entries = redis_conn.xrange(stream_key(settings.redis_prefix, run_id))
     assert entries[-1][1][b"type"] == b"run.finished"
+    assert warmed == [run_id]
 
 
 def test_what_a_dead_scoring_job_held_is_released_once_its_lease_expires(

@@ -43,7 +43,7 @@ def _verdict(accuracy: int, clarity: int, **extra: Any) -> str:
     return json.dumps({"criteria": {
         "Accuracy": {"score": accuracy, "rationale": "Accuracy is fine."},
         "Clarity": {"score": clarity, "rationale": "Clarity is fine."}},
-        "summary": "Solid.", **extra})
+        "summary": "Solid.", "confidence": 0.8, **extra})
 
 
 def _judge_model(project_id: int, fake_url: str) -> str:

@@ -267,6 +267,30 @@ def test_ssrf_verdict_cached_per_host(fake: FakeProviderThread,
     assert seen == [fake.url]
 
 
+def test_ssrf_checked_once_for_calls_started_together(fake: FakeProviderThread,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run's first window starts all its calls at once: they wait for one check of the
+    origin instead of each sending the guard to a thread."""
+    configure(fake)
+    seen: list[str] = []
+    real = client_module.check_base_url
+
+    def counting(url: str, policy: UrlPolicy = OPEN) -> str:
+        seen.append(url)
+        time.sleep(0.01)  # a DNS lookup's worth: the other calls arrive meanwhile
+        return real(url, policy)
+
+    monkeypatch.setattr(client_module, "check_base_url", counting)
+
+    async def run() -> list[CallResult]:
+        async with LLMClient() as client:
+            endpoint = Endpoint("openai", fake.url, "k")
+            return await asyncio.gather(*(client.chat(endpoint, REQUEST) for _ in range(20)))
+
+    assert all(r.ok for r in asyncio.run(run()))
+    assert seen == [fake.url]
+
+
 # --- pieces -------------------------------------------------------------------------------
 
 

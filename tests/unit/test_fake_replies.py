@@ -70,6 +70,24 @@ def test_rubric_judge_without_response_format_is_recognised_from_the_prompt() ->
     assert 1 <= data["criteria"]["clarity"]["score"] <= 10
 
 
+def test_rubric_judge_reply_carries_a_confidence_that_follows_the_material() -> None:
+    scorer = RubricJudge({"rubric": RUBRIC, "judges": ["fake-judge"]})
+
+    def confidence(subject: Subject) -> float:
+        data, _ = scorer.reply_format.read(reply_to(scorer.messages(subject, NONCE)))
+        return float(data["confidence"])
+
+    question = {"question": "How are refunds paid?"}
+    checked = confidence(Subject(GOOD, question, reference=REFERENCE))
+    unchecked = confidence(Subject(GOOD, question))
+    assert 0 < unchecked < checked < 1  # a reference to check against makes it surer
+    # the other rubric judges' formats do not ask for one, and do not get one
+    rag = RagMetrics({"judges": ["fake-judge"]})
+    data, _ = rag.reply_format.read(reply_to(rag.messages(
+        Subject(GOOD, question, context=DOC), NONCE)))
+    assert "confidence" not in data
+
+
 def test_rag_metrics_reply_is_valid_and_groundedness_follows_the_grounding() -> None:
     scorer = RagMetrics({"judges": ["fake-judge"]})
 

@@ -234,6 +234,80 @@ def test_no_code_fails_without_running() -> None:
     assert (result.value, result.rationale) == (0.0, "the output contains no code")
 
 
+def counted_runs(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The harness modes of every sandbox run from now on (the real sandbox still runs)."""
+    modes: list[list[str]] = []
+    real = code_module.run_sandboxed
+
+    def counting(argv: list[str], **kwargs: Any) -> SandboxResult:
+        modes.append(argv[-1:])
+        return real(argv, **kwargs)
+
+    monkeypatch.setattr(code_module, "run_sandboxed", counting)
+    return modes
+
+
+def test_must_compile_fails_code_that_does_not_compile_before_any_test(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = counted_runs(monkeypatch)
+    result = score({"tests": ADD_TESTS, "must_compile": True},
+                   "```python\ndef add(a, b):\n    return a +\n```")
+    assert (result.value, result.passed, result.error) == (0.0, False, None)
+    assert result.rationale == ("must_compile: the code does not compile: SyntaxError: "
+                                "invalid syntax (line 2); no test was run")
+    assert runs == [["compile"]]  # one sandbox run that only compiles
+    details = result.details
+    assert (details["must_compile"], details["compiled"], details["passed"],
+            details["total"], details["tests"]) == (True, False, 0, 3, [])
+    assert details["language"] == "python"
+
+
+def test_must_compile_lets_compiling_code_on_to_the_tests(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = counted_runs(monkeypatch)
+    result = score({"tests": ADD_TESTS, "must_compile": True},
+                   "```python\ndef add(a, b):\n    return a - b\n```")
+    assert runs == [["compile"], ["call"], ["call"], ["call"]]
+    assert result.details["compiled"] is True and result.details["total"] == 3
+    # it compiles, and the tests still judge it: add(2, 2) == 4 fails with a - b
+    assert (result.value, result.passed) == (0.0, False)
+    assert "add(1, 2) returned -1, expected 3" in result.rationale
+    good = score({"tests": ADD_TESTS, "must_compile": True},
+                 "def add(a, b):\n    return a + b\n")
+    assert (good.value, good.passed, good.details["compiled"]) == (1.0, True, True)
+
+
+def test_must_compile_without_tests_is_a_compile_check() -> None:
+    ok = score({"must_compile": True}, "```python\nimport sys\nprint(undefined_name)\n```")
+    assert (ok.value, ok.passed, ok.rationale) == (1.0, True, "the code compiles")
+    assert ok.details["total"] == 0 and ok.details["compiled"] is True  # nothing was run
+    bad = score({"must_compile": True}, "def f(:\n    pass\n")
+    assert (bad.value, bad.passed) == (0.0, False)
+    assert bad.rationale.startswith("must_compile: the code does not compile: SyntaxError")
+    # the case's own tests still count when it has them
+    case = score({"must_compile": True}, "def sq(x):\n    return x * x\n",
+                 expected={"tests": [{"call": "sq(3)", "expected": 9}]})
+    assert (case.value, case.details["total"]) == (1.0, 1)
+
+
+def test_without_must_compile_a_compile_error_still_fails_every_test() -> None:
+    result = score({"tests": ADD_TESTS}, "def add(a, b):\n    return a +\n")
+    assert result.details["must_compile"] is False and result.details["compiled"] is False
+    assert result.value == 0.0 and len(result.details["tests"]) == 3
+
+
+def test_code_in_another_language_scores_0_without_running(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = counted_runs(monkeypatch)
+    output = "In JavaScript:\n```javascript\nconst add = (a, b) => a + b;\n```\n"
+    for params in ({"tests": ADD_TESTS}, {"must_compile": True}):
+        result = score(params, output)
+        assert (result.value, result.passed, result.error) == (0.0, False, None)
+        assert result.rationale == ("the code is not python: the output's code is fenced as "
+                                    "```javascript")
+    assert runs == []
+
+
 def test_opt_in_off_is_an_actionable_error(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: Any, **kwargs: Any) -> SandboxResult:
         raise AssertionError("the sandbox must not run")
@@ -258,10 +332,17 @@ def test_tests_can_come_from_the_case() -> None:
     assert bad.error is not None and "expected.tests[0].call" in bad.error
     none = score({}, "def sq(x):\n    return x\n", expected={"answer": 1})
     assert none.error is not None and "No test cases" in none.error
+    assert "must_compile" in none.error
 
 
 @pytest.mark.parametrize(("params", "field", "fragment"), [
-    ({"tests": ADD_TESTS, "language": "javascript"}, "language", "one of: python"),
+    ({"tests": ADD_TESTS, "language": "javascript"}, "language",
+     "'javascript' cannot run in Assay's code sandbox; supported languages: python"),
+    ({"tests": ADD_TESTS, "language": "Python"}, "language", "supported languages: python"),
+    ({"tests": ADD_TESTS, "language": ["python", "go"]}, "language",
+     "Must be the name of one language; supported languages: python"),
+    ({"tests": ADD_TESTS, "must_compile": "yes"}, "must_compile", "Must be true or false"),
+    ({"tests": ADD_TESTS, "must_compile": 1}, "must_compile", "Must be true or false"),
     ({"tests": []}, "tests", "non-empty list"),
     ({"tests": "add(1, 2) == 3"}, "tests", "non-empty list"),
     ({"tests": [{"call": "f()", "expected": 1}] * 101}, "tests", "At most 100"),
@@ -283,7 +364,8 @@ def test_tests_can_come_from_the_case() -> None:
     ({"tests": ADD_TESTS, "entrypoint": "1add"}, "entrypoint", "name of a Python function"),
     ({"tests": ADD_TESTS, "entrypoint": "class"}, "entrypoint", "name of a Python function"),
     ({"tests": ADD_TESTS, "entrypoint": ""}, "entrypoint", "not be empty"),
-    ({"tests": ADD_TESTS, "test": []}, "test", "Unknown field; this kind takes: language, tests"),
+    ({"tests": ADD_TESTS, "test": []}, "test",
+     "Unknown field; this kind takes: language, must_compile, tests"),
 ])
 def test_bad_params_name_the_field(params: dict[str, Any], field: str, fragment: str) -> None:
     with pytest.raises(ParamsError) as info:
@@ -313,11 +395,12 @@ def test_params_schema_matches_what_the_scorer_accepts() -> None:
     assert schema["description"]
     validator = jsonschema_rs.validator_for(schema)
     good = {"tests": [*ADD_TESTS, {"stdin": "1", "expected_stdout": "1"}], "timeout_s": 2,
-            "memory_mb": 64, "entrypoint": "add", "language": "python"}
+            "memory_mb": 64, "entrypoint": "add", "language": "python", "must_compile": True}
     CodeExecutionScorer(good)
     assert validator.is_valid(good)
     assert validator.is_valid({})
     for bad in ({"tests": []}, {"surprise": 1}, {"memory_mb": 2048}, {"language": "c"},
+                {"must_compile": "true"},
                 {"tests": [{"call": "f()", "expected": 1, "stdin": ""}]},
                 {"tests": [{"call": "f()"}]}):
         assert not validator.is_valid(bad), bad

@@ -39,6 +39,12 @@ def with_criterion(index: int, **changes: Any) -> dict[str, Any]:
     return built
 
 
+def judged(scores: dict[str, float], summary: str = "Solid overall.",
+           confidence: float = 0.8) -> str:
+    """A valid llm_judge reply: scores, a summary and the judge's confidence."""
+    return rubric_reply(scores, summary, confidence=confidence)
+
+
 def errors_of(raw: dict[str, Any]) -> dict[str, list[str]]:
     with pytest.raises(ParamsError) as caught:
         RubricJudge(raw)
@@ -150,8 +156,8 @@ def test_the_rubric_must_be_an_object() -> None:
 # --- the call --------------------------------------------------------------------------
 
 def test_every_judge_is_called_with_temperature_seed_and_a_strict_schema() -> None:
-    judge = ScriptedJudge({"judge-a": rubric_reply({"Accuracy": 5, "Clarity": 9}),
-                           "judge-b": rubric_reply({"Accuracy": 4, "Clarity": 8})})
+    judge = ScriptedJudge({"judge-a": judged({"Accuracy": 5, "Clarity": 9}),
+                           "judge-b": judged({"Accuracy": 4, "Clarity": 8})})
     score(RubricJudge(params()), judge)
     assert sorted(c.judge for c in judge.calls) == ["judge-a", "judge-b"]
     for call in judge.calls:
@@ -164,10 +170,12 @@ def test_every_judge_is_called_with_temperature_seed_and_a_strict_schema() -> No
         accuracy = wire["properties"]["criteria"]["properties"]["Accuracy"]
         assert accuracy["properties"]["score"] == {"type": "number"}  # bounds checked here
         assert wire["additionalProperties"] is False
+        assert wire["required"] == ["criteria", "summary", "confidence"]
+        assert wire["properties"]["confidence"] == {"type": "number"}
 
 
 def test_the_prompt_gives_the_rubric_as_instructions_and_the_case_as_data() -> None:
-    judge = ScriptedJudge({"judge-a": rubric_reply({"Accuracy": 5, "Clarity": 9})})
+    judge = ScriptedJudge({"judge-a": judged({"Accuracy": 5, "Clarity": 9})})
     scorer = RubricJudge(params(judges=["judge-a"], instructions="Penalise hedging."))
     subject = Subject(output="Paris.", input={"question": "Capital of France?"},
                       reference="Paris", context="France's capital is Paris.",
@@ -179,7 +187,8 @@ def test_the_prompt_gives_the_rubric_as_instructions_and_the_case_as_data() -> N
     call = judge.calls[0]
     instructions = call.outside_blocks()
     for text in ('"Accuracy" (weight 0.6, scale 1-5)', "Facts are correct", "0 = unreadable",
-                 "Answer geography questions.", "Penalise hedging.", '"summary"'):
+                 "Answer geography questions.", "Penalise hedging.", '"summary"',
+                 '"confidence": <number from 0 to 1'):
         assert text in instructions
     data = call.blocks()
     assert data["output under test"] == "Paris."
@@ -195,8 +204,8 @@ def test_the_prompt_gives_the_rubric_as_instructions_and_the_case_as_data() -> N
 # --- results ---------------------------------------------------------------------------
 
 def test_one_result_per_judge_with_normalised_criteria_and_weighted_composite() -> None:
-    judge = ScriptedJudge({"judge-a": rubric_reply({"Accuracy": 4, "Clarity": 5}, "Good."),
-                           "judge-b": rubric_reply({"Accuracy": 2, "Clarity": 10})})
+    judge = ScriptedJudge({"judge-a": judged({"Accuracy": 4, "Clarity": 5}, "Good.", 0.9),
+                           "judge-b": judged({"Accuracy": 2, "Clarity": 10})})
     first, second = score(RubricJudge(params()), judge)
     assert first.judge_model == "judge-a" and second.judge_model == "judge-b"
     assert first.criteria == {"Accuracy": 0.75, "Clarity": 0.5}
@@ -205,20 +214,22 @@ def test_one_result_per_judge_with_normalised_criteria_and_weighted_composite() 
     assert first.details["scores"] == {"Accuracy": 4, "Clarity": 5}
     assert first.details["rationales"]["Clarity"] == "Clarity is fine."
     assert first.details["usage"]["cost_micros"] == 7
+    assert first.details["confidence"] == 0.9 and second.details["confidence"] == 0.8
     assert second.value == pytest.approx(0.6 * 0.25 + 0.4 * 1.0)  # 0.55
     assert second.passed is False
     assert first.error is None and first.details["injection_suspected"] is False
 
 
 def test_without_a_threshold_there_is_no_verdict_and_fractions_are_scores() -> None:
-    judge = ScriptedJudge({"judge-a": rubric_reply({"Accuracy": 3.5, "Clarity": 0})})
+    judge = ScriptedJudge({"judge-a": judged({"Accuracy": 3.5, "Clarity": 0})})
     [result] = score(RubricJudge(params(judges=["judge-a"], pass_threshold=None)), judge)
     assert result.passed is None
     assert result.criteria["Accuracy"] == pytest.approx(0.625)
 
 
 VALID = {"criteria": {"Accuracy": {"score": 4, "rationale": "ok"},
-                      "Clarity": {"score": 7, "rationale": "ok"}}, "summary": "ok"}
+                      "Clarity": {"score": 7, "rationale": "ok"}}, "summary": "ok",
+         "confidence": 0.7}
 
 
 def edited(**changes: Any) -> str:
@@ -253,6 +264,11 @@ def edited(**changes: Any) -> str:
     (edited(criteria__Tone={"score": 5, "rationale": "x"}),
      "criteria: unexpected field 'Tone'"),
     (edited(summary=None), "reply: 'summary' missing"),
+    (edited(confidence=None), "reply: 'confidence' missing"),
+    (edited(confidence=1.5), "confidence: 1.5 outside 0-1"),
+    (edited(confidence=-0.1), "confidence: -0.1 outside 0-1"),
+    (edited(confidence="high"), 'confidence: expected number, got "high"'),
+    (edited(confidence=True), "confidence: expected number"),
     (json.dumps(VALID).replace('"score": 4', '"score": NaN'), "NaN, which is not a JSON"),
     (json.dumps(VALID)[:-1] + ', "summary": "again"}', "the field 'summary' appears twice"),
 ])

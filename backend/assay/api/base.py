@@ -7,13 +7,15 @@ from typing import Any
 
 import flask_smorest
 from flask import Response, g, stream_with_context
+from flask_smorest.utils import resolve_schema_instance
 from marshmallow import Schema, fields, validate
 from sqlalchemy.orm import Session
 
+from assay.api import dump
 from assay.api.errors import Parser
 from assay.core.auth.models import User
 from assay.core.errors import Unauthorized
-from assay.core.pagination import Page
+from assay.core.pagination import COUNT_CAP, Page
 from assay.core.projects import service as projects
 from assay.core.projects.models import Project, Role
 from assay.extensions import db
@@ -22,6 +24,12 @@ from assay.runtime import Runtime, current
 
 class Blueprint(flask_smorest.Blueprint):
     ARGUMENTS_PARSER = Parser()
+
+    def response(self, status_code: Any, schema: Any = None, **kwargs: Any) -> Any:
+        """flask-smorest's, with the schema's dump compiled (api/dump.py)."""
+        if schema is not None:
+            schema = dump.install(resolve_schema_instance(schema))
+        return super().response(status_code, schema, **kwargs)
 
 
 def session() -> Session:
@@ -55,15 +63,21 @@ class PageArgs(Schema):
 _pages: dict[str, type[Schema]] = {}
 
 
-def page_of(item: type[Schema]) -> type[Schema]:
-    """The paginated-list schema for `item`: {items, total, page, page_size}."""
+def page_of(item: type[Schema], estimated: bool = False) -> type[Schema]:
+    """The paginated-list schema for `item`: {items, total, page, page_size}, and
+    `total_exact` for a list whose total may be an estimate (pagination.count_rows)."""
     name = item.__name__.removesuffix("Schema") + "PageSchema"
     if name not in _pages:
+        extra = {"total_exact": fields.Boolean(required=True, metadata={
+            "description": "false: `total` is approximate, the database's estimate (more "
+                           f"than {COUNT_CAP:,} rows match and no counter keeps the number)"
+        })} if estimated else {}
         _pages[name] = type(name, (Schema,), {
             "items": fields.List(fields.Nested(item), required=True),
             "total": fields.Integer(required=True),
             "page": fields.Integer(required=True),
             "page_size": fields.Integer(required=True),
+            **extra,
         })
     return _pages[name]
 
@@ -84,4 +98,5 @@ def sse_response(description: str, event: str) -> dict[int, dict[str, Any]]:
 
 
 def page_dict(page: Page[Any], items: list[Any]) -> dict[str, Any]:
-    return {"items": items, "total": page.total, "page": page.page, "page_size": page.page_size}
+    return {"items": items, "total": page.total, "page": page.page, "page_size": page.page_size,
+            "total_exact": page.exact}

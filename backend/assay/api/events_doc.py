@@ -11,7 +11,9 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
+from assay.api.iterations.schemas import ExperimentProgressSchema
 from assay.api.runs.results_schemas import ProgressSchema
+from assay.events import experiments as experiment_events
 from assay.events.publish import BUDGET_ALERT, FINISHED, PROGRESS, SCORING_FINISHED, STARTED, STATUS
 from assay.jobs.comparisons import COMPARED
 from assay.jobs.generation import FINISHED as GENERATION_FINISHED
@@ -21,6 +23,7 @@ from assay.jobs.scoring import SCORED
 
 RUN_EVENTS = [STARTED, PROGRESS, STATUS, BUDGET_ALERT, FINISHED]
 SCORING_EVENTS = [SCORED, SCORING_FINISHED]
+EXPERIMENT_EVENTS = [experiment_events.PROGRESS, experiment_events.FINISHED]
 GENERATION_EVENTS = [GENERATION_STARTED, GENERATION_PROGRESS, GENERATION_FINISHED]
 _AT = {"description": "When it was published; absent on a finish the server stood in for "
                       "(the stream lost the real one)"}
@@ -68,6 +71,13 @@ class GenerationEventDataSchema(Schema):
     at = fields.DateTime(metadata=_AT)
 
 
+class ExperimentEventDataSchema(ExperimentProgressSchema):
+    """The experiment's progress, as GET .../experiments/{id}/progress answers."""
+
+    type = fields.String(required=True, validate=validate.OneOf(EXPERIMENT_EVENTS))
+    at = fields.DateTime(metadata=_AT)
+
+
 def _envelope(types: list[str], data: list[str]) -> dict[str, Any]:
     refs = [{"$ref": f"#/components/schemas/{name}"} for name in data]
     return {"type": "object", "required": ["event", "data"], "properties": {
@@ -82,6 +92,7 @@ DATA_SCHEMAS: dict[str, type[Schema]] = {
     "RunEventData": RunEventDataSchema, "ScoringEventData": ScoringEventDataSchema,
     "ComparisonEventData": ComparisonEventDataSchema,
     "GenerationEventData": GenerationEventDataSchema,
+    "ExperimentEventData": ExperimentEventDataSchema,
 }
 
 
@@ -92,4 +103,5 @@ def event_schemas() -> dict[str, dict[str, Any]]:
                               ["RunEventData", "ScoringEventData", "ComparisonEventData"]),
         "ScoringEvent": _envelope(SCORING_EVENTS, ["ScoringEventData"]),
         "GenerationEvent": _envelope(GENERATION_EVENTS, ["GenerationEventData"]),
+        "ExperimentEvent": _envelope(EXPERIMENT_EVENTS, ["ExperimentEventData"]),
     }

@@ -4,11 +4,14 @@ cookie flags of every API response."""
 
 from __future__ import annotations
 
-from flask import Flask, Response, g, request
+from flask import Flask, Response, current_app, g, request
+from sqlalchemy import inspect
+from sqlalchemy.orm import make_transient_to_detached
 
 from assay.api.fields import MAX_ID
 from assay.core.auth import service as auth
 from assay.core.auth import sessions
+from assay.core.auth.cache import CredentialCache
 from assay.core.auth.models import User
 from assay.core.errors import Forbidden, NotFound, Unauthorized
 from assay.extensions import db
@@ -39,19 +42,61 @@ def _bearer() -> str | None:
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
 
 
+def credential_cache() -> CredentialCache:
+    cache: CredentialCache = current_app.extensions["assay_credentials"]
+    return cache
+
+
+def _cached_user(key: str) -> User | None:
+    """The credential's user from this process's cache, in the request's session (merged
+    without a query: it behaves as if just loaded)."""
+    entry = credential_cache().get(key)
+    if entry is None:
+        return None
+    user = User(**entry.columns)
+    user.id = entry.user_id
+    make_transient_to_detached(user)
+    return db.session.merge(user, load=False)
+
+
+def _keep(key: str, user: User) -> None:
+    columns = {attr.key: getattr(user, attr.key) for attr in inspect(User).column_attrs
+               if attr.key != "id"}
+    credential_cache().put(key, user.id, columns)
+
+
+def _from_bearer(token: str) -> User:
+    key = "token:" + auth.token_digest(token)
+    user = _cached_user(key)
+    if user is None:
+        user = auth.user_for_api_token(db.session, token)
+        _keep(key, user)
+    return user
+
+
 def _from_cookie(token: str) -> User:
     settings = current().settings
     claims = sessions.decode(token, settings.jwt_secret)
+    key = "session:" + claims.jti
+    user = _cached_user(key)
+    if user is not None:
+        return _check_csrf(claims, user)
     if auth.is_revoked(db.session, claims.jti):
         raise Unauthorized("You have signed out. Please sign in again.")
+    user = db.session.get(User, claims.user_id)
+    if user is None:
+        raise Unauthorized("Invalid session. Please sign in again.")
+    _keep(key, user)
+    return _check_csrf(claims, user)
+
+
+def _check_csrf(claims: sessions.SessionToken, user: User) -> User:
+    settings = current().settings
     if request.method not in SAFE_METHODS and not sessions.csrf_matches(
         claims.jti, settings.jwt_secret, request.cookies.get(CSRF_COOKIE),
         request.headers.get(CSRF_HEADER),
     ):
         raise Forbidden("Missing or invalid CSRF token", code="CSRF_FAILED")
-    user = db.session.get(User, claims.user_id)
-    if user is None:
-        raise Unauthorized("Invalid session. Please sign in again.")
     g.session_token = claims
     return user
 
@@ -63,7 +108,7 @@ def authenticate_request() -> None:
         return  # no such route (404) or method (405, with Allow): say so before any 401
     bearer = _bearer()
     if bearer is not None:
-        g.user = auth.user_for_api_token(db.session, bearer)
+        g.user = _from_bearer(bearer)
         return
     cookie = request.cookies.get(SESSION_COOKIE)
     if not cookie:
@@ -95,6 +140,7 @@ def cookies_secure() -> bool:
 
 
 def init_app(app: Flask) -> None:
+    app.extensions["assay_credentials"] = CredentialCache(current().settings.auth_cache_s)
     app.before_request(authenticate_request)
     app.before_request(impossible_ids)
     app.after_request(secure_headers)

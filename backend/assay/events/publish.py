@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
-
-import redis
+from typing import TYPE_CHECKING, Any
 
 from assay.core.base import utcnow
+
+if TYPE_CHECKING:
+    import redis
 
 STARTED, PROGRESS, FINISHED = "run.started", "run.progress", "run.finished"
 STATUS, BUDGET_ALERT = "run.status", "run.budget_alert"

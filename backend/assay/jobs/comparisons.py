@@ -50,8 +50,8 @@ async def _compare_targets(rt: Runtime, run_id: int, version_id: int, target_a_i
 
         async def judged(pair: Pair, found: dict[int, Subject]) -> list[dict[str, Any]]:
             async with gate:
-                verdicts = await _compare(scorer, found[pair.output_a_id],
-                                          found[pair.output_b_id], ctx)
+                verdicts = await judge_pair(scorer, found[pair.output_a_id],
+                                            found[pair.output_b_id], ctx)
             return pairwise_runs.comparison_rows(run_id, version_id, pair, verdicts)
 
         for start in range(0, len(plan.pairs), BATCH):
@@ -76,8 +76,8 @@ async def _compare_targets(rt: Runtime, run_id: int, version_id: int, target_a_i
     return int(progress["comparisons"])
 
 
-async def _compare(scorer: PairwiseScorer, a: Subject, b: Subject,
-                   ctx: Context) -> list[PairVerdict]:
+async def judge_pair(scorer: PairwiseScorer, a: Subject, b: Subject,
+                     ctx: Context) -> list[PairVerdict]:
     """The scorer's verdicts; one failed verdict per judge when it raises (a bug in the
     scorer must not lose the other pairs)."""
     try:

@@ -22,10 +22,12 @@ from __future__ import annotations
 import logging
 import pickle
 from collections.abc import Iterable, Sequence
-
-import redis
+from typing import TYPE_CHECKING
 
 from assay.core.runs.service import Cell, CellResult
+
+if TYPE_CHECKING:
+    import redis
 
 log = logging.getLogger(__name__)
 KEEP_S = 7 * 24 * 3600  # a run's journal outlives any pause; a finished run drops it
@@ -43,6 +45,8 @@ class Journal:
         entries = {str(cell.output_id): pickle.dumps((self.owner, cell.attempt, result),
                                                      protocol=pickle.HIGHEST_PROTOCOL)
                    for cell, result in finished}
+        import redis  # here, not at import: a shard alone (NoJournal) runs without Redis
+
         try:
             with self.conn.pipeline(transaction=False) as pipe:
                 pipe.hset(self.key, mapping=entries)  # type: ignore[arg-type]
@@ -58,6 +62,8 @@ class Journal:
         taken = [cell for cell in cells if cell.taken_from is not None]
         if not taken:
             return {}
+        import redis
+
         try:
             raw = self.conn.hmget(self.key, [str(cell.output_id) for cell in taken])
         except redis.RedisError as exc:
@@ -78,13 +84,37 @@ class Journal:
         """Written to the database: the entries are no longer needed."""
         if not output_ids:
             return
+        import redis
+
         try:
             self.conn.hdel(self.key, *map(str, output_ids))
         except redis.RedisError as exc:  # stale entries are never taken up (see above)
             log.warning("%s: %d entries not deleted: %s", self.key, len(output_ids), exc)
 
     def drop(self) -> None:
+        import redis
+
         try:
             self.conn.delete(self.key)
         except redis.RedisError as exc:
             log.warning("%s: not dropped (it expires): %s", self.key, exc)
+
+
+class NoJournal(Journal):
+    """A shard alone in its process (`assay eval` locally): nobody can take its leases over,
+    so there is nothing to journal, and no Redis is needed."""
+
+    def __init__(self) -> None:
+        self.owner, self.key = "", ""
+
+    def keep(self, finished: Sequence[tuple[Cell, CellResult]]) -> bool:
+        return True
+
+    def recall(self, cells: Iterable[Cell]) -> dict[int, CellResult]:
+        return {}
+
+    def forget(self, output_ids: Sequence[int]) -> None:
+        pass
+
+    def drop(self) -> None:
+        pass

@@ -37,7 +37,9 @@ from assay.core.runs import judge_spend, service
 from assay.core.runs.models import STOPPED, CellStatus, Output, Run, RunStatus
 from assay.db import Database
 from assay.events.publish import FINISHED
-from assay.jobs.queues import enqueue_run
+from assay.jobs import experiments as experiment_jobs
+from assay.jobs import retention
+from assay.jobs.queues import enqueue_run, enqueue_warm
 from assay.jobs.runs import publish
 from assay.observability import metrics
 from assay.runtime import Runtime
@@ -109,7 +111,12 @@ def reap(rt: Runtime) -> list[int]:
                     closed.append(run_id)
     for run_id in closed:
         publish(rt, run_id, FINISHED)
+        enqueue_warm(rt, run_id)
         log.info("reaper closed run %s", run_id)
+    try:  # iterations whose run ended unnoticed, or whose step's job died
+        experiment_jobs.stale(rt)
+    except Exception as exc:
+        log.warning("reaper: experiment steps not checked: %s", exc)
     enqueued = []
     ttl = max(1, rt.settings.lease_s)
     for run_id in wanted:
@@ -142,6 +149,7 @@ def reaper_loop(settings: Settings, stop: threading.Event) -> None:
             lock = _key(rt, "lock")
             if rt.redis.set(lock, me, nx=True, px=max(100, int(interval * 1000) - 50)):
                 reap(rt)
+                retention.schedule(rt)  # once per retention interval, over every reaper
         except Exception:  # whatever failed (Redis, the database), the next pass retries
             log.exception("reaper pass failed; retrying in %ss", interval)
         stop.wait(interval)

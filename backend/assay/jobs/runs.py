@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 import uuid
 from collections import deque
 from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from datetime import timedelta
 from typing import Any
 
@@ -31,10 +33,14 @@ from assay.core.runs.engine import Scoring, execute_cell, judge_bound
 from assay.core.runs.models import STOPPED
 from assay.core.runs.service import Cell, CellResult, Claim, Recorded
 from assay.core.scoring import context as scoring_context
+from assay.events import experiments as experiment_events
 from assay.events.publish import BUDGET_ALERT, FINISHED, PROGRESS, STARTED, STATUS
+from assay.jobs import experiments as experiment_jobs
 from assay.jobs.collections_policy import fewer_collections
-from assay.jobs.journal import Journal
-from assay.jobs.slots import Holder, Pool, Slots, credential_pool, run_pool
+from assay.jobs.journal import Journal, NoJournal
+from assay.jobs.queues import enqueue_warm
+from assay.jobs.slots import Holder, LocalSlots, Pool, Slots, credential_pool, run_pool
+from assay.observability import tracing
 from assay.providers.client import LLMClient, RetryPolicy
 from assay.providers.ratelimit import from_settings as rate_limiter
 from assay.runtime import Runtime, current
@@ -62,46 +68,82 @@ def publish(rt: Runtime, run_id: int, event_type: str) -> None:
             payload = (progress.snapshot(session, run_id) if run is not None
                        else {"run_id": run_id})
         rt.publish(run_id, event_type, payload)
+        base = _iteration_base(rt, run_id)
+        if base is not None:  # its experiment's stream shows the counts too
+            experiment_events.forward(rt, base, payload)
     except Exception as exc:  # any Redis failure: log and go on
         log.warning("run %s: %s event not published: %s", run_id, event_type, exc)
 
 
+# run id -> its experiment's snapshot when it executes an iteration (None: it does not)
+_ITERATION_RUNS: dict[int, dict[str, Any] | None] = {}
+
+
+def _iteration_base(rt: Runtime, run_id: int) -> dict[str, Any] | None:
+    if run_id not in _ITERATION_RUNS:
+        with rt.db.factory() as session:
+            base = experiment_events.base_snapshot(session, run_id)
+        if len(_ITERATION_RUNS) > 10_000:
+            _ITERATION_RUNS.clear()
+        _ITERATION_RUNS[run_id] = base
+    return _ITERATION_RUNS[run_id]
+
+
 class _Shard:
-    def __init__(self, rt: Runtime, run_id: int) -> None:
+    """`alone`: the only shard its run will ever have, in a process nothing else watches
+    (`assay eval` locally): no journal, no shared slots and no events, so no Redis."""
+
+    def __init__(self, rt: Runtime, run_id: int, *, alone: bool = False) -> None:
         self.rt, self.run_id, self.owner = rt, run_id, uuid.uuid4().hex
         self.batches = 0
         self.published_at = 0.0
         self.lease = LEASE
-        self.journal = Journal(rt.redis, rt.settings.redis_prefix, run_id, self.owner)
-        self.slots = Slots(rt.redis, rt.settings.redis_prefix, self.owner, SLOT_LEASE_S)
+        self.alone = alone
+        self.journal = NoJournal() if alone else Journal(
+            rt.redis, rt.settings.redis_prefix, run_id, self.owner)
+        self.slots = LocalSlots() if alone else Slots(
+            rt.redis, rt.settings.redis_prefix, self.owner, SLOT_LEASE_S)
         self.judging: service.JudgeBound | None = None  # set with the run's scorers
+        # SQLite lets one writer in at a time and has the others poll for the lock (sleeps
+        # of 1 to 100 ms): this shard's claims, writes and renewals take turns on a lock of
+        # their own instead, so the next starts the moment the last commits
+        self.turn: AbstractContextManager[Any] = (threading.Lock() if rt.settings.is_sqlite
+                                                  else nullcontext())
+
+    def _publish(self, event_type: str) -> None:
+        if not self.alone:
+            publish(self.rt, self.run_id, event_type)
 
     def _claim(self, limit: int) -> tuple[Claim, dict[int, CellResult]]:
         """Claimed cells, and the journaled results of those taken over from a dead shard."""
-        with self.rt.db.factory() as session:
+        with self.turn, tracing.span("run.claim", **{"assay.run_id": self.run_id,
+                                                     "assay.limit": limit}), \
+                self.rt.db.factory() as session:
             claim = service.claim_cells(session, self.run_id, self.owner, limit, self.lease,
                                         self.rt.settings.secret_key, self.judging)
             if claim.budget_exceeded and service.stop_for_budget(
                     session, self.run_id, claim.budget_exceeded):
-                publish(self.rt, self.run_id, STATUS)  # run.finished once in flight is in
+                self._publish(STATUS)  # run.finished once in flight is in
         return claim, self.journal.recall(claim.cells)
 
     def _flush(self, results: list[CellResult]) -> None:
         self.batches += 1
-        with self.rt.db.factory() as session:
+        with self.turn, tracing.span("run.record", **{"assay.run_id": self.run_id,
+                                                      "assay.cells": len(results)}), \
+                self.rt.db.factory() as session:
             recorded: Recorded = service.record_results(session, self.run_id, self.owner,
                                                         results, self.batches)
         self.journal.forget([r.output_id for r in results])
         if recorded.alert:
-            publish(self.rt, self.run_id, BUDGET_ALERT)
+            self._publish(BUDGET_ALERT)
         now = time.monotonic()
         # writes come as often as results do; progress events at most every FLUSH_S
         if recorded.cells and now - self.published_at >= FLUSH_S:
             self.published_at = now
-            publish(self.rt, self.run_id, PROGRESS)
+            self._publish(PROGRESS)
 
     def _renew(self, output_ids: list[int]) -> None:
-        with self.rt.db.factory() as session:
+        with self.turn, self.rt.db.factory() as session:
             service.renew_leases(session, self.owner, output_ids, self.lease)
 
     async def run(self) -> None:
@@ -116,7 +158,7 @@ class _Shard:
             timeout_s = service.call_timeout(session, run_id, CALL_TIMEOUT_S)
             retries = service.call_retries(session, run_id)
         if started:
-            publish(rt, run_id, STARTED)
+            self._publish(STARTED)
         client = LLMClient(timeout_s=timeout_s, max_connections=window,
                            retry=RetryPolicy(attempts=retries + 1),
                            url_policy=rt.settings.url_policy,
@@ -137,9 +179,12 @@ class _Shard:
         if closed is not None:
             self.journal.drop()
         if closed is not None or stopped:
-            publish(rt, run_id, FINISHED)
+            self._publish(FINISHED)
+            if not self.alone:  # `assay eval` reads its run once, from its own files
+                enqueue_warm(rt, run_id)  # its page and reports, filled before they are read
+            experiment_jobs.run_finished(rt, run_id)  # an iteration's run: its next step
         elif not ended:  # paused, or other shards go on: the last counts, whatever the
-            publish(rt, run_id, PROGRESS)  # throttle held back
+            self._publish(PROGRESS)  # throttle held back
         if closed is not None:
             log.info("run %s %s", run_id, closed.status)
 
@@ -198,6 +243,9 @@ class _Shard:
                 sync_in = holder.due(now) if syncing is None else FLUSH_S
                 if sync_in == 0:  # ask for slots, give spare ones back, renew the lease
                     asked = holder.request()
+                    if self.alone:  # nobody else to ask: granted at once, start the cells
+                        holder.apply(*asked, self.slots.sync(*asked), now)
+                        continue
                     syncing = started(asyncio.create_task(
                         asyncio.to_thread(self.slots.sync, *asked)))
                     sync_in = FLUSH_S
@@ -270,6 +318,11 @@ class _Shard:
                         flushing, writing = None, 0
                     elif task is renewing:
                         renewing = None
+                    elif self.alone:  # no journal: the slot is free once the result is back
+                        if not finished:
+                            finished_at = time.monotonic()
+                        ready.done(in_flight.pop(task))
+                        finished.append(result)
                     else:
                         returned.append((in_flight.pop(task), result))
         finally:

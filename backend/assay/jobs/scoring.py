@@ -14,11 +14,12 @@ from typing import Any
 from redis.exceptions import LockError
 from redis.lock import Lock
 
+from assay.core.runs import cache as run_cache
 from assay.core.runs import judge_budget, judge_spend
 from assay.core.scoring import apply, backfill
 from assay.core.scoring import context as scoring_context
 from assay.events.publish import SCORING_FINISHED  # the job ended: {scores, stopped?}
-from assay.jobs.queues import SCORING_TIMEOUT_S, scoring_keys
+from assay.jobs.queues import SCORING_TIMEOUT_S, enqueue_warm, scoring_keys
 from assay.providers.client import LLMClient
 from assay.runtime import Runtime, current
 
@@ -44,6 +45,7 @@ def score_run(run_id: int) -> int:
             lock.release()
         except LockError:  # expired and maybe taken: nothing of ours to release
             log.warning("run %s: the scoring lock expired before the job ended", run_id)
+        enqueue_warm(rt, run_id)  # what was kept of the run's scores is filled again
 
 
 def _publish(rt: Runtime, run_id: int, progress: dict[str, Any],
@@ -81,6 +83,7 @@ async def _score_run(rt: Runtime, run_id: int, lock: Lock) -> int:
                          if (cost := judge_spend.judge_cost(scores))}
                 with rt.db.factory() as session:
                     apply.insert_scores(session, rows)
+                    run_cache.scores_changed(session, run_id)  # a rescored run's numbers
                     judge_spend.settle(session, run_id, reserved, costs)
                     session.commit()
             except BaseException:

@@ -25,8 +25,10 @@ import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import redis
+if TYPE_CHECKING:
+    import redis
 
 log = logging.getLogger(__name__)
 
@@ -154,6 +156,8 @@ class Slots:
         for pool, want in zip(pools, wants, strict=True):
             args += [max(0, want), pool.limit]
         self.roundtrips += 1
+        import redis  # here, not at import: a shard alone (LocalSlots) runs without Redis
+
         try:
             raw = self.script(keys=keys, args=args)
         except redis.RedisError as exc:
@@ -166,6 +170,22 @@ class Slots:
         self.degraded = False
         return [(int(raw[i]), int(raw[i + 1]), bool(int(raw[i + 2])))
                 for i in range(0, len(raw), 3)]
+
+
+class LocalSlots(Slots):
+    """The pools of a shard alone in its process (`assay eval` locally): no other holder can
+    want a slot, so each pool grants what is asked up to its limit, with no Redis."""
+
+    def __init__(self) -> None:
+        self.owner, self.prefix = "", ""
+        self.lease_ms = 60_000  # nothing expires: a renewal is only a round trip less often
+        self.roundtrips = 0
+        self.degraded = False
+
+    def sync(self, pools: Sequence[Pool], wants: Sequence[int]) -> list[tuple[int, int, bool]]:
+        self.roundtrips += 1
+        return [(min(max(0, w), p.limit), p.limit, False)
+                for p, w in zip(pools, wants, strict=True)]
 
 
 class Holder:

@@ -2,22 +2,37 @@
 
 Off, this module imports nothing from OpenTelemetry and every function returns at once:
 tracing costs nothing unless an operator asks for it. On (`pip install assay[otel]`), it
-instruments Flask (a span per request), SQL (per statement, `_trace_sql`), Redis (per command)
-and aiohttp (every outbound LLM call), exports over OTLP/HTTP (the exporter reads the
-standard OTEL_* variables), and carries the trace context into the jobs a request
-enqueues (in the job's meta, as W3C traceparent), so a run's spans join its request's trace.
+instruments Flask (a span per request), SQL (per statement, `_trace_sql`) and Redis (per
+command), exports over OTLP/HTTP (the exporter reads the standard OTEL_* variables), and
+carries the trace context into the jobs a request enqueues (in the job's meta, as W3C
+traceparent), so a run's spans join its request's trace.
+
+What it costs is kept per batch, not per call (measured in `make bench`): a run makes
+thousands of calls a second, and a span per call, even a sampled-out one, cost a quarter
+of its throughput. So:
+- inside a trace that was sampled out nothing is made at all (no non-recording span per
+  SQL statement or LLM call): one look at the current span;
+- the run engine's work has a span per batch (`span`: a claim, a write of finished cells;
+  their few statements are its children), not per cell;
+- outbound LLM calls get a span from the LLM client itself (`llm_call`, made after the
+  call from the times it took), not from an HTTP instrumentation hooked into every
+  request: every failed call, and of the others at most ASSAY_TRACE_CALLS_PER_S (10) a
+  second per process, so a run at 2,000 calls/s shows samples of its calls, not all.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
 log = logging.getLogger(__name__)
 _state: dict[str, Any] = {}
+CALL_SPANS_PER_S = float(os.environ.get("ASSAY_TRACE_CALLS_PER_S") or 10)
+_bucket = [CALL_SPANS_PER_S, 0.0]  # succeeded calls' spans still allowed, when last counted
 
 
 def enabled() -> bool:
@@ -32,7 +47,6 @@ def setup(service: str) -> bool:
     try:
         from opentelemetry import trace
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-        from opentelemetry.instrumentation.aiohttp_client import AioHttpClientInstrumentor
         from opentelemetry.instrumentation.redis import RedisInstrumentor
         from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.trace import TracerProvider
@@ -47,9 +61,59 @@ def setup(service: str) -> bool:
     trace.set_tracer_provider(provider)
     _trace_sql(trace)
     RedisInstrumentor().instrument()
-    AioHttpClientInstrumentor().instrument()
-    _state["provider"] = provider
+    _state.update(provider=provider, trace=trace, tracer=trace.get_tracer("assay"))
     return True
+
+
+def _wanted(trace: Any) -> bool:
+    """False inside a trace that was sampled out: nothing under it would be recorded, so
+    nothing is made. A span with no trace around it goes to the sampler, as a root."""
+    current = trace.get_current_span()
+    return bool(current.is_recording() or not current.get_span_context().is_valid)
+
+
+@contextmanager
+def span(name: str, **attributes: Any) -> Iterator[None]:
+    """A span around one batch of work (the engine's claims and writes)."""
+    trace = _state.get("trace")
+    if trace is None or not _wanted(trace):
+        yield
+        return
+    with _state["tracer"].start_as_current_span(name, attributes=attributes):
+        yield
+
+
+def llm_call(provider: str, model: str, url: str, started_ns: int, error_class: str | None,
+             attempts: int, tokens_in: int | None = None,
+             tokens_out: int | None = None) -> None:
+    """A span for one LLM call (its retries included), made once it is over; see above for
+    which calls get one."""
+    trace = _state.get("trace")
+    if trace is None or not _wanted(trace):
+        return
+    if error_class is None:  # a token bucket: CALL_SPANS_PER_S a second, in bursts of as many
+        now = time.monotonic()
+        allowed = min(max(CALL_SPANS_PER_S, 1.0),
+                      _bucket[0] + (now - _bucket[1]) * CALL_SPANS_PER_S)
+        _bucket[1] = now
+        if allowed < 1:
+            _bucket[0] = allowed
+            return
+        _bucket[0] = allowed - 1
+    attributes: dict[str, Any] = {
+        "gen_ai.system": provider, "gen_ai.request.model": model,
+        "server.address": url.partition("://")[2].split("/", 1)[0], "assay.attempts": attempts}
+    if tokens_in is not None:
+        attributes["gen_ai.usage.input_tokens"] = tokens_in
+    if tokens_out is not None:
+        attributes["gen_ai.usage.output_tokens"] = tokens_out
+    if error_class is not None:
+        attributes["error.type"] = error_class
+    call = _state["tracer"].start_span(f"chat {model}", kind=trace.SpanKind.CLIENT,
+                                       start_time=started_ns, attributes=attributes)
+    if error_class is not None:
+        call.set_status(trace.Status(trace.StatusCode.ERROR, error_class))
+    call.end()
 
 
 def _trace_sql(trace: Any) -> None:
@@ -64,6 +128,8 @@ def _trace_sql(trace: Any) -> None:
     @event.listens_for(Engine, "before_cursor_execute")
     def _before(conn: Any, _cursor: Any, statement: str, _params: Any, context: Any,
                 _many: bool) -> None:
+        if not _wanted(trace):
+            return
         verb = (statement.split(None, 1) or ["SQL"])[0].upper()
         context._assay_span = tracer.start_span(
             verb, kind=trace.SpanKind.CLIENT,

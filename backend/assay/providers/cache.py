@@ -22,10 +22,9 @@ from typing import Any, cast
 from urllib.parse import urlsplit
 
 from sqlalchemy import Table, bindparam, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
+from assay.core import bulk
 from assay.core.llm.models import CachedResponse
 
 VERSION = 1
@@ -88,7 +87,8 @@ def lookup(session: Session, keys: Iterable[str]) -> dict[str, Hit]:
     rows = session.execute(select(CachedResponse.key, CachedResponse.text,
                                   CachedResponse.tokens_in, CachedResponse.tokens_out,
                                   CachedResponse.raw)
-                           .where(CachedResponse.key.in_(wanted)))
+                           .where(bulk.any_of(CachedResponse.key, wanted,
+                                              session.connection())))
     return {row.key: Hit(row.key, row.text, row.tokens_in, row.tokens_out, row.raw or {})
             for row in rows}
 
@@ -111,10 +111,8 @@ def store(session: Session, entries: Iterable[Entry]) -> None:
                     "hits": 0} for e in entries}
     if not rows:
         return
-    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-    table = cast(Table, CachedResponse.__table__)
-    statement = insert(table).on_conflict_do_nothing(index_elements=["key"])
-    session.connection().execute(statement, [rows[k] for k in sorted(rows)])  # Core: no ORM
+    bulk.insert_rows(session.connection(), cast(Table, CachedResponse.__table__),
+                     [rows[k] for k in sorted(rows)], keys=["key"], skip_existing=True)
 
 
 def count_hits(session: Session, keys: Iterable[str]) -> None:

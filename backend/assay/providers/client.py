@@ -40,7 +40,7 @@ from aiohttp.http_exceptions import HttpProcessingError
 
 from assay import jsonio
 from assay.core.errors import Invalid
-from assay.observability import metrics
+from assay.observability import metrics, tracing
 from assay.providers import tokens
 from assay.providers.base import (
     Adapter,
@@ -222,6 +222,7 @@ class LLMClient:
         self._session: aiohttp.ClientSession | None = None
         self._slots: dict[tuple[Any, str], asyncio.Semaphore] = {}
         self._ssrf: dict[str, tuple[float, Invalid | None, str]] = {}
+        self._ssrf_locks: dict[str, asyncio.Lock] = {}
 
     # --- plumbing -----------------------------------------------------------------------
 
@@ -280,16 +281,9 @@ class LLMClient:
         the URL to call, its host written as the guard judged it (127.1 is 127.0.0.1)."""
         scheme, _, rest = url.partition("://")
         origin = f"{scheme}://{rest.split('/', 1)[0]}"
-        now = time.monotonic()
         cached = self._ssrf.get(origin)
-        if cached is None or cached[0] < now:
-            verdict: Invalid | None = None
-            canonical = origin
-            try:
-                canonical = await asyncio.to_thread(check_base_url, origin, self.url_policy)
-            except Invalid as refusal:
-                verdict = refusal
-            cached = self._ssrf[origin] = (now + SSRF_TTL_S, verdict, canonical)
+        if cached is None or cached[0] < time.monotonic():
+            cached = await self._guard(origin)
         verdict, canonical = cached[1], cached[2]
         if verdict is not None:
             error = refused(verdict)
@@ -297,6 +291,27 @@ class LLMClient:
                 error.reason = "could not resolve the host name"
             raise error
         return url if canonical == origin else canonical + url[len(origin):]
+
+    async def _guard(self, origin: str) -> tuple[float, Invalid | None, str]:
+        """The origin's verdict, checked once however many calls ask at the same time: a
+        run's first window (200 calls started together) waits for one check instead of
+        sending 200 to the threads, which held its first replies back by tens of ms."""
+        lock = self._ssrf_locks.get(origin)
+        if lock is None:
+            lock = self._ssrf_locks[origin] = asyncio.Lock()
+        async with lock:
+            now = time.monotonic()
+            cached = self._ssrf.get(origin)
+            if cached is not None and cached[0] >= now:
+                return cached  # checked while this call waited
+            verdict: Invalid | None = None
+            canonical = origin
+            try:
+                canonical = await asyncio.to_thread(check_base_url, origin, self.url_policy)
+            except Invalid as refusal:
+                verdict = refusal
+            cached = self._ssrf[origin] = (now + SSRF_TTL_S, verdict, canonical)
+            return cached
 
     # --- one attempt --------------------------------------------------------------------
 
@@ -371,6 +386,7 @@ class LLMClient:
                    stream: bool = False) -> CallResult:
         """One chat completion, retried while transient; never raises a provider error."""
         started = time.perf_counter()
+        started_ns = time.time_ns()  # the call's span, if it gets one, starts here
         try:
             adapter = self._adapters(endpoint.kind)
         except KeyError as exc:
@@ -397,6 +413,8 @@ class LLMClient:
                     used = (response.tokens_in or 0) + (response.tokens_out or 0)
                     await self.limiter.refund(limits.key, limits.tpm, limits.tokens - used)
                 metrics.record_call(endpoint.kind, None)
+                tracing.llm_call(endpoint.kind, request.model, call.url, started_ns, None,
+                                 attempt, response.tokens_in, response.tokens_out)
                 return CallResult(response, None, latency, attempt, ttft, recorded,
                                   response.raw, counted, _ms(started))
             except ProviderError as error:
@@ -408,6 +426,8 @@ class LLMClient:
                 if (not error.transient or attempt >= self.retry.attempts
                         or (wait is not None and wait > self.retry.max_retry_after_s)):
                     metrics.record_call(endpoint.kind, error.error_class)
+                    tracing.llm_call(endpoint.kind, request.model, call.url, started_ns,
+                                     error.error_class, attempt)
                     return CallResult(None, error, latency, attempt, None, recorded, error.raw,
                                       False, _ms(started))
                 metrics.record_retry(endpoint.kind, error.error_class)

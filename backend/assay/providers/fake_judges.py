@@ -19,6 +19,7 @@ from typing import Any
 from assay.providers import fake_text as t
 
 RUBRIC_LINE = re.compile(r'"([^"\n]+)": \{"score": <number from (\d+) to (\d+)>')
+CONFIDENCE_MARK = '"confidence": <number from 0 to 1'  # judge_prompts.CONFIDENCE_LINE
 PAIRWISE_MARK = '"winner": "1" | "2" | "tie"'
 VERDICT_MARK = '{"pass": true | false'
 META_MARK = '"references_contract": true | false'
@@ -135,9 +136,22 @@ def _label(value: float) -> str:
 
 # --- the replies ---------------------------------------------------------------------------
 
+def confidence(values: list[float], grounding: str | None, output: str, judge: str,
+               seed: int) -> float:
+    """How sure a judge is: more when its criteria agree and the output is clearly good or
+    clearly bad, and when there is a reference to check against; rounded to 0.01."""
+    if not values:
+        return 0.5
+    mean = sum(values) / len(values)
+    spread = max(values) - min(values)
+    value = (0.45 + 0.35 * abs(mean - 0.5) * 2 - 0.25 * spread
+             + (0.15 if grounding else 0.0) + t.jitter(seed, 0.05, "confidence", judge, output))
+    return round(t.clamp(value, 0.05, 0.99), 2)
+
+
 def rubric(text: str, judge: str, seed: int) -> str:
     """Rubric, RAG-metric and question-quality judges: one score per criterion within its
-    scale, a rationale, a summary."""
+    scale, a rationale, a summary, and a confidence when the format asks for one."""
     criteria = [(name, int(low), int(high)) for name, low, high in RUBRIC_LINE.findall(text)]
     blocks = t.data_blocks(text)
     output = blocks.get("output under test", "")
@@ -162,7 +176,10 @@ def rubric(text: str, judge: str, seed: int) -> str:
     mean = sum(values) / len(values) if values else 0.0
     summary = f"{_label(mean)} overall: {len(t.words(output))} words judged against the " + \
         ("reference." if grounding else "question.")
-    return _dump({"criteria": out, "summary": summary})
+    reply: dict[str, Any] = {"criteria": out, "summary": summary}
+    if CONFIDENCE_MARK in text:
+        reply["confidence"] = confidence(values, grounding, output, judge, seed)
+    return _dump(reply)
 
 
 def _messages(conversation: str) -> list[tuple[int, str, str]]:

@@ -92,6 +92,24 @@ class OpenAIAdapter(DataModelList):
 class OpenRouterAdapter(OpenAIAdapter):
     """OpenRouter's model list is public: its `/v1/key` is what checks the key."""
 
+    def parse_prices(self, body: Any) -> dict[str, tuple[int | None, int | None]]:
+        """Model id -> (input, output) micro-dollars per million tokens, from the model
+        list's `pricing` (dollars per token, as strings); a price it lacks is None."""
+        def micros(value: Any) -> int | None:
+            try:
+                price = float(value)
+            except (TypeError, ValueError):
+                return None
+            return round(price * 1e12) if price >= 0 else None  # $/token -> micros/Mtok
+
+        try:
+            rows = body["data"]
+        except (KeyError, TypeError) as exc:
+            raise malformed("no data[]", exc) from exc
+        return {str(m["id"]): (micros((m.get("pricing") or {}).get("prompt")),
+                               micros((m.get("pricing") or {}).get("completion")))
+                for m in rows if isinstance(m, dict) and "id" in m}
+
     def check_call(self, endpoint: Endpoint) -> HttpCall:
         headers = super().check_call(endpoint).headers
         return HttpCall(join_url(endpoint.base_url, "key"), {}, headers, method="GET")

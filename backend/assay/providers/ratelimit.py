@@ -23,12 +23,14 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
-
-import redis.asyncio as aioredis
-from redis.exceptions import NoScriptError, RedisError
+from typing import TYPE_CHECKING, Any
 
 from assay.settings import Settings
+
+# Redis is imported when a limited call first needs it: every shard builds a limiter, and
+# `assay eval` runs without Redis
+if TYPE_CHECKING:
+    import redis.asyncio as aioredis
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +103,8 @@ class _Script:
         self.sha = hashlib.sha1(source.encode()).hexdigest()
 
     async def __call__(self, conn: aioredis.Redis, keys: list[str], args: list[Any]) -> Any:
+        from redis.exceptions import NoScriptError
+
         try:
             return await conn.evalsha(self.sha, len(keys), *keys, *args)
         except NoScriptError:
@@ -130,6 +134,8 @@ class RedisRateLimiter:
 
     def _redis(self) -> aioredis.Redis:
         if self._conn is None:
+            import redis.asyncio as aioredis
+
             url = self._url() if callable(self._url) else self._url
             self._conn = aioredis.Redis.from_url(
                 url, socket_timeout=SOCKET_TIMEOUT_S, socket_connect_timeout=SOCKET_TIMEOUT_S)
@@ -160,6 +166,8 @@ class RedisRateLimiter:
         if not self._available():
             return None
         self.roundtrips += 1
+        from redis.exceptions import RedisError
+
         try:
             answer = await script(self._redis(), keys, args)
         except (RedisError, OSError) as exc:
@@ -170,6 +178,8 @@ class RedisRateLimiter:
 
     async def aclose(self) -> None:
         if self._conn is not None:
+            from redis.exceptions import RedisError
+
             with contextlib.suppress(RedisError, OSError):
                 await self._conn.aclose()  # type: ignore[attr-defined]  # stubs: redis 4
             self._conn = None

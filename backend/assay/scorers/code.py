@@ -15,9 +15,14 @@ object (`{"tests": [...]}`, same shape), so a dataset can carry a suite per case
 The score is the share of tests passed; `passed` when all pass. Code that does not
 compile fails every test without running them.
 
-Params: `language` ("python", the only one so far), `tests`, `entrypoint` (a function the
-code must define), `timeout_s` (per test: the wall clock, and CPU seconds rounded up;
-default 5, at most 30), `memory_mb` (address space; default 256, 32 to 1024).
+Params: `language` (the code's language: "python", the one the sandbox runs; others are
+refused naming the supported ones), `must_compile` (the CLI spec's mustCompile: the code
+is compiled in the sandbox before any test, and code that does not compile scores 0 with
+the compiler's message; with no tests anywhere the scorer is then a compile check), `tests`,
+`entrypoint` (a function the code must define), `timeout_s` (per test: the wall clock, and
+CPU seconds rounded up; default 5, at most 30), `memory_mb` (address space; default 256,
+32 to 1024). An answer whose only code is fenced as another language (```javascript)
+scores 0 with that reason, without running anything.
 `details.network_isolation` says what kept the code off the network: always the
 sandbox's seccomp filter (and the harness's audit hook), plus a network namespace of its
 own where the host allows one. Where the operating system offers no isolation at all
@@ -38,6 +43,7 @@ from typing import Any, ClassVar
 
 from assay.scorers.base import Context, ParamsError, ScoreResult, Subject
 from assay.scorers.code_params import (
+    FENCES,
     CallTest,
     CodeParams,
     ProgramTest,
@@ -59,7 +65,7 @@ SHOWN_CHARS = 2000  # of an actual value or output kept in the details
 BRIEF_CHARS = 60  # of a value quoted in the rationale
 FAILURES_NAMED = 5  # failures spelled out in the rationale
 REL_TOL = 1e-9
-PYTHON_FENCES = ("python", "python3", "py")
+NO_CODE = "the output contains no code"
 
 
 class CodeExecutionScorer:
@@ -84,25 +90,72 @@ class CodeExecutionScorer:
         tests = self.params.tests
         if tests is None:
             case_tests = (subject.expected or {}).get("tests")
-            if case_tests is None:
+            if case_tests is None and self.params.must_compile:
+                tests = ()  # a compile check only
+            elif case_tests is None:
                 return [ScoreResult.failed(
-                    "No test cases: give the scorer `tests`, or put `tests` in the case's "
-                    "expected object.")]
-            try:
-                tests = parse_tests(case_tests, "expected.tests")
-            except ParamsError as exc:
-                return [ScoreResult.failed(f"The case's tests are invalid: {exc}")]
-        code = extract_code(subject.output)
+                    "No test cases: give the scorer `tests`, put `tests` in the case's "
+                    "expected object, or set `must_compile` for a compile check only.")]
+            else:
+                try:
+                    tests = parse_tests(case_tests, "expected.tests")
+                except ParamsError as exc:
+                    return [ScoreResult.failed(f"The case's tests are invalid: {exc}")]
+        code, other = find_code(subject.output, self.params.language)
+        if other is not None:
+            return [self._not_run(tests, f"the code is not {self.params.language}: the "
+                                         f"output's code is fenced as {other}")]
+        if not code.strip():
+            return [self._not_run(tests, NO_CODE)]
         try:
-            outcomes = await asyncio.to_thread(self._run_all, code, tests)
+            return [await asyncio.to_thread(self._check, code, tests)]
         except SandboxError as exc:
             return [ScoreResult.failed(f"The code sandbox could not run: {exc}")]
-        return [_summarise(tests, outcomes)]
+
+    def _check(self, code: str, tests: Sequence[CallTest | ProgramTest]) -> ScoreResult:
+        """must_compile first (one sandbox run that only compiles), then the tests."""
+        if self.params.must_compile:
+            compiled = self._compile(code)
+            if not compiled.passed:
+                reason = f"must_compile: {compiled.error}; no test was run"
+                return self._not_run(tests, reason, compiled)
+            if not tests:
+                return ScoreResult(1.0, True, rationale="the code compiles",
+                                   details=self._details(True, 0, [compiled]))
+        outcomes = self._run_all(code, tests)
+        compiles = not any(o.stage == "compile" for o in outcomes)
+        return _summarise(tests, outcomes, self._details(compiles, len(tests), outcomes))
+
+    def _details(self, compiled: bool, total: int,
+                 outcomes: Sequence[Outcome]) -> dict[str, Any]:
+        """What every result of this kind carries (_summarise adds the tests run)."""
+        return {"language": self.params.language, "must_compile": self.params.must_compile,
+                "compiled": compiled, "passed": 0, "total": total,
+                **_network_isolation(outcomes), "tests": []}
+
+    def _not_run(self, tests: Sequence[CallTest | ProgramTest], reason: str,
+                 compiled: Outcome | None = None) -> ScoreResult:
+        """Score 0: the code cannot be tested (no code, another language, no compile)."""
+        return ScoreResult(0.0, False, rationale=reason, details=self._details(
+            False, len(tests), [compiled] if compiled else []))
+
+    def _compile(self, code: str) -> Outcome:
+        result = self._sandbox(code, "compile", {}, "")
+        if result.timed_out or result.killed_by_limit == "cpu":
+            return Outcome(False, None, f"compiling timed out after "
+                                        f"{self.params.timeout_s:g} s", True)
+        report = _report(result)
+        if report is None:
+            outcome = Outcome(False, None, _ended_without_result(result))
+        elif report.get("error"):
+            outcome = Outcome(False, None, f"the code does not compile: {report['error']}",
+                              stage="compile")
+        else:
+            outcome = Outcome(True, None)
+        return replace(outcome, duration_ms=round(result.duration_s * 1000),
+                       network_namespace=result.network_namespace)
 
     def _run_all(self, code: str, tests: Sequence[CallTest | ProgramTest]) -> list[Outcome]:
-        if not code.strip():
-            return [Outcome(False, None, "the output contains no code", stage="compile")] \
-                * len(tests)
         outcomes: list[Outcome] = []
         for test in tests:
             outcome = self._run_one(code, test)
@@ -112,20 +165,25 @@ class CodeExecutionScorer:
         return outcomes
 
     def _run_one(self, code: str, test: CallTest | ProgramTest) -> Outcome:
+        if isinstance(test, CallTest):
+            result = self._sandbox(code, "call", {"call": test.call,
+                                                  "entrypoint": self.params.entrypoint}, "")
+        else:
+            result = self._sandbox(code, "program", {}, test.stdin)
+        return _judge(test, result, self.params)
+
+    def _sandbox(self, code: str, mode: str, request: dict[str, Any],
+                 stdin: str) -> SandboxResult:
+        """One run of the harness in `mode` (compile, call, program) in a sandbox."""
         params = self.params
-        request = ({"call": test.call, "entrypoint": params.entrypoint}
-                   if isinstance(test, CallTest) else {})
         limits = Limits(wall_s=params.timeout_s, cpu_s=math.ceil(params.timeout_s),
                         memory_mb=params.memory_mb)
-        result = run_sandboxed(
-            [sandbox_python(), "-I", "-S", "-B", "harness.py",
-             "call" if isinstance(test, CallTest) else "program"],
+        return run_sandboxed(
+            [sandbox_python(), "-I", "-S", "-B", "harness.py", mode],
             files={"harness.py": _source("code_harness.py"),
                    "landlock.py": _source("landlock.py"), "solution.py": code,
                    "request.json": json.dumps(request)},
-            stdin=test.stdin if isinstance(test, ProgramTest) else "",
-            limits=limits, collect=("result.json",))
-        return _judge(test, result, params)
+            stdin=stdin, limits=limits, collect=("result.json",))
 
 
 @dataclass(frozen=True)
@@ -139,14 +197,25 @@ class Outcome:
     network_namespace: bool | None = None  # None: the test did not run
 
 
-def extract_code(output: str) -> str:
-    """The first ```python block, else the first block without a language, else all."""
+def extract_code(output: str, language: str = "python") -> str:
+    """The first block fenced as `language`, else the first block without a language, else
+    all of the output."""
+    return find_code(output, language)[0]
+
+
+def find_code(output: str, language: str = "python") -> tuple[str, str | None]:
+    """(the code, None) as extract_code finds it; or ("", the labels) when every fenced
+    block of the output is labelled as something other than `language`: the answer's code
+    is in another language, and running the prose around it would only blame the wrong
+    thing."""
     blocks = _fenced_blocks(output)
-    for wanted in (PYTHON_FENCES, ("",)):
-        for language, body in blocks:
-            if language in wanted:
-                return body
-    return output
+    for wanted in (FENCES[language], ("",)):
+        for label, body in blocks:
+            if label in wanted:
+                return body, None
+    if blocks:
+        return "", ", ".join(dict.fromkeys(f"```{label}" for label, _ in blocks))
+    return output, None
 
 
 def _fenced_blocks(text: str) -> list[tuple[str, str]]:
@@ -252,15 +321,15 @@ def _ended_without_result(result: SandboxResult) -> str:
         f": {last_line[0][:BRIEF_CHARS * 2]}" if last_line[0] else "")
 
 
-def _summarise(tests: Sequence[CallTest | ProgramTest],
-               outcomes: Sequence[Outcome]) -> ScoreResult:
+def _summarise(tests: Sequence[CallTest | ProgramTest], outcomes: Sequence[Outcome],
+               details: dict[str, Any]) -> ScoreResult:
     passed = sum(outcome.passed for outcome in outcomes)
-    details = [_detail(index, test, outcome)
-               for index, (test, outcome) in enumerate(zip(tests, outcomes, strict=True), 1)]
+    rows = [_detail(index, test, outcome)
+            for index, (test, outcome) in enumerate(zip(tests, outcomes, strict=True), 1)]
     return ScoreResult(passed / len(tests), passed == len(tests),
                        rationale=_rationale(tests, outcomes),
-                       details={"language": "python", "passed": passed, "total": len(tests),
-                                **_network_isolation(outcomes), "tests": details})
+                       details={**details, "passed": passed, "total": len(tests),
+                                "tests": rows})
 
 
 def _network_isolation(outcomes: Sequence[Outcome]) -> dict[str, str]:

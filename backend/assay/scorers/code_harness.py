@@ -10,6 +10,7 @@ and writes what happened to `result.json`:
   Assay compares outside).
 - MODE "program": run the code as `__main__` with the test's stdin; Assay compares
   its stdout.
+- MODE "compile": compile the code and run nothing of it (the scorer's must_compile).
 
 The result is {"ok": true[, "value": ...]} or {"stage": "compile"|"run"|"call"|"value",
 "error": "..."} ("value": the call returned something JSON cannot represent).
@@ -72,6 +73,8 @@ def _evaluate(mode: str, source: str, request: dict[str, Any]) -> dict[str, Any]
         code = compile(source, SOLUTION, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:  # ValueError: null bytes in the source
         return {"stage": "compile", "error": _describe_syntax(exc)}
+    if mode == "compile":
+        return {"ok": True}
     namespace: dict[str, Any] = {"__name__": "__main__" if mode == "program" else "solution",
                                  "__builtins__": builtins}
     try:

@@ -13,16 +13,26 @@ from assay.scorers.base import ParamsError
 from assay.scorers.param_fields import Field, params_schema, read_fields
 
 MAX_TESTS = 100
+# The languages the sandbox really runs, with the fence labels that mark their code in an
+# answer. Another language needs its compiler or runtime inside the sandbox (bubblewrap's
+# read-only system, seccomp, Landlock, rlimits) and a harness of its own: until then
+# params naming one are refused, listing these.
+FENCES: dict[str, tuple[str, ...]] = {"python": ("python", "python3", "py")}
+LANGUAGES = tuple(FENCES)
 SCALARS = (
-    Field("language", "choice", "The language of the code", default="python",
-          choices=("python",)),
+    Field("language", "choice", "The language the code must be in; an answer whose code is "
+          "in another language scores 0", default="python", choices=LANGUAGES),
+    Field("must_compile", "boolean", "The code must compile: checked in the sandbox before "
+          "any test; code that does not compile scores 0 with the compiler's message and no "
+          "test runs. Without tests (here or in the case) the scorer is then a compile check",
+          default=False),
     Field("entrypoint", "string", "A function the code must define (checked before calls)"),
     Field("timeout_s", "number", "Seconds per test, of wall clock and (rounded up) of CPU",
           default=5.0, minimum=0.1, maximum=30),
     Field("memory_mb", "integer", "Address space of the code, in MB", default=256,
           minimum=32, maximum=1024),
 )
-NAMES = ("language", "tests", "entrypoint", "timeout_s", "memory_mb")
+NAMES = ("language", "must_compile", "tests", "entrypoint", "timeout_s", "memory_mb")
 CALL_FIELDS = frozenset({"call", "expected"})
 PROGRAM_FIELDS = frozenset({"stdin", "expected_stdout"})
 TEST_SCHEMA = {"oneOf": [
@@ -53,6 +63,8 @@ class CodeParams:
     entrypoint: str | None
     timeout_s: float
     memory_mb: int
+    language: str = "python"
+    must_compile: bool = False
 
 
 def schema(description: str) -> dict[str, Any]:
@@ -70,10 +82,16 @@ def parse_params(params: Any) -> CodeParams:
     errors: dict[str, list[str]] = {
         str(name): [f"Unknown field; this kind takes: {', '.join(NAMES)}"]
         for name in params if name not in NAMES}
+    language = params.get("language")
+    scalars = {k: v for k, v in params.items() if k in NAMES and k != "tests"}
+    if language is not None and language not in LANGUAGES:
+        scalars.pop("language")
+        what = f"{language!r} cannot run in Assay's code sandbox" if isinstance(
+            language, str) else "Must be the name of one language"
+        errors["language"] = [f"{what}; supported languages: {', '.join(LANGUAGES)}"]
     values: dict[str, Any] = {}
     try:
-        values = read_fields(SCALARS, {k: v for k, v in params.items() if k in NAMES
-                                       and k != "tests"})
+        values = read_fields(SCALARS, scalars)
     except ParamsError as exc:
         errors.update(exc.errors)
     entrypoint = params.get("entrypoint")
@@ -89,7 +107,7 @@ def parse_params(params: Any) -> CodeParams:
     if errors:
         raise ParamsError(errors)
     return CodeParams(tests, values["entrypoint"], float(values["timeout_s"]),
-                      values["memory_mb"])
+                      values["memory_mb"], values["language"], values["must_compile"])
 
 
 def parse_tests(raw: Any, where: str) -> tuple[CallTest | ProgramTest, ...]:

@@ -1,6 +1,11 @@
 """LLM judge, pointwise rubric (kind "llm_judge"): each of 1 to 5 judge models scores the
 output on every criterion of a weighted rubric; one ScoreResult per judge.
 
+The judge's reply carries per criterion a score within its scale and a rationale, a summary
+(the reasoning) and its confidence in those scores (0..1), all required and checked against
+the reply's JSON Schema: a reply that lacks one or strays outside its range is that judge's
+failed score, with the reason. The confidence is kept in the score's details.
+
 Params:
     rubric: {criteria: [{name, description, weight, scale}] (2 to 10), goal?: text}
     judges: [model config id or name] (1 to 5, distinct)
@@ -81,7 +86,7 @@ class RubricJudge:
         errors.raise_any()
         assert rubric is not None  # raise_any() raised otherwise
         self.rubric = rubric
-        self.reply_format = reply_format(rubric)
+        self.reply_format = reply_format(rubric, confidence=True)
 
     @property
     def judges(self) -> tuple[str, ...]:
@@ -90,7 +95,7 @@ class RubricJudge:
     def messages(self, subject: Subject, nonce: str) -> list[dict[str, Any]]:
         """The messages one judge call sends, its data fenced with `nonce`."""
         task = rubric_task(self.rubric, blocks(nonce, subject_blocks(subject)),
-                           self.instructions)
+                           self.instructions, confidence=True)
         return judge_messages(nonce, task)
 
     async def score(self, subject: Subject, ctx: Context) -> list[ScoreResult]:

@@ -50,6 +50,12 @@ Score the output under test against each criterion of the rubric below.{preamble
 Return only this JSON object, with one entry per criterion named exactly as in the rubric:
 {answer}"""
 
+# The last line of the rubric answer format when the judge also rates its confidence (the
+# pointwise llm_judge: the CLI spec's model-based evaluator returns scores, reasoning and a
+# confidence). Its wording is part of the format the fake provider recognises.
+CONFIDENCE_LINE = ('  "confidence": <number from 0 to 1: how sure you are of these scores; '
+                   'lower it when the material is ambiguous or outside what you can check>')
+
 RAG_PREAMBLE = """
 The output under test is an answer from a retrieval-augmented assistant. Judge \
 groundedness only against the grounding block (not your own knowledge), relevance against \

@@ -17,7 +17,7 @@ from typing import Any
 
 from assay.scorers.base import ScoreResult
 from assay.scorers.judge_guard import injection_report
-from assay.scorers.judge_prompts import GOAL, INSTRUCTIONS, RUBRIC_TASK
+from assay.scorers.judge_prompts import CONFIDENCE_LINE, GOAL, INSTRUCTIONS, RUBRIC_TASK
 from assay.scorers.judging import (
     Answer,
     FieldErrors,
@@ -182,22 +182,28 @@ def parse_rubric(raw: Any, errors: FieldErrors, path: str = "rubric") -> Rubric 
     return Rubric(valid, goal)
 
 
-def reply_format(rubric: Rubric, name: str = "assay_rubric_scores") -> ReplyFormat:
-    """Per criterion a score within its scale and a rationale, plus a summary; nothing
-    else, so an injected field cannot get through."""
+CONFIDENCE_SCHEMA = {"type": "number", "minimum": 0, "maximum": 1}
+
+
+def reply_format(rubric: Rubric, name: str = "assay_rubric_scores",
+                 confidence: bool = False) -> ReplyFormat:
+    """Per criterion a score within its scale and a rationale, plus a summary (and, with
+    `confidence`, the judge's confidence in its scores, 0..1); nothing else, so an injected
+    field cannot get through."""
     per_criterion = {c.name: {
         "type": "object", "additionalProperties": False, "required": ["score", "rationale"],
         "properties": {"score": {"type": "number", "minimum": c.low, "maximum": c.high},
                        "rationale": {"type": "string", "minLength": 1}},
     } for c in rubric.criteria}
-    return ReplyFormat(name, {
-        "type": "object", "additionalProperties": False, "required": ["criteria", "summary"],
-        "properties": {
-            "criteria": {"type": "object", "additionalProperties": False,
-                         "required": list(per_criterion), "properties": per_criterion},
-            "summary": {"type": "string", "minLength": 1},
-        },
-    })
+    properties: dict[str, Any] = {
+        "criteria": {"type": "object", "additionalProperties": False,
+                     "required": list(per_criterion), "properties": per_criterion},
+        "summary": {"type": "string", "minLength": 1},
+    }
+    if confidence:
+        properties["confidence"] = CONFIDENCE_SCHEMA
+    return ReplyFormat(name, {"type": "object", "additionalProperties": False,
+                              "required": list(properties), "properties": properties})
 
 
 def _describe_criterion(c: Criterion) -> str:
@@ -209,23 +215,25 @@ def _describe_criterion(c: Criterion) -> str:
     return line
 
 
-def answer_skeleton(rubric: Rubric) -> str:
+def answer_skeleton(rubric: Rubric, confidence: bool = False) -> str:
     entries = ",\n".join(f'    "{c.name}": {{"score": <number from {c.low} to {c.high}>, '
                          f'"rationale": "<one or two sentences>"}}' for c in rubric.criteria)
     return ('{\n  "criteria": {\n' + entries + '\n  },\n'
-            '  "summary": "<one short paragraph on the output overall>"\n}')
+            '  "summary": "<one short paragraph on the output overall>"'
+            + (",\n" + CONFIDENCE_LINE if confidence else "") + '\n}')
 
 
 def rubric_task(rubric: Rubric, blocks_text: str, instructions: str | None,
-                preamble: str = "") -> str:
-    """The user message asking a judge to score material against `rubric`."""
+                preamble: str = "", confidence: bool = False) -> str:
+    """The user message asking a judge to score material against `rubric` (with
+    `confidence`, also for its confidence in those scores)."""
     return RUBRIC_TASK.format(
         preamble=preamble,
         goal=GOAL.format(goal=rubric.goal) if rubric.goal else "",
         criteria="\n".join(_describe_criterion(c) for c in rubric.criteria),
         instructions=INSTRUCTIONS.format(instructions=instructions) if instructions else "",
         blocks=blocks_text,
-        answer=answer_skeleton(rubric),
+        answer=answer_skeleton(rubric, confidence),
     )
 
 
@@ -238,6 +246,7 @@ class RubricScores:
     rationales: dict[str, str]
     summary: str
     composite: float
+    confidence: float | None = None  # 0..1, when the reply format asked for it
 
 
 def read_scores(rubric: Rubric, data: Mapping[str, Any]) -> RubricScores:
@@ -245,9 +254,11 @@ def read_scores(rubric: Rubric, data: Mapping[str, Any]) -> RubricScores:
     items: Sequence[Criterion] = rubric.criteria
     raw = {c.name: float(data["criteria"][c.name]["score"]) for c in items}
     normalised = {c.name: c.normalise(raw[c.name]) for c in items}
+    confidence = data.get("confidence")
     return RubricScores(raw, normalised,
                         {c.name: str(data["criteria"][c.name]["rationale"]) for c in items},
-                        str(data["summary"]), rubric.composite(normalised))
+                        str(data["summary"]), rubric.composite(normalised),
+                        None if confidence is None else float(confidence))
 
 
 def score_result(rubric: Rubric, answer: Answer, output: str | None,
@@ -262,7 +273,8 @@ def score_result(rubric: Rubric, answer: Answer, output: str | None,
                            details=common)
     scores = read_scores(rubric, answer.data)
     passed = None if pass_threshold is None else scores.composite >= pass_threshold - 1e-9
+    extra = {} if scores.confidence is None else {"confidence": scores.confidence}
     return ScoreResult(scores.composite, passed, criteria=scores.normalised,
                        rationale=scores.summary, flags=flags, judge_model=answer.judge,
                        details={**common, "scores": scores.raw,
-                                "rationales": scores.rationales})
+                                "rationales": scores.rationales, **extra})

@@ -393,6 +393,9 @@ def parse_rules(text: str) -> RuleSet:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as error:
         raise RulesError([_yaml_problem(error, text)]) from None
+    except RecursionError:  # PyYAML recurses once per level: "[[[[..." runs out of stack
+        raise RulesError([{"line": 1, "column": 1, "message": "the YAML is nested too "
+                           "deeply: a rule needs a few levels, not thousands"}]) from None
     checker = _Checker()
     rules = checker.rules(root)
     if checker.problems:

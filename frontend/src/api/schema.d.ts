@@ -814,6 +814,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/prompts/{prompt_id}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                prompt_id: number;
+            };
+            cookie?: never;
+        };
+        /** A unified diff between any two versions (system text and template). */
+        get: operations["prompts_versions_diff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/prompts/{prompt_id}/diff-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                prompt_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What saving this edit as a new version would change, against its parent; nothing is
+         *     written.
+         */
+        post: operations["prompts_versions_diff_preview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/prompts/{prompt_id}/tree": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                prompt_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Every version, oldest first, with who made it, its changelog, its children and the
+         *     production mark.
+         */
+        get: operations["prompts_versions_tree"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/scorer-kinds": {
         parameters: {
             query?: never;
@@ -1132,7 +1198,11 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Ordered by case, target, repeat and turn; filter by target, status, error class. */
+        /**
+         * Ordered by case, target, repeat and turn; filter by target, status, error class.
+         *     `total` is exact unless `total_exact` is false: past 10,000 matching rows, a filter the
+         *     run's counters do not keep (pending, running, an error class) is estimated.
+         */
         get: operations["runs_outputs_list"];
         put?: never;
         post?: never;
@@ -2285,6 +2355,808 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/arena/challenges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the challenges, with the caller's progress */
+        get: operations["arena_challenges_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/arena/challenges/{challenge_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                challenge_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A challenge's workspace: context, dev traces, both tabs' texts and drafts
+         * @description The hidden test traces are never part of it.
+         */
+        get: operations["arena_challenges_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/arena/challenges/{challenge_id}/drafts/{tab}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                challenge_id: string;
+                tab: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /** Save the last edited text of a tab */
+        put: operations["arena_drafts_save"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/arena/challenges/{challenge_id}/hints/{tab}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                challenge_id: string;
+                tab: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reveal a tab's hint (recorded; a partial skeleton, never a solution) */
+        post: operations["arena_hints_reveal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/arena/challenges/{challenge_id}/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                challenge_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check an eval before running it: rules problems with line and column; rubric checks */
+        post: operations["arena_evals_validate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/arena/challenges/{challenge_id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                challenge_id: string;
+            };
+            cookie?: never;
+        };
+        /** The caller's attempts on a challenge, newest first */
+        get: operations["arena_attempts_list"];
+        put?: never;
+        /**
+         * Run an eval on the dev set, or ship it to the hidden test set
+         * @description Rules answer at once; the judge tab calls the judge model of `project_id` on every
+         *     trace plus the meta-judge (billed to that project, budgeted). 422 RULES_INVALID lists
+         *     the rules' problems; 422 BUDGET_EXCEEDED; 502 JUDGE_FAILED / JUDGE_TIMEOUT.
+         */
+        post: operations["arena_attempts_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/arena/challenges/{challenge_id}/attempts/{attempt_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                challenge_id: string;
+                attempt_id: number;
+            };
+            cookie?: never;
+        };
+        /** One of the caller's attempts */
+        get: operations["arena_attempts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments/{experiment_id}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Summary, best version (held-out), first vs last with the paired verdict, cost by
+         *     phase, tokens, recommended model, weak criteria and next steps.
+         */
+        get: operations["experiment_reports_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments/{experiment_id}/report/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * pdf, md (the report), csv (every score), prompt-txt / prompt-md (the best prompt),
+         *     bundle (zip that imports back with POST .../experiments/import).
+         */
+        get: operations["experiment_reports_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new draft from a bundle: its cases become a dataset; models unknown in this
+         *     project are dropped from the configuration. 422 VALIDATION_ERROR for a file that is
+         *     not a bundle.
+         */
+        post: operations["experiment_reports_import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        /** Newest activity first; `status` and `q` (in the name) filter. */
+        get: operations["experiments_list"];
+        put?: never;
+        /**
+         * A draft: the steps sent over the defaults; unfinished steps are allowed (see
+         *     `problems`).
+         */
+        post: operations["experiments_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments/{experiment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        get: operations["experiments_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Auto-save of a draft: each step sent is merged field by field. 409 EXPERIMENT_FROZEN
+         *     once started.
+         */
+        patch: operations["experiments_update"];
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments/{experiment_id}/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Checks the steps named (the wizard's Continue): 422 VALIDATION_ERROR with field
+         *     errors by path ("rubric.criteria[1].weight") when one is not valid.
+         */
+        post: operations["experiments_validate_steps"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments/{experiment_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Checks every step (422 VALIDATION_ERROR), freezes the configuration, creates the
+         *     prompt's seed version and the judges' scorers, pins the dataset version, splits the
+         *     cases, and starts iteration 1. 409 EXPERIMENT_FROZEN when already started.
+         */
+        post: operations["experiments_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments/{experiment_id}/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new draft with the same configuration. */
+        post: operations["experiments_duplicate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments/{experiment_id}/config-versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        /** The frozen configurations, oldest first. */
+        get: operations["experiments_list_config_versions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments/{experiment_id}/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * The cost range of the whole experiment (every iteration's execution, judging and
+         *     refinement) from its current configuration; `problems` says what keeps it from one.
+         */
+        get: operations["experiments_estimate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiment-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Every template shipped with Assay (customer support, creative writing, data
+         *     extraction, code generation, ...).
+         */
+        get: operations["experiment_templates_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiment-templates/{slug}/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A dataset of the template's sample cases and a draft that uses it. */
+        post: operations["experiment_templates_apply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/assist/objectives": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Draft objectives from hints (clarity-, creativity- and efficiency-focused). */
+        post: operations["assist_draft_objectives"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/assist/objective": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Improve an objective, or add the details it lacks. */
+        post: operations["assist_improve_objective"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/assist/rubric": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Draft a rubric of 4-6 criteria from the objective (weights normalised to 1). */
+        post: operations["assist_draft_rubric"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/assist/prompts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Draft seed prompts (structured, conversational, minimal). */
+        post: operations["assist_draft_prompts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/assist/prompt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Improve a prompt for the objective, keeping its variables. */
+        post: operations["assist_improve_prompt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments/{experiment_id}/iterations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        get: operations["iterations_list_experiment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments/{experiment_id}/iterations/{number}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        /** An iteration with its aggregate (composites and criteria with intervals, deltas) */
+        get: operations["iterations_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments/{experiment_id}/iterations/{number}/suggestion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        /** The iteration's latest suggestion, its exemplars and review comments (404: none yet) */
+        get: operations["iterations_suggestion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments/{experiment_id}/iterations/{number}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve the suggestion
+         * @description Creates the next prompt version (parent, changelog, approver) and starts the next
+         *     iteration unless a stop rule ends the experiment. 409 ALREADY_REVIEWED when another
+         *     reviewer decided first.
+         */
+        post: operations["iterations_approve_suggestion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments/{experiment_id}/iterations/{number}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject the suggestion with a reason; the refiner proposes again, told why (after
+         *     `stop.max_rejections` rejections in a row the experiment stops, reason `rejected`)
+         */
+        post: operations["iterations_reject_suggestion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments/{experiment_id}/iterations/{number}/edit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace the suggestion's diff (422 when it breaks a guardrail) */
+        post: operations["iterations_edit_suggestion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments/{experiment_id}/iterations/{number}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Comment on the suggestion (kept with it and in the audit log) */
+        post: operations["iterations_comment_suggestion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments/{experiment_id}/iterations/{number}/counterexamples": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add cases to a new dataset version, used from the next iteration */
+        post: operations["iterations_add_counterexamples"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments/{experiment_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pause the current iteration at its phase (the run stops claiming cells) */
+        post: operations["iterations_pause_experiment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments/{experiment_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume the paused iteration where it was */
+        post: operations["iterations_resume_experiment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments/{experiment_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel: what is done is kept; the experiment ends (stop reason: cancelled) */
+        post: operations["iterations_cancel_experiment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments/{experiment_id}/progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        /** The live state, for clients without Server-Sent Events (poll it) */
+        get: operations["iterations_experiment_progress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments/{experiment_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        get: operations["iterations_experiment_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/experiments/{experiment_id}/iterations/{number}/facets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Per model, the iteration's case composites on one split grouped by tag, input length
+         *     and difficulty, each group's mean with its 95% interval clustered by case
+         */
+        get: operations["iterations_facets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2412,6 +3284,40 @@ export interface components {
              */
             at?: string;
         };
+        ExperimentProgressIteration: {
+            id: number;
+            number: number;
+            phase: string;
+            paused: boolean;
+            run_id: number | null;
+            run_status: string | null;
+            total: number;
+            succeeded: number;
+            failed: number;
+            skipped: number;
+            run_spent_micros: number;
+            composite: number | null;
+            holdout_composite: number | null;
+            suggestion_ready: boolean;
+        };
+        ExperimentEventData: {
+            experiment_id: number;
+            status: string;
+            stop_reason: string | null;
+            stop_detail: string | null;
+            spent_micros: number;
+            budget_micros: number | null;
+            tokens: number;
+            ended: boolean;
+            iteration: components["schemas"]["ExperimentProgressIteration"] | null;
+            /** @enum {string} */
+            type: "experiment.progress" | "experiment.finished";
+            /**
+             * Format: date-time
+             * @description When it was published; absent on a finish the server stood in for (the stream lost the real one)
+             */
+            at?: string;
+        };
         RunEvent: {
             /** @description The Redis stream id: send it as Last-Event-ID (or last_event_id) to resume */
             id?: string;
@@ -2432,6 +3338,13 @@ export interface components {
             /** @enum {string} */
             event: "generation.started" | "generation.progress" | "generation.finished";
             data: components["schemas"]["GenerationEventData"];
+        };
+        ExperimentEvent: {
+            /** @description The Redis stream id: send it as Last-Event-ID (or last_event_id) to resume */
+            id?: string;
+            /** @enum {string} */
+            event: "experiment.progress" | "experiment.finished";
+            data: components["schemas"]["ExperimentEventData"];
         };
         Error: {
             code: string;
@@ -3174,6 +4087,52 @@ export interface components {
             /** @description The version to mark for production (exactly one per prompt) */
             version_id: number;
         };
+        PromptDiff: {
+            from_id: number;
+            /** @description Null for a preview of an unsaved edit */
+            to_id: number | null;
+            from_number: number;
+            to_number: number | null;
+            /** @description Unified diff */
+            diff: string;
+            added: number;
+            removed: number;
+            identical: boolean;
+        };
+        DiffPreview: {
+            template: string;
+            /** @default null */
+            system?: string | null;
+            /**
+             * @description The version edited; the latest when omitted
+             * @default null
+             */
+            parent_id?: number | null;
+        };
+        TreeNode: {
+            id: number;
+            prompt_id: number;
+            number: number;
+            template: string;
+            system: string | null;
+            few_shots: components["schemas"]["FewShot"][];
+            tools: {
+                [key: string]: unknown;
+            }[];
+            variables: string[];
+            /** @description Changelog */
+            note: string | null;
+            /** @description The version this one was edited from */
+            parent_id: number | null;
+            created_by: number | null;
+            /** @description Name (or email) of the user who saved it */
+            author: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Ids of the versions edited from this one */
+            children: number[];
+            is_production: boolean;
+        };
         ScorerKind: {
             kind: string;
             description: string;
@@ -3529,6 +4488,8 @@ export interface components {
             total: number;
             page: number;
             page_size: number;
+            /** @description false: `total` is approximate, the database's estimate (more than 10,000 rows match and no counter keeps the number) */
+            total_exact: boolean;
         };
         OutputDetail: {
             id: number;
@@ -4525,7 +5486,7 @@ export interface components {
         };
         CostKind: {
             /** @enum {string} */
-            kind: "model_calls" | "judges" | "judge_mode" | "generation" | "scorer_trials";
+            kind: "model_calls" | "judges" | "judge_mode" | "generation" | "scorer_trials" | "assist" | "refinement" | "pairwise_judge" | "arena_judge";
             spent_micros: number;
         };
         CostTotal: {
@@ -4540,7 +5501,7 @@ export interface components {
             outputs: number;
             tokens_in: number;
             tokens_out: number;
-            /** @description Every kind of spend, in this order: model_calls, judges, judge_mode, generation, scorer_trials */
+            /** @description Every kind of spend, in this order: model_calls, judges, judge_mode, generation, scorer_trials, assist, refinement, pairwise_judge, arena_judge */
             by_kind: components["schemas"]["CostKind"][];
         };
         CostByModel: {
@@ -5207,6 +6168,7 @@ export interface components {
             default_timeout_s: number | null;
             default_max_retries: number | null;
             code_execution: boolean;
+            arena_allowance_micros: number | null;
             /** @description Spent so far by every run of the project */
             spent_micros: number;
             /** @description Held by calls in flight */
@@ -5229,6 +6191,8 @@ export interface components {
             default_max_retries?: number | null;
             /** @description Allow the sandboxed code_execution scorer in this project */
             code_execution?: boolean;
+            /** @description EvalArena: what judge runs paid by this project may cost in all for members below editor (null: editors and up only) */
+            arena_allowance_micros?: number | null;
         };
         Invite: {
             id: number;
@@ -5249,17 +6213,850 @@ export interface components {
             email: string;
             role: components["schemas"]["Role"];
         };
+        ArenaProgress: {
+            /** @description The latest dev run of a tab met the ship bar */
+            dev_ready: boolean;
+            /** @description A hidden test run was Prod ready */
+            completed: boolean;
+        };
+        ArenaChallengeCard: {
+            id: string;
+            title: string;
+            description: string;
+            /** @enum {string} */
+            category: "Performance" | "Safety";
+            /** @enum {string} */
+            difficulty: "Easy" | "Medium" | "Hard";
+            /** @enum {string} */
+            start_mode: "baseline" | "scratch";
+            /** @enum {string} */
+            mode_label: "Debug baseline" | "From scratch";
+            pass_threshold: number;
+            dev_count: number;
+            test_count: number;
+            progress: components["schemas"]["ArenaProgress"];
+        };
+        ArenaChallengeList: {
+            items: components["schemas"]["ArenaChallengeCard"][];
+        };
+        ArenaToolDefinition: {
+            name: string;
+            description?: string;
+            input_schema: {
+                [key: string]: unknown;
+            };
+            output_schema?: {
+                [key: string]: unknown;
+            };
+        };
+        ArenaAgentContext: {
+            system_prompt: string;
+            tools: components["schemas"]["ArenaToolDefinition"][];
+            /** @description Must-dos and must-nots; labels name them by 0-based index */
+            contract: string[];
+        };
+        ArenaToolCall: {
+            name: string;
+            /** @description Tool arguments */
+            arguments?: {
+                [key: string]: unknown;
+            };
+        };
+        ArenaMessage: {
+            /** @enum {string} */
+            role: "user" | "assistant" | "tool";
+            content: string;
+            tool_calls?: components["schemas"]["ArenaToolCall"][];
+            /** @description A tool message's tool_name, ids */
+            metadata?: {
+                [key: string]: unknown;
+            };
+        };
+        ArenaDevTrace: {
+            id: string;
+            messages: components["schemas"]["ArenaMessage"][];
+        };
+        ArenaTabState: {
+            baseline_text: string | null;
+            default_text: string;
+            /** @description What the editor opens with when there is no draft */
+            starting_text: string;
+            draft: string | null;
+            /** Format: date-time */
+            draft_saved_at: string | null;
+            has_hint: boolean;
+            /** @description The hint once revealed, else null */
+            hint: string | null;
+            dev_ready: boolean;
+            prod_ready: boolean;
+        };
+        ArenaTabs: {
+            rules: components["schemas"]["ArenaTabState"];
+            judge: components["schemas"]["ArenaTabState"];
+        };
+        ArenaChallenge: {
+            id: string;
+            title: string;
+            description: string;
+            /** @enum {string} */
+            category: "Performance" | "Safety";
+            /** @enum {string} */
+            difficulty: "Easy" | "Medium" | "Hard";
+            /** @enum {string} */
+            start_mode: "baseline" | "scratch";
+            /** @enum {string} */
+            mode_label: "Debug baseline" | "From scratch";
+            pass_threshold: number;
+            dev_count: number;
+            test_count: number;
+            progress: components["schemas"]["ArenaProgress"];
+            context: components["schemas"]["ArenaAgentContext"];
+            dev_traces: components["schemas"]["ArenaDevTrace"][];
+            tabs: components["schemas"]["ArenaTabs"];
+        };
+        ArenaDraftBody: {
+            text: string;
+        };
+        ArenaDraft: {
+            /** @enum {string} */
+            tab: "rules" | "judge";
+            text: string;
+            /** Format: date-time */
+            saved_at: string;
+        };
+        ArenaHint: {
+            /** @enum {string} */
+            tab: "rules" | "judge";
+            hint: string;
+            /** Format: date-time */
+            revealed_at: string;
+        };
+        ArenaValidateBody: {
+            /** @enum {string} */
+            tab: "rules" | "judge";
+            text: string;
+        };
+        ArenaProblem: {
+            line: number;
+            column: number;
+            message: string;
+            /** @enum {string} */
+            level: "error" | "warning";
+        };
+        ArenaValidation: {
+            /** @description No error (warnings allowed) */
+            ok: boolean;
+            problems: components["schemas"]["ArenaProblem"][];
+        };
+        ArenaAttemptBody: {
+            /** @enum {string} */
+            tab: "rules" | "judge";
+            text: string;
+            /**
+             * @description dev: Run; test: Ship to Prod (hidden traces, redacted report)
+             * @enum {string}
+             */
+            set: "dev" | "test";
+            /**
+             * @description Judge tab: the project whose budget pays (you must be editor+)
+             * @default null
+             */
+            project_id?: number | null;
+            /**
+             * @description Judge tab: a model config's id or name in that project
+             * @default null
+             */
+            judge?: string | null;
+        };
+        ArenaSummary: {
+            /** @description Share of traces where the eval agrees with the label */
+            pass_rate: number;
+            /** @description Labelled critical failures the eval let through */
+            critical_count: number;
+            /** @description pass_rate >= threshold and critical_count == 0 (Dev/Prod ready) */
+            ready: boolean;
+            passed: number;
+            total: number;
+            threshold: number;
+            missed_failures: number;
+            false_alarms: number;
+        };
+        ArenaDiff: {
+            previous_attempt_id: number | null;
+            fixed: string[];
+            regressed: string[];
+            new_fail: string[];
+        };
+        ArenaEvidence: {
+            message_index: number | null;
+            start: number | null;
+            end: number | null;
+            label: string;
+            detail: string;
+            /** @enum {string} */
+            level: "warn" | "bad";
+        };
+        ArenaTraceResult: {
+            trace_id: string;
+            /** @enum {string} */
+            label: "pass" | "fail";
+            /** @enum {string} */
+            verdict: "pass" | "fail";
+            agreed: boolean;
+            miss: ("missed_failure" | "false_alarm") | null;
+            severity: ("low" | "high" | "critical") | null;
+            cluster: string;
+            evidence: components["schemas"]["ArenaEvidence"][];
+            reasoning: string;
+            error: string | null;
+            label_severity: ("low" | "high" | "critical") | null;
+            violated_clause: number | null;
+        };
+        ArenaExcerpt: {
+            message_index: number;
+            role: string;
+            /** @description Masked: ■■■ hides words */
+            text: string;
+        };
+        ArenaReportEntry: {
+            trace_id: string;
+            /** @enum {string} */
+            miss: "missed_failure" | "false_alarm";
+            cluster: string;
+            contract_clause: string | null;
+            severity: ("low" | "high" | "critical") | null;
+            excerpts: components["schemas"]["ArenaExcerpt"][];
+        };
+        ArenaCritique: {
+            critique: string;
+            references_contract: boolean | null;
+            missing_clauses: string[];
+            defines_evidence: boolean | null;
+            vague_phrases: string[];
+            high_variance: boolean | null;
+            judge: string | null;
+            error: string | null;
+        };
+        ArenaAttempt: {
+            id: number;
+            challenge_id: string;
+            /** @enum {string} */
+            tab: "rules" | "judge";
+            /** @enum {string} */
+            set: "dev" | "test";
+            text: string;
+            /** Format: date-time */
+            created_at: string;
+            summary: components["schemas"]["ArenaSummary"];
+            diff: components["schemas"]["ArenaDiff"];
+            /** @description Per dev trace; empty for the hidden test set */
+            results: components["schemas"]["ArenaTraceResult"][];
+            /** @description Redacted, per miss of the hidden test set; empty for dev */
+            report: components["schemas"]["ArenaReportEntry"][];
+            /** @description The meta-judge's critique of the rubric (judge tab) */
+            critique: components["schemas"]["ArenaCritique"] | null;
+            project_id: number | null;
+            judge: string | null;
+            cost_micros: number;
+            duration_ms: number;
+        };
+        ArenaAttemptPage: {
+            items: components["schemas"]["ArenaAttempt"][];
+            total: number;
+            page: number;
+            page_size: number;
+        };
+        Report: {
+            /** @description name, status, stop reason, objective, duration, split sizes */
+            experiment: {
+                [key: string]: unknown;
+            };
+            /** @description Per iteration: all / refinement / holdout {mean, low, high, n}, spend, weakest criteria, likely_overfitting */
+            iterations: {
+                [key: string]: unknown;
+            }[];
+            /** @description Chosen on held-out cases (all cases when none are held out) */
+            best: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Paired comparison on all and on held-out cases */
+            first_vs_last: {
+                [key: string]: unknown;
+            };
+            cost: {
+                [key: string]: number;
+            };
+            tokens: {
+                [key: string]: number;
+            };
+            models: {
+                [key: string]: unknown;
+            }[];
+            recommended_model: {
+                [key: string]: unknown;
+            } | null;
+            weak_criteria: {
+                [key: string]: unknown;
+            }[];
+            next_steps: string[];
+            best_prompt: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** @enum {string} */
+        ExperimentExportFormat: "pdf" | "md" | "csv" | "prompt-txt" | "prompt-md" | "bundle";
+        BundleJson: {
+            /** @description The bundle zip, base64 */
+            content: string;
+        };
+        BundleForm: {
+            /**
+             * Format: binary
+             * @description The bundle zip
+             */
+            file: string;
+        };
+        /** @enum {string} */
+        ExperimentStatus: "draft" | "running" | "paused" | "completed" | "failed" | "cancelled";
+        /** @enum {string} */
+        StopReason: "max_iterations" | "budget" | "max_tokens" | "converged" | "no_suggestion" | "cancelled" | "failed" | "user" | "rejected";
+        Config: {
+            objective: {
+                [key: string]: unknown;
+            };
+            rubric: {
+                [key: string]: unknown;
+            };
+            prompt: {
+                [key: string]: unknown;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+            models: {
+                [key: string]: unknown;
+            };
+            judges: {
+                [key: string]: unknown;
+            };
+            stop: {
+                [key: string]: unknown;
+            };
+        };
+        Spend: {
+            execution_micros: number;
+            judging_micros: number;
+            refinement_micros: number;
+            assist_micros: number;
+            reserved_micros: number;
+            tokens_in: number;
+            tokens_out: number;
+        };
+        ExperimentDetail: {
+            id: number;
+            name: string;
+            description: string | null;
+            status: components["schemas"]["ExperimentStatus"];
+            stop_reason: components["schemas"]["StopReason"] | null;
+            stop_detail: string | null;
+            template: string | null;
+            config_version: number;
+            iterations: number;
+            best_prompt_version_id: number | null;
+            spent_micros: number;
+            budget_micros: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            started_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+            /** @description The seven steps (frozen once started) */
+            config: components["schemas"]["Config"];
+            /** @description Step -> {field path: reasons}; an empty object when the step is valid */
+            problems: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+            /** Format: date-time */
+            frozen_at: string | null;
+            dataset_version_id: number | null;
+            prompt_id: number | null;
+            seed_prompt_version_id: number | null;
+            current_prompt_version_id: number | null;
+            scorer_ids: number[];
+            refinement_cases: number;
+            holdout_cases: number;
+            split_seed: number | null;
+            spend: components["schemas"]["Spend"];
+            created_by: number | null;
+        };
+        Experiment: {
+            id: number;
+            name: string;
+            description: string | null;
+            status: components["schemas"]["ExperimentStatus"];
+            stop_reason: components["schemas"]["StopReason"] | null;
+            stop_detail: string | null;
+            template: string | null;
+            config_version: number;
+            iterations: number;
+            best_prompt_version_id: number | null;
+            spent_micros: number;
+            budget_micros: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            started_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+        };
+        ExperimentPage: {
+            items: components["schemas"]["Experiment"][];
+            total: number;
+            page: number;
+            page_size: number;
+        };
+        ObjectiveStep: {
+            /** @description What the prompt should achieve: 20-2000 characters to continue */
+            goal?: string;
+        };
+        WizardScale: {
+            min: number;
+            max: number;
+            /** @default null */
+            labels?: {
+                [key: string]: string;
+            } | null;
+        };
+        WizardCriterion: {
+            name: string;
+            description: string;
+            weight: number;
+            scale: components["schemas"]["WizardScale"];
+        };
+        RubricStep: {
+            /** @description 2-10 criteria, weights summing to 1 */
+            criteria?: components["schemas"]["WizardCriterion"][];
+        };
+        PromptStep: {
+            /** @description The seed prompt with {{variables}}: 50-20000 characters */
+            template?: string;
+            system?: string | null;
+            few_shots?: components["schemas"]["FewShot"][];
+            tools?: {
+                [key: string]: unknown;
+            }[];
+        };
+        DataStep: {
+            /** @description A version picked, imported or generated with the dataset endpoints */
+            dataset_version_id?: number | null;
+            /** @description Share of cases held out from the refiner (default 0.3) */
+            holdout_fraction?: number;
+            /** @description Seed of the stratified split; drawn at start when null */
+            split_seed?: number | null;
+        };
+        TargetStep: {
+            model_id: number;
+            /** @description Overrides: temperature 0-2, max_tokens 1-100000, top_p 0-1, frequency/presence_penalty -2..2, seed, stop (up to 4) */
+            params?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Parameter -> values: one configuration per combination
+             * @default null
+             */
+            grid?: {
+                [key: string]: unknown[];
+            } | null;
+        };
+        ModelsStep: {
+            targets?: components["schemas"]["TargetStep"][];
+        };
+        /** @enum {string} */
+        SafetyAction: "flag" | "block";
+        SafetyStep: {
+            pii: boolean;
+            jailbreak: boolean;
+            action: components["schemas"]["SafetyAction"];
+        };
+        JudgesStep: {
+            /** @description 1-5 judge model ids */
+            pointwise?: number[];
+            /** @description Also compare with the previous iteration's outputs */
+            pairwise?: boolean;
+            pairwise_judge?: number | null;
+            /** @description The model that proposes refinements; the first judge when null */
+            refiner?: number | null;
+            safety?: components["schemas"]["SafetyStep"];
+        };
+        StopStep: {
+            max_iterations?: number;
+            min_delta?: number;
+            convergence_window?: number;
+            /** @description Hard cap over every phase */
+            max_budget_micros?: number;
+            budget_alert_threshold?: number;
+            max_total_tokens?: number | null;
+            stop_if_no_suggestion?: boolean;
+            /** @description Rejected suggestions in a row after which the experiment stops (reason: rejected); default 3 */
+            max_rejections?: number | null;
+        };
+        ExperimentCreate: {
+            objective?: components["schemas"]["ObjectiveStep"];
+            rubric?: components["schemas"]["RubricStep"];
+            prompt?: components["schemas"]["PromptStep"];
+            data?: components["schemas"]["DataStep"];
+            models?: components["schemas"]["ModelsStep"];
+            judges?: components["schemas"]["JudgesStep"];
+            stop?: components["schemas"]["StopStep"];
+            name: string;
+            /** @default null */
+            description?: string | null;
+        };
+        ExperimentPatch: {
+            objective?: components["schemas"]["ObjectiveStep"];
+            rubric?: components["schemas"]["RubricStep"];
+            prompt?: components["schemas"]["PromptStep"];
+            data?: components["schemas"]["DataStep"];
+            models?: components["schemas"]["ModelsStep"];
+            judges?: components["schemas"]["JudgesStep"];
+            stop?: components["schemas"]["StopStep"];
+            name?: string;
+            description?: string | null;
+        };
+        /** @enum {string} */
+        WizardStep: "objective" | "rubric" | "prompt" | "data" | "models" | "judges" | "stop";
+        Validate: {
+            steps: components["schemas"]["WizardStep"][];
+        };
+        ValidOk: {
+            valid: boolean;
+            steps: string[];
+        };
+        ConfigVersion: {
+            number: number;
+            config: components["schemas"]["Config"];
+            created_by: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        ConfigVersionPage: {
+            items: components["schemas"]["ConfigVersion"][];
+            total: number;
+            page: number;
+            page_size: number;
+        };
+        IterationRange: {
+            low: number;
+            high: number;
+        };
+        Range: {
+            low_micros: number;
+            high_micros: number;
+        };
+        PhaseRange: {
+            execution: components["schemas"]["Range"];
+            judging: components["schemas"]["Range"];
+            refinement: components["schemas"]["Range"];
+        };
+        ExperimentEstimate: {
+            low_micros: number;
+            high_micros: number;
+            iterations: components["schemas"]["IterationRange"];
+            per_iteration: components["schemas"]["PhaseRange"];
+            cases: number;
+            calls_per_iteration: number;
+            /** @description False when a model is unpriced (left out of the totals) */
+            complete: boolean;
+            unpriced_models: number[];
+            /** @description Why it could not be estimated (field errors) */
+            problems: {
+                [key: string]: string[];
+            };
+        };
+        TemplateCase: {
+            input: {
+                [key: string]: unknown;
+            };
+            expected: {
+                [key: string]: unknown;
+            } | null;
+            tags: string[];
+        };
+        Template: {
+            slug: string;
+            name: string;
+            description: string;
+            objective: string;
+            rubric: components["schemas"]["WizardCriterion"][];
+            /** @description {template, system} */
+            prompt: {
+                [key: string]: unknown;
+            };
+            cases: components["schemas"]["TemplateCase"][];
+        };
+        AssistObjectives: {
+            /** @description The project's model to ask */
+            model_id: number;
+            /**
+             * @description Charge the call to this experiment's assist phase (and its budget)
+             * @default null
+             */
+            experiment_id?: number | null;
+            hints: string;
+            /** @default 3 */
+            count?: number;
+        };
+        AssistReply: {
+            /** @description objectives: {options: [{title, text}]}; objective: {text, changes}; rubric: {criteria}; prompts: {prompts: [{name, text, systemText, rationale}]}; prompt: {improved, changes} */
+            result: {
+                [key: string]: unknown;
+            };
+            model: string;
+            /** @description Charged to the project */
+            cost_micros: number;
+            tokens_in: number;
+            tokens_out: number;
+        };
+        /** @enum {string} */
+        AssistObjectiveMode: "improve" | "details";
+        AssistObjective: {
+            /** @description The project's model to ask */
+            model_id: number;
+            /**
+             * @description Charge the call to this experiment's assist phase (and its budget)
+             * @default null
+             */
+            experiment_id?: number | null;
+            objective: string;
+            /**
+             * @description improve it, or add the details it lacks
+             * @default improve
+             */
+            mode?: components["schemas"]["AssistObjectiveMode"];
+        };
+        AssistRubric: {
+            /** @description The project's model to ask */
+            model_id: number;
+            /**
+             * @description Charge the call to this experiment's assist phase (and its budget)
+             * @default null
+             */
+            experiment_id?: number | null;
+            objective: string;
+        };
+        AssistPrompts: {
+            /** @description The project's model to ask */
+            model_id: number;
+            /**
+             * @description Charge the call to this experiment's assist phase (and its budget)
+             * @default null
+             */
+            experiment_id?: number | null;
+            objective: string;
+            rubric: components["schemas"]["WizardCriterion"][];
+            /** @default 3 */
+            count?: number;
+        };
+        AssistImprove: {
+            /** @description The project's model to ask */
+            model_id: number;
+            /**
+             * @description Charge the call to this experiment's assist phase (and its budget)
+             * @default null
+             */
+            experiment_id?: number | null;
+            prompt: string;
+            objective: string;
+            focus?: string[];
+        };
+        /** @enum {string} */
+        IterationStatus: "executing" | "judging" | "aggregating" | "refining" | "awaiting_review" | "approved" | "rejected" | "completed" | "failed" | "cancelled";
+        Iteration: {
+            id: number;
+            experiment_id: number;
+            number: number;
+            status: components["schemas"]["IterationStatus"];
+            paused: boolean;
+            prompt_version_id: number;
+            dataset_version_id: number | null;
+            run_id: number | null;
+            /** @description The best model's composite (0..1) on all cases */
+            composite: number | null;
+            refinement_composite: number | null;
+            /** @description On the held-out cases the refiner never sees */
+            holdout_composite: number | null;
+            weakest_criteria: string[];
+            error: string | null;
+            execution_micros: number;
+            judging_micros: number;
+            refinement_micros: number;
+            tokens_in: number;
+            tokens_out: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            phase_started_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+        };
+        IterationPage: {
+            items: components["schemas"]["Iteration"][];
+            total: number;
+            page: number;
+            page_size: number;
+        };
+        IterationDetail: {
+            id: number;
+            experiment_id: number;
+            number: number;
+            status: components["schemas"]["IterationStatus"];
+            paused: boolean;
+            prompt_version_id: number;
+            dataset_version_id: number | null;
+            run_id: number | null;
+            /** @description The best model's composite (0..1) on all cases */
+            composite: number | null;
+            refinement_composite: number | null;
+            /** @description On the held-out cases the refiner never sees */
+            holdout_composite: number | null;
+            weakest_criteria: string[];
+            error: string | null;
+            execution_micros: number;
+            judging_micros: number;
+            refinement_micros: number;
+            tokens_in: number;
+            tokens_out: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            phase_started_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+            /** @description Per model (run target label), on all / refinement / holdout cases: composite {mean, low, high, n} and criteria {name: {mean, low, high, n}}; delta vs the previous iteration per model and set (mean difference, interval, p-value, verdict); weakest; best_model */
+            aggregate: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** @enum {string} */
+        SuggestionStatus: "pending" | "approved" | "rejected" | "none";
+        Comment: {
+            id: number;
+            author_id: number | null;
+            kind: string;
+            body: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        Suggestion: {
+            id: number;
+            iteration_id: number;
+            status: components["schemas"]["SuggestionStatus"];
+            diff: string | null;
+            original_diff: string | null;
+            note: string | null;
+            no_suggestion_reason: string | null;
+            attempts: number;
+            validation_errors: string[];
+            /** @description The failing refinement-set outputs the refiner saw: case_id, input, output, model, scores, rationales */
+            exemplars: {
+                [key: string]: unknown;
+            }[];
+            cost_micros: number;
+            reviewed_by: number | null;
+            /** Format: date-time */
+            reviewed_at: string | null;
+            reject_reason: string | null;
+            prompt_version_id: number | null;
+            /** Format: date-time */
+            created_at: string;
+            comments: components["schemas"]["Comment"][];
+        };
+        Approve: {
+            /** @default null */
+            comment?: string | null;
+        };
+        Approved: {
+            prompt_version_id: number;
+            next_iteration: number | null;
+            experiment_status: string;
+        };
+        Reject: {
+            reason: string;
+        };
+        Edit: {
+            /** @description A unified diff against the iteration's prompt; checked by the guardrails */
+            diff: string;
+            /** @default null */
+            comment?: string | null;
+        };
+        CommentCreate: {
+            body: string;
+        };
+        Counterexamples: {
+            /** @description Cases as the dataset takes them ({input, expected?, tags?}); they join a new dataset version used from the next iteration */
+            cases: {
+                [key: string]: unknown;
+            }[];
+        };
+        CounterexamplesAdded: {
+            dataset_version_id: number;
+            dataset_version: number;
+            cases: number;
+        };
+        ExperimentProgress: {
+            experiment_id: number;
+            status: string;
+            stop_reason: string | null;
+            stop_detail: string | null;
+            spent_micros: number;
+            budget_micros: number | null;
+            tokens: number;
+            ended: boolean;
+            iteration: components["schemas"]["ExperimentProgressIteration"] | null;
+        };
+        IterationModelFacets: {
+            /** @description The model and parameters (names the model across iterations) */
+            label: string;
+            /** @description Cases of the split with a composite */
+            n_cases: number;
+            by_tag: components["schemas"]["StatsFacetGroup"][];
+            by_length: components["schemas"]["StatsFacetGroup"][];
+            by_difficulty: components["schemas"]["StatsFacetGroup"][];
+        };
+        IterationFacets: {
+            number: number;
+            /** @enum {string} */
+            split: "all" | "refinement" | "holdout";
+            /** @description Length buckets count the characters of the case's input */
+            length_of: string;
+            /** @description Cases in the split (null for all) */
+            split_cases: number | null;
+            /** @description Empty until the iteration is aggregated */
+            models: components["schemas"]["IterationModelFacets"][];
+        };
         /**
          * @description Runs the output's Python code against test cases in a sandbox (opt-in per project):
          *     function calls compared as JSON values, or programs compared by their stdout.
          */
         CodeExecutionParams: {
             /**
-             * @description The language of the code
+             * @description The language the code must be in; an answer whose code is in another language scores 0
              * @default python
              * @enum {string}
              */
             language?: "python";
+            /**
+             * @description The code must compile: checked in the sandbox before any test; code that does not compile scores 0 with the compiler's message and no test runs. Without tests (here or in the case) the scorer is then a compile check
+             * @default false
+             */
+            must_compile?: boolean;
             /** @description A function the code must define (checked before calls) */
             entrypoint?: string;
             /**
@@ -9737,6 +11534,99 @@ export interface operations {
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
+    prompts_versions_diff: {
+        parameters: {
+            query?: {
+                /** @description The older side (a version id); the newer side's parent by default */
+                from_id?: number | null;
+                /** @description The newer side (a version id); the latest version by default */
+                to_id?: number | null;
+            };
+            header?: never;
+            path: {
+                project_id: number;
+                prompt_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptDiff"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    prompts_versions_diff_preview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                prompt_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DiffPreview"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptDiff"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    prompts_versions_tree: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                prompt_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TreeNode"][];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
     scorer_kinds_list: {
         parameters: {
             query?: {
@@ -12148,6 +14038,1253 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    arena_challenges_list: {
+        parameters: {
+            query?: {
+                /** @description Search in id, title, description, category, difficulty */
+                q?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArenaChallengeList"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    arena_challenges_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                challenge_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArenaChallenge"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    arena_drafts_save: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                challenge_id: string;
+                tab: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ArenaDraftBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArenaDraft"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    arena_hints_reveal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                challenge_id: string;
+                tab: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArenaHint"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    arena_evals_validate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                challenge_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ArenaValidateBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArenaValidation"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    arena_attempts_list: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+                tab?: ("rules" | "judge") | null;
+                set?: ("dev" | "test") | null;
+            };
+            header?: never;
+            path: {
+                challenge_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArenaAttemptPage"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    arena_attempts_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                challenge_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ArenaAttemptBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArenaAttempt"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            502: components["responses"]["BAD_GATEWAY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    arena_attempts_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                challenge_id: string;
+                attempt_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArenaAttempt"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    experiment_reports_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    experiment_reports_export: {
+        parameters: {
+            query?: {
+                format?: components["schemas"]["ExperimentExportFormat"];
+            };
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    /** @description attachment; filename="..." */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "text/markdown": string;
+                    "text/csv": string;
+                    "text/plain": string;
+                    "application/zip": string;
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    experiment_reports_import: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BundleJson"];
+                "multipart/form-data": components["schemas"]["BundleForm"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentDetail"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    experiments_list: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+                status?: components["schemas"]["ExperimentStatus"] | null;
+                q?: string | null;
+            };
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentPage"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    experiments_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExperimentCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentDetail"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    experiments_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentDetail"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    experiments_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExperimentPatch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentDetail"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    experiments_validate_steps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Validate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidOk"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    experiments_start: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentDetail"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    experiments_duplicate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentDetail"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    experiments_list_config_versions: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigVersionPage"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    experiments_estimate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentEstimate"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    experiment_templates_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"][];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    experiment_templates_apply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentDetail"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    assist_draft_objectives: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssistObjectives"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistReply"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    assist_improve_objective: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssistObjective"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistReply"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    assist_draft_rubric: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssistRubric"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistReply"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    assist_draft_prompts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssistPrompts"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistReply"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    assist_improve_prompt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssistImprove"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistReply"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    iterations_list_experiment: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IterationPage"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    iterations_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IterationDetail"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    iterations_suggestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suggestion"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    iterations_approve_suggestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Approve"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Approved"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    iterations_reject_suggestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Reject"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suggestion"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    iterations_edit_suggestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Edit"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suggestion"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    iterations_comment_suggestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CommentCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Comment"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    iterations_add_counterexamples: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Counterexamples"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CounterexamplesAdded"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    iterations_pause_experiment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentProgress"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    iterations_resume_experiment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentProgress"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    iterations_cancel_experiment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentProgress"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    iterations_experiment_progress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentProgress"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    iterations_experiment_events: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-Sent Events of the experiment (ExperimentEvent): experiment.progress (phase, counts, spend, suggestion ready), experiment.finished; id is the Redis stream id (send Last-Event-ID to resume) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    iterations_facets: {
+        parameters: {
+            query?: {
+                /** @description refinement: the cases the refiner sees; holdout: the cases it never sees; all: every case the iteration scored */
+                split?: "all" | "refinement" | "holdout";
+            };
+            header?: never;
+            path: {
+                project_id: number;
+                experiment_id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IterationFacets"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };

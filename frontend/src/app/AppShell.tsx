@@ -1,4 +1,4 @@
-import { Link, NavLink, Outlet, useNavigate } from 'react-router-dom';
+import { Link, NavLink, Outlet, useMatch, useNavigate } from 'react-router-dom';
 import { useLogout, useMe } from '@/features/auth/hooks/useAuth';
 import { Button } from '@/components/ui';
 import { focusRing } from '@/lib/cn';
@@ -11,6 +11,9 @@ export function AppShell() {
   const me = useMe();
   const logout = useLogout();
   const navigate = useNavigate();
+  // The arena's three-pane workspace uses the width of a wide screen.
+  const wide = useMatch('/arena/:challengeId') !== null;
+  const width = wide ? 'max-w-[1400px]' : 'max-w-6xl';
   return (
     <div className="min-h-screen">
       <a
@@ -21,13 +24,16 @@ export function AppShell() {
       </a>
       <header className="border-b border-zinc-200 bg-white">
         {/* Wraps on a narrow screen rather than pushing Sign out off it. */}
-        <nav aria-label="Main" className="mx-auto flex min-h-14 max-w-6xl flex-wrap items-center justify-between gap-x-4 gap-y-2 px-4 py-2 sm:px-6">
+        <nav aria-label="Main" className={`mx-auto flex min-h-14 ${width} flex-wrap items-center justify-between gap-x-4 gap-y-2 px-4 py-2 sm:px-6`}>
           <div className="flex items-center gap-4 sm:gap-6">
             <Link to="/projects" className={`rounded-xl text-base font-semibold text-zinc-900 ${focusRing}`}>
               Assay
             </Link>
             <NavLink to="/projects" className={navClass}>
               Projects
+            </NavLink>
+            <NavLink to="/arena" className={navClass}>
+              Arena
             </NavLink>
             <NavLink to="/settings/tokens" className={navClass}>
               API tokens
@@ -50,7 +56,7 @@ export function AppShell() {
           </div>
         </nav>
       </header>
-      <main id="main" className="mx-auto min-w-0 max-w-6xl p-4 sm:p-6">
+      <main id="main" className={`mx-auto min-w-0 ${width} p-4 sm:p-6`}>
         <Outlet />
       </main>
     </div>

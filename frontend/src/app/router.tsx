@@ -48,6 +48,16 @@ export const routes: RouteObject[] = [
                 path: 'datasets/:datasetId/judgments/:runId',
                 lazy: page(() => import('@/features/judgments/pages/JudgmentsPage'), (m) => m.JudgmentsPage),
               },
+              { path: 'experiments', lazy: page(() => import('@/features/experiments/pages/ExperimentsPage'), (m) => m.ExperimentsPage) },
+              { path: 'experiments/new', lazy: page(() => import('@/features/experiments/pages/WizardPage'), (m) => m.WizardPage) },
+              { path: 'experiments/:experimentId/edit', lazy: page(() => import('@/features/experiments/pages/WizardPage'), (m) => m.WizardPage) },
+              { path: 'experiments/:experimentId', lazy: page(() => import('@/features/experiments/pages/ExperimentPage'), (m) => m.ExperimentPage) },
+              {
+                path: 'experiments/:experimentId/iterations/:number/review',
+                lazy: page(() => import('@/features/experiments/pages/ReviewPage'), (m) => m.ReviewPage),
+              },
+              { path: 'experiments/:experimentId/lineage', lazy: page(() => import('@/features/experiments/pages/LineagePage'), (m) => m.LineagePage) },
+              { path: 'experiments/:experimentId/report', lazy: page(() => import('@/features/experiments/pages/ReportPage'), (m) => m.ReportPage) },
               { path: 'prompts', lazy: page(() => import('@/features/prompts/pages/PromptsPage'), (m) => m.PromptsPage) },
               { path: 'prompts/:promptId', lazy: page(() => import('@/features/prompts/pages/PromptPage'), (m) => m.PromptPage) },
               { path: 'providers', lazy: page(() => import('@/features/providers/pages/ProvidersPage'), (m) => m.ProvidersPage) },
@@ -84,6 +94,11 @@ export const routes: RouteObject[] = [
           {
             path: '/projects/:projectId/runs/:runId/review',
             lazy: page(() => import('@/features/results/pages/ReviewPage'), (m) => m.ReviewPage),
+          },
+          { path: '/arena', lazy: page(() => import('@/features/arena/pages/ArenaLibraryPage'), (m) => m.ArenaLibraryPage) },
+          {
+            path: '/arena/:challengeId',
+            lazy: page(() => import('@/features/arena/pages/ArenaWorkspacePage'), (m) => m.ArenaWorkspacePage),
           },
           { path: '/settings/tokens', lazy: page(() => import('@/features/tokens/pages/TokensPage'), (m) => m.TokensPage) },
         ],

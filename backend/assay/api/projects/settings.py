@@ -42,6 +42,9 @@ class SettingsFields(PatchSchema):
                        f"{project_settings.DEFAULT_MAX_RETRIES})"})
     code_execution = StrictBoolean(metadata={
         "description": "Allow the sandboxed code_execution scorer in this project"})
+    arena_allowance_micros = Count(0, MAX_MICROS, allow_none=True, metadata={
+        "description": "EvalArena: what judge runs paid by this project may cost in all "
+                       "for members below editor (null: editors and up only)"})
 
 
 class SettingsSchema(Schema):
@@ -53,6 +56,7 @@ class SettingsSchema(Schema):
     default_timeout_s = fields.Integer(required=True, allow_none=True)
     default_max_retries = fields.Integer(required=True, allow_none=True)
     code_execution = fields.Boolean(required=True)
+    arena_allowance_micros = fields.Integer(required=True, allow_none=True)
     spent_micros = fields.Integer(required=True, metadata={
         "description": "Spent so far by every run of the project"})
     reserved_micros = fields.Integer(required=True, metadata={

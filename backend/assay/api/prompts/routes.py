@@ -11,18 +11,22 @@ from sqlalchemy.exc import IntegrityError
 
 from assay.api.base import Blueprint, commit, page_dict, page_of, project_access, session, user
 from assay.api.prompts.schemas import (
+    DiffArgs,
+    DiffPreviewSchema,
     PageQuery,
     ProductionSchema,
     PromptCreateSchema,
     PromptDetailSchema,
+    PromptDiffSchema,
     PromptListArgs,
     PromptSchema,
     PromptVersionSchema,
+    TreeNodeSchema,
     VersionAddSchema,
 )
 from assay.core.errors import Conflict
 from assay.core.projects.models import Role
-from assay.core.prompts import service
+from assay.core.prompts import compare, service
 from assay.core.prompts.models import Prompt, PromptVersion
 
 blp = Blueprint("prompts", __name__, url_prefix="/api/projects/<int:project_id>/prompts",
@@ -148,3 +152,37 @@ def set_production(data: dict[str, Any], project_id: int, prompt_id: int) -> Any
     service.set_production(session(), user(), project, prompt, data["version_id"])
     commit()
     return detail(prompt)
+
+
+@blp.get(ONE + "/diff")
+@blp.arguments(DiffArgs, location="query")
+@blp.response(200, PromptDiffSchema)
+def diff_versions(args: dict[str, Any], project_id: int, prompt_id: int) -> Any:
+    """A unified diff between any two versions (system text and template)."""
+    project, _ = project_access(project_id, Role.viewer)
+    prompt = service.get_prompt(session(), project, prompt_id)
+    return compare.diff(session(), prompt, args["from_id"], args["to_id"])
+
+
+@blp.post(ONE + "/diff-preview")
+@blp.arguments(DiffPreviewSchema)
+@blp.response(200, PromptDiffSchema)
+def preview_diff(data: dict[str, Any], project_id: int, prompt_id: int) -> Any:
+    """What saving this edit as a new version would change, against its parent; nothing is
+    written."""
+    project, _ = project_access(project_id, Role.editor)
+    prompt = service.get_prompt(session(), project, prompt_id)
+    return compare.preview(session(), prompt, data)
+
+
+@blp.get(ONE + "/tree")
+@blp.response(200, TreeNodeSchema(many=True))
+def version_tree(project_id: int, prompt_id: int) -> Any:
+    """Every version, oldest first, with who made it, its changelog, its children and the
+    production mark."""
+    project, _ = project_access(project_id, Role.viewer)
+    prompt = service.get_prompt(session(), project, prompt_id)
+    nodes = compare.tree(session(), prompt)
+    shown = versions_view([n["version"] for n in nodes])
+    return [{**view, "children": n["children"], "is_production": n["is_production"]}
+            for view, n in zip(shown, nodes, strict=True)]

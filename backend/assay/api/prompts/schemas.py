@@ -3,7 +3,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from assay.api.credentials.schemas import Validators, not_blank
-from assay.api.fields import Id
+from assay.api.fields import MAX_ID, Id
 from assay.core.prompts.service import (
     CHANGELOG_MAX,
     CHANGELOG_MIN,
@@ -109,3 +109,36 @@ class PromptSchema(Schema):
 class PromptDetailSchema(PromptSchema):
     versions = fields.List(fields.Nested(PromptVersionSchema), required=True,
                            metadata={"description": "Newest first"})
+
+
+class DiffArgs(Schema):
+    from_id = fields.Integer(load_default=None, validate=validate.Range(1, MAX_ID), metadata={
+        "description": "The older side (a version id); the newer side's parent by default"})
+    to_id = fields.Integer(load_default=None, validate=validate.Range(1, MAX_ID), metadata={
+        "description": "The newer side (a version id); the latest version by default"})
+
+
+class DiffPreviewSchema(Schema):
+    template = fields.String(required=True, validate=validate.Length(min=1, max=MAX_TEMPLATE))
+    system = fields.String(load_default=None, allow_none=True,
+                           validate=validate.Length(max=MAX_SYSTEM))
+    parent_id = Id(load_default=None, allow_none=True, metadata={
+        "description": "The version edited; the latest when omitted"})
+
+
+class PromptDiffSchema(Schema):
+    from_id = fields.Integer(required=True)
+    to_id = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "Null for a preview of an unsaved edit"})
+    from_number = fields.Integer(required=True)
+    to_number = fields.Integer(required=True, allow_none=True)
+    diff = fields.String(required=True, metadata={"description": "Unified diff"})
+    added = fields.Integer(required=True)
+    removed = fields.Integer(required=True)
+    identical = fields.Boolean(required=True)
+
+
+class TreeNodeSchema(PromptVersionSchema):
+    children = fields.List(fields.Integer(), required=True, metadata={
+        "description": "Ids of the versions edited from this one"})
+    is_production = fields.Boolean(required=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.api.base import Blueprint, project_access, session
+from assay.api.base import Blueprint, commit, project_access, session
 from assay.api.reports.calibration_schemas import CalibrationSchema
 from assay.api.reports.dashboard_schemas import DashboardSchema
 from assay.api.reports.schemas import (
@@ -57,7 +57,9 @@ def get_leaderboard(args: dict[str, Any], project_id: int) -> Any:
     cost per output, tokens, latency p50/p95. Versions of the scorer are pooled unless
     versions=latest. 422 for a scorer or dataset of another project or a reversed range."""
     project, _ = project_access(project_id, Role.viewer)
-    return leaderboard(session(), project, _filters(args))
+    found = leaderboard(session(), project, _filters(args))
+    commit()  # a date range's per-run sums kept for the next reader (runs/cache.py)
+    return found
 
 
 @blp.get("/ratings")
@@ -136,7 +138,9 @@ def get_trend(args: dict[str, Any], project_id: int) -> Any:
     scorer_id, the latest run's first pointwise scorer. 422 for a scorer or dataset of
     another project, a limit out of range or a reversed range."""
     project, _ = project_access(project_id, Role.viewer)
-    return score_trend(session(), project, _filters(args), args["limit"])
+    found = score_trend(session(), project, _filters(args), args["limit"])
+    commit()  # the runs' points kept for the next reader (runs/cache.py)
+    return found
 
 
 @blp.get(RUN + "/dashboard")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.api.base import project_access, session
+from assay.api.base import commit, project_access, session
 from assay.api.runs.blueprint import blp
 from assay.api.runs.grid_schemas import ResultsGridArgs, ResultsGridSchema
 from assay.core.projects.models import Role
@@ -26,5 +26,7 @@ def get_grid(args: dict[str, Any], project_id: int, run_id: int) -> Any:
     listed = args.pop("target_ids")
     targets = tuple(int(t) for t in listed.split(",")) if listed else ()
     descending = args.pop("order") == "desc"
-    return grid.grid(session(), project, run, grid.GridQuery(
+    found = grid.grid(session(), project, run, grid.GridQuery(
         target_ids=targets, descending=descending, **args))
+    commit()  # a count kept for the next page (runs/cache.py)
+    return found

@@ -42,9 +42,11 @@ def get_progress(project_id: int, run_id: int) -> Any:
 
 @blp.get("/<int:run_id>/outputs")
 @blp.arguments(OutputListArgs, location="query")
-@blp.response(200, page_of(OutputSchema))
+@blp.response(200, page_of(OutputSchema, estimated=True))
 def list_outputs(args: dict[str, Any], project_id: int, run_id: int) -> Any:
-    """Ordered by case, target, repeat and turn; filter by target, status, error class."""
+    """Ordered by case, target, repeat and turn; filter by target, status, error class.
+    `total` is exact unless `total_exact` is false: past 10,000 matching rows, a filter the
+    run's counters do not keep (pending, running, an error class) is estimated."""
     project, _ = project_access(project_id, Role.viewer)
     run = runs.get_run(session(), project, run_id)
     page = results.list_outputs(session(), run, args["page"], args["page_size"],

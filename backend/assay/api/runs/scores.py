@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
-from assay.api.base import commit, project_access, session, user
+from assay.api.base import commit, project_access, runtime, session, user
 from assay.api.runs.blueprint import blp
 from assay.api.runs.scores_schemas import (
     ManualScoreManySchema,
@@ -21,6 +21,7 @@ from assay.core.projects.models import Role
 from assay.core.runs import service as runs
 from assay.core.scoring import manual
 from assay.core.scoring.models import Score, ScorerConfig, ScorerVersion
+from assay.jobs.queues import enqueue_warm
 
 ONE = "/<int:run_id>/outputs/<int:output_id>/scores/<int:scorer_version_id>"
 SCORE_COLUMNS = ("id", "scorer_version_id", "kind", "source", "value", "passed", "criteria",
@@ -52,6 +53,7 @@ def put_score(data: dict[str, Any], project_id: int, run_id: int, output_id: int
             score, config, version = manual.set_score(session(), user(), project, run,
                                                       output_id, scorer_version_id, entry)
             commit()
+            enqueue_warm(runtime(), run.id)  # the run's kept numbers, filled again
             return score_view(score, config, version, user())
         except IntegrityError as exc:  # a concurrent first save: update it on the retry
             session().rollback()
@@ -76,6 +78,7 @@ def put_scores(data: dict[str, Any], project_id: int, run_id: int,
         saved = manual.set_scores(session(), user(), project, run, output_ids,
                                   scorer_version_id, entry)
         commit()
+        enqueue_warm(runtime(), run.id)
     except IntegrityError as exc:  # a concurrent first save of one of them
         session().rollback()
         raise Conflict("A score changed meanwhile; try again", code="SCORE_CONFLICT") from exc
@@ -91,4 +94,5 @@ def delete_score(project_id: int, run_id: int, output_id: int, scorer_version_id
     run = runs.get_run(session(), project, run_id)
     manual.delete_score(session(), user(), project, run, output_id, scorer_version_id)
     commit()
+    enqueue_warm(runtime(), run.id)
     return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from assay.api.base import project_access, session
+from assay.api.base import commit, project_access, session
 from assay.api.runs.blueprint import blp
 from assay.api.runs.statistics_schemas import (
     CompareRunsArgs,
@@ -35,7 +35,7 @@ from assay.core.scoring.run_scorers import (
     matching_scorer,
     scorers_of_run,
 )
-from assay.core.scoring.statistics import TargetStatistics, run_statistics
+from assay.core.scoring.statistics import statistics_view
 
 
 def _scorer(info: ScorerInfo) -> dict[str, Any]:
@@ -46,21 +46,6 @@ def _scorer(info: ScorerInfo) -> dict[str, Any]:
 
 def _target(target: RunTarget) -> dict[str, Any]:
     return {"target_id": target.id, "label": target.label, "model_id": target.model_id}
-
-
-def _statistics(item: TargetStatistics, target: RunTarget) -> dict[str, Any]:
-    flakiness = None
-    if item.flakiness is not None:
-        flakiness = {**asdict(item.flakiness), "cases": [
-            {**asdict(case), "case_id": case.case} for case in item.flakiness.cases]}
-    return {
-        **_target(target), **asdict(item), "flakiness": flakiness,
-        "criteria": [{"name": name, **asdict(summary)}
-                     for name, summary in item.criteria.items()],
-        "judge_human": [{"judge": found.judge,
-                         "human_scorer_version_id": found.human_scorer_version_id,
-                         "reviewers": found.reviewers, **asdict(found.agreement)}
-                        for found in item.judge_human]}
 
 
 def _run_target(targets: list[RunTarget], target_id: int, name: str) -> RunTarget:
@@ -85,10 +70,11 @@ def get_statistics(args: dict[str, Any], project_id: int, run_id: int) -> Any:
     version_id = args["scorer_version_id"]
     if version_id is not None:
         chosen_scorer(session(), project, run, version_id)
-    found = run_statistics(session(), run, version_id)
+    scorers, items = statistics_view(session(), run, version_id)
+    commit()  # what was computed is kept for the next reader
     targets = {target.id: target for target in targets_of(session(), run)}
-    return {"run_id": run.id, "scorers": [_scorer(info) for info in found.scorers],
-            "items": [_statistics(item, targets[item.target_id]) for item in found.items]}
+    return {"run_id": run.id, "scorers": [_scorer(info) for info in scorers],
+            "items": [{**_target(targets[item["target_id"]]), **item} for item in items]}
 
 
 @blp.get("/<int:run_id>/statistics/facets")

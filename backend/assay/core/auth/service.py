@@ -109,14 +109,14 @@ def is_revoked(session: Session, jti: str) -> bool:
     return session.get(RevokedSession, jti) is not None
 
 
-def _digest(token: str) -> str:
+def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
 def create_api_token(session: Session, user: User, name: str) -> tuple[ApiToken, str]:
     plaintext = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken(user_id=user.id, name=name, prefix=plaintext[:12],
-                     token_hash=_digest(plaintext))
+                     token_hash=token_digest(plaintext))
     session.add(token)
     session.flush()
     audit.record(session, user, "token.created", "api_token", token.id, data={"name": name})
@@ -137,7 +137,7 @@ def delete_api_token(session: Session, user: User, token_id: int) -> None:
 
 
 def user_for_api_token(session: Session, plaintext: str) -> User:
-    token = session.scalar(select(ApiToken).where(ApiToken.token_hash == _digest(plaintext)))
+    token = session.scalar(select(ApiToken).where(ApiToken.token_hash == token_digest(plaintext)))
     if token is None:
         raise Unauthorized("Invalid API token")
     user = session.get(User, token.user_id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, String, Text, UniqueConstraint
+from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from assay.core.base import Base, utcnow
@@ -63,6 +63,9 @@ class VersionCase(Base):
     """Membership of a case in a version, in order."""
 
     __tablename__ = "version_cases"
+    # a version's cases in order: the results grid walks them a page at a time, and
+    # case numbers rank them
+    __table_args__ = (Index("ix_version_cases_order", "version_id", "position", "case_id"),)
 
     version_id: Mapped[int] = mapped_column(
         ForeignKey("dataset_versions.id", ondelete="CASCADE"), primary_key=True

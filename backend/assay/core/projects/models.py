@@ -45,6 +45,7 @@ class Project(Base):
     alert_threshold: Mapped[float] = mapped_column(default=0.8)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    deleted_at: Mapped[datetime | None] = mapped_column(index=True)  # soft: purged after grace
 
 
 class Membership(Base):

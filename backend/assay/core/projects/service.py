@@ -62,7 +62,7 @@ def list_projects(session: Session, user: User, page: int, page_size: int,
         select(Project, Membership.role, counts.c.n)
         .join(Membership, Membership.project_id == Project.id)
         .join(counts, counts.c.project_id == Project.id)
-        .where(Membership.user_id == user.id)
+        .where(Membership.user_id == user.id, Project.deleted_at.is_(None))
         .order_by(Project.updated_at.desc(), Project.id.desc())
     )
     if query:
@@ -77,7 +77,8 @@ def access(session: Session, user: User, project_id: int, needed: Role) -> tuple
     row = session.execute(
         select(Project, Membership.role)
         .join(Membership, Membership.project_id == Project.id)
-        .where(Project.id == project_id, Membership.user_id == user.id)
+        .where(Project.id == project_id, Membership.user_id == user.id,
+               Project.deleted_at.is_(None))
     ).first()
     if row is None:
         raise NotFound("Project not found")
@@ -88,8 +89,21 @@ def access(session: Session, user: User, project_id: int, needed: Role) -> tuple
 
 
 def delete_project(session: Session, actor: User, project: Project) -> None:
+    """Soft delete: the project disappears for everyone now, its runs in progress are
+    cancelled, and the retention job purges its rows after the grace period
+    (ASSAY_PROJECT_GRACE_DAYS), so a mistaken deletion can still be undone by an operator."""
+    from assay.core.runs import control  # runs.service imports this module
+
     audit.record(session, actor, "project.deleted", "project", project.id, None,
                  {"name": project.name, "slug": project.slug})
+    project.deleted_at = utcnow()
+    for run in session.scalars(select(Run).where(Run.project_id == project.id,
+                                                 Run.status.in_(control.CANCELLABLE))):
+        control.cancel(session, actor, run)
+
+
+def purge_project(session: Session, project: Project) -> None:
+    """Delete a project and everything in it, for good."""
     # Some references into the project's rows do not cascade (run_targets -> model_configs,
     # version_cases -> cases, model_configs -> credentials). SQLite checks them at the end of
     # the statement but PostgreSQL fails the cascade, so the referring rows go first.

@@ -23,6 +23,9 @@ DEFAULT_MAX_RETRIES = 2
 RUN_DEFAULT_KEYS = ("default_concurrency", "default_timeout_s", "default_max_retries")
 COLUMN_KEYS = ("name", "description", "budget_micros", "alert_threshold")
 FLAG_KEYS = ("code_execution",)
+# EvalArena: what judge runs paid by this project may cost in all when the learner is
+# below editor (None: only editors and up may spend the project's money there).
+ARENA_KEYS = ("arena_allowance_micros",)
 
 
 def read(project: Project) -> dict[str, Any]:
@@ -31,6 +34,7 @@ def read(project: Project) -> dict[str, Any]:
         **{key: getattr(project, key) for key in COLUMN_KEYS},
         **{key: stored.get(key) for key in RUN_DEFAULT_KEYS},
         "code_execution": bool(stored.get("code_execution")),
+        **{key: stored.get(key) for key in ARENA_KEYS},
         "spent_micros": project.spent_micros, "reserved_micros": project.reserved_micros,
     }
 

@@ -1,5 +1,6 @@
 """Cost and token reports of a project: every spend, by kind (the models' calls, the judges
-of run outputs, judge-mode runs' judges, generation jobs), by model, by run and by UTC day,
+of run outputs, judge-mode runs' judges, generation jobs, scorer trials, and experiments'
+assist, refinement and pairwise judges, EvalArena's judge runs), by model, by run and by UTC day,
 and token usage per day and model, over what is in scope (scope.py: date range and
 dataset; scorers play no part in cost).
 
@@ -27,8 +28,10 @@ from assay.core.reports.sql import day_text, for_aggregates
 from assay.core.runs.models import Run, RunTarget
 from assay.core.scoring.judge_mode import MODE as JUDGE_MODE
 
-# The kinds of spend, in the order the report lists them (each always present).
-KINDS = ("model_calls", "judges", "judge_mode", "generation", "scorer_trials")
+# The kinds of spend, in the order the report lists them (each always present). Every kind
+# `rollups.add_spend` is given must be here, or the report's total would miss it.
+KINDS = ("model_calls", "judges", "judge_mode", "generation", "scorer_trials", "assist",
+         "refinement", "pairwise_judge", "arena_judge")
 
 
 @dataclass

@@ -29,19 +29,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import ColumnElement, case, func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from assay.core.llm.models import ModelConfig
 from assay.core.projects.models import Project
-from assay.core.reports import rollups, uncertainty
+from assay.core.reports import range_scores, rollups, uncertainty
 from assay.core.reports.scope import (
     ReportFilter,
     Scope,
     ScorerChoice,
-    output_conditions,
     resolve,
-    run_conditions,
 )
 from assay.core.reports.sql import (
     as_int,
@@ -49,9 +47,8 @@ from assay.core.reports.sql import (
     nearest_rank_of_counts,
     ratio,
 )
-from assay.core.runs.models import CellStatus, Output, Run, RunTarget
+from assay.core.runs.models import CellStatus, Run, RunTarget
 from assay.core.scoring.judge_mode import MODE as JUDGE_MODE
-from assay.core.scoring.models import Score
 
 FINISHED = (CellStatus.succeeded, CellStatus.failed)
 
@@ -65,10 +62,6 @@ class _Model:
     tokens_in: int = 0
     tokens_out: int = 0
     scores: rollups.ModelScores = field(default_factory=rollups.ModelScores)
-
-
-def finished_conditions(scope: Scope) -> list[ColumnElement[bool]]:
-    return [*output_conditions(scope), Output.status.in_(FINISHED)]
 
 
 def _output_sums(session: Session, scope: Scope
@@ -107,47 +100,13 @@ def _by_target(session: Session, rows: list[Sequence[Any]]) -> dict[int | None, 
     return found
 
 
-def _score_conditions(scope: Scope, scorer: ScorerChoice) -> list[ColumnElement[bool]]:
-    """The scores in scope, read through their own target and case: only succeeded outputs
-    are scored and those are never reopened, so every score is of a finished output and
-    only a date range needs the outputs (for when each finished)."""
-    found = [Score.scorer_version_id.in_(scorer.version_ids), RunTarget.run_id == Run.id,
-             *run_conditions(scope)]
-    if scope.start is not None or scope.end is not None:
-        found += [Output.id == Score.output_id, *finished_conditions(scope)]
-    return found
-
-
-def _live_scores(session: Session, scope: Scope, scorer: ScorerChoice
-                 ) -> dict[int | None, rollups.ModelScores]:
-    """What rollups.model_scores gives, for a date range: from one GROUP BY (model, case)
-    over the scores and their run targets (the leaderboard index covers the scores' part)."""
-    verdict = case((Score.passed.is_(True), 1), (Score.passed.is_(False), 0))
-    rows = session.execute(
-        select(RunTarget.model_id, Score.case_id, func.sum(Score.value),
-               func.count(Score.value), func.sum(verdict), func.count(verdict))
-        .join(RunTarget, RunTarget.id == Score.target_id)
-        .where(*_score_conditions(scope, scorer))
-        .group_by(RunTarget.model_id, Score.case_id)
-        .order_by(RunTarget.model_id, Score.case_id))
-    found: dict[int | None, rollups.ModelScores] = {}
-    for model_id, _, total, n, passed, judged in rows:
-        model = found.setdefault(model_id, rollups.ModelScores(case_means=[]))
-        assert model.case_means is not None
-        if n:
-            model.case_means.append(float(total) / int(n))
-        model.values += as_int(n)
-        model.passed += as_int(passed)
-        model.judged += as_int(judged)
-    return found
-
-
 def _add_scores(session: Session, scope: Scope, scorer: ScorerChoice,
                 models: dict[int | None, _Model]) -> None:
-    """Each model's scores: from the rollup, or for a date range from the scores."""
+    """Each model's scores: from the rollup, or for a date range from the runs' sums in it
+    (range_scores.py)."""
     found = (rollups.model_scores(session, scope, scorer.id, scorer.version_ids)
              if scope.start is None and scope.end is None
-             else _live_scores(session, scope, scorer))
+             else range_scores.model_scores(session, scope, scorer))
     for model_id, scores in found.items():
         models.setdefault(model_id, _Model()).scores = scores
 

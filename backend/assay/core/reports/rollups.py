@@ -23,11 +23,20 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, Table, case, delete, func, literal_column, select
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import (
+    ColumnElement,
+    Select,
+    Table,
+    case,
+    delete,
+    func,
+    literal_column,
+    select,
+)
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
+from assay.core import bulk
 from assay.core.datasets.models import Case
 from assay.core.reports.models import ScoreCase, SpendDay, TargetDay, TargetLatency
 from assay.core.reports.scope import Scope, run_conditions
@@ -46,14 +55,9 @@ def _add(session: Session, table: Table, rows: Sequence[dict[str, Any]],
     """Upsert `rows`, adding every non-key column to the row already there."""
     if not rows:
         return
-    dialect = session.get_bind().dialect.name
-    insert = postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table)
     summed = [c for c in rows[0] if c not in keys]
-    stmt = insert.on_conflict_do_update(
-        index_elements=list(keys),
-        set_={c: table.c[c] + insert.excluded[c] for c in summed})
     ordered = sorted(rows, key=lambda r: tuple(r[k] for k in keys))
-    session.connection().execute(stmt, ordered)
+    bulk.insert_rows(session.connection(), table, ordered, keys=keys, add=summed)
 
 
 @dataclass
@@ -236,6 +240,33 @@ def _targets_in(scope: Scope, target_column: Any) -> list[ColumnElement[bool]]:
     return [target_column == RunTarget.id, RunTarget.run_id == Run.id, *run_conditions(scope)]
 
 
+def runs_in_days(scope: Scope) -> Select[Any]:
+    """The runs with outputs finished (succeeded or failed) in the scope's days."""
+    return (select(RunTarget.run_id).join(TargetDay, TargetDay.target_id == RunTarget.id)
+            .where(TargetDay.outputs > 0, *day_conditions(scope, TargetDay.day)))
+
+
+def day_spans(session: Session, run_ids: Sequence[int]) -> dict[int, tuple[date, date]]:
+    """run id -> the first and last UTC day its outputs finished."""
+    if not run_ids:
+        return {}
+    return {run_id: (_day(first), _day(last)) for run_id, first, last in session.execute(
+        select(RunTarget.run_id, func.min(TargetDay.day), func.max(TargetDay.day))
+        .join(TargetDay, TargetDay.target_id == RunTarget.id)
+        .where(RunTarget.run_id.in_(list(run_ids)), TargetDay.outputs > 0)
+        .group_by(RunTarget.run_id))}
+
+
+def within(scope: Scope, span: tuple[date, date] | None) -> bool:
+    """Every output of a run with this span finished in the scope's days: the run reads
+    as it does without a range."""
+    if span is None:
+        return False
+    first, last = span
+    return ((scope.start is None or first >= scope.start.date())
+            and (scope.end is None or last <= scope.end.date()))
+
+
 def target_days(session: Session, scope: Scope
                 ) -> list[tuple[int, date, int, int, int, int, int, int]]:
     """(target id, day, outputs, succeeded, spent, tokens in, tokens out, judges' spend) in
@@ -294,7 +325,7 @@ def model_scores(session: Session, scope: Scope, scorer_id: int, version_ids: Se
     rows when one is asked for, else the scorer's pooled ones, one index range in (model,
     case) order. PostgreSQL hands each model's case means over as one array (a row per
     case and model took twice as long to read into Python). A date range needs the scores
-    themselves (leaderboard.py)."""
+    themselves, run by run (range_scores.py)."""
     assert scope.start is None and scope.end is None
     conditions = [ScoreCase.scorer_id == scorer_id,
                   ScoreCase.version_key == (version_ids[0] if len(version_ids) == 1 else 0)]

@@ -13,24 +13,28 @@ has an empty trend."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
 
 from assay.core.datasets.models import DatasetVersion
 from assay.core.llm.models import ModelConfig
 from assay.core.projects.models import Project
-from assay.core.reports import uncertainty
+from assay.core.reports import rollups, uncertainty
 from assay.core.reports.scope import (
     ReportFilter,
+    Scope,
+    ScorerChoice,
     output_conditions,
     query_error,
     resolve,
     run_conditions,
 )
 from assay.core.reports.sql import output_scores
+from assay.core.runs import cache
 from assay.core.runs.models import Output, Run, RunTarget
 from assay.core.scoring.apply import PAIR_KINDS
 from assay.core.scoring.models import RunScorer, Score, ScorerConfig, ScorerVersion
@@ -39,6 +43,7 @@ DEFAULT_RUNS = 20
 MAX_RUNS = 100
 
 Sums = dict[int, list[float]]  # case id -> [sum of output values, how many]
+Point = dict[str, Any]  # {"score": mean, "models": [(model id, mean)]}: one run's point
 
 
 def _mean(sums: Sums) -> dict[str, Any]:
@@ -71,45 +76,93 @@ def score_trend(session: Session, project: Project, filters: ReportFilter,
     scored_runs = select(Score.run_id).where(
         Score.scorer_version_id.in_(scorer.version_ids), Score.value.is_not(None))
     conditions = [*run_conditions(scope), Run.id.in_(scored_runs)]
-    if scope.start is not None or scope.end is not None:  # runs with outputs in the range
-        conditions.append(Run.id.in_(select(Output.run_id).where(*output_conditions(scope))))
+    ranged = scope.start is not None or scope.end is not None
+    if ranged:  # runs with outputs finished in the range, from the rollup of their days
+        conditions.append(Run.id.in_(rollups.runs_in_days(scope)))
     recent = list(session.execute(
-        select(Run.id, Run.name, Run.created_at, DatasetVersion.dataset_id)
+        select(Run, DatasetVersion.dataset_id)
         .join(DatasetVersion, DatasetVersion.id == Run.dataset_version_id)
-        .where(*conditions).order_by(Run.id.desc()).limit(limit)))
-    ids = [r.id for r in recent]
-    scores = output_scores(scorer.version_ids, ids)
-    overall: dict[int, Sums] = {}
-    per_model: dict[int, dict[int | None, Sums]] = {}
-    names: dict[int | None, str | None] = {}
-    rows: list[Any] = list(session.execute(
-        select(Output.run_id, RunTarget.model_id, ModelConfig.name, Output.case_id,
-               func.sum(scores.c.value), func.count(scores.c.value))
-        .join(scores, scores.c.output_id == Output.id)
-        .join(RunTarget, RunTarget.id == Output.target_id)
-        .outerjoin(ModelConfig, ModelConfig.id == RunTarget.model_id)
-        .where(Output.run_id.in_(ids), *output_conditions(scope))
-        .group_by(Output.run_id, RunTarget.model_id, ModelConfig.name, Output.case_id)
-    )) if ids else []
-    for run_id, model_id, model_name, case_id, total, n in rows:
-        if not n:
-            continue
-        names[model_id] = model_name
-        for sums in (overall.setdefault(run_id, {}),
-                     per_model.setdefault(run_id, {}).setdefault(model_id, {})):
-            entry = sums.setdefault(case_id, [0.0, 0])
-            entry[0] += float(total)
-            entry[1] += int(n)
+        .where(*conditions).order_by(Run.id.desc()).limit(limit)).all())
+    points = _points(session, scope, [run for run, _ in recent])
+    names = _names(session, {m for point in points.values() for m, _ in point["models"]})
     models = sorted(names, key=lambda m: (names[m] is None, names[m] or "", m or 0))
     return {
         "scorer": {"id": scorer.id, "name": scorer.name, "kind": scorer.kind,
                    "versions": list(scorer.version_numbers)},
         "confidence": uncertainty.CONFIDENCE,
         "models": [{"model_id": m, "model_name": names[m]} for m in models],
-        "runs": [{"run_id": r.id, "name": r.name, "created_at": r.created_at,
-                  "dataset_id": r.dataset_id, "score": _mean(overall.get(r.id, {})),
-                  "models": [{"model_id": m, "model_name": names[m],
-                              "score": _mean(per_model[r.id][m])}
-                             for m in models if m in per_model.get(r.id, {})]}
-                 for r in reversed(recent)],
+        "runs": [{"run_id": run.id, "name": run.name, "created_at": run.created_at,
+                  "dataset_id": dataset_id, "score": points[run.id]["score"],
+                  "models": [{"model_id": m, "model_name": names[m], "score": score}
+                             for m, score in sorted(points[run.id]["models"],
+                                                    key=lambda item: models.index(item[0]))]}
+                 for run, dataset_id in reversed(recent)],
     }
+
+
+def _points(session: Session, scope: Scope, runs: list[Run]) -> dict[int, Point]:
+    """run id -> its point. A stopped run whose scored outputs all finished within the
+    range (every run, without one) reads as it does without a range: that point is kept
+    (runs/cache.py) until the run's scores change. A run the range cuts is read live, over
+    its outputs in the range."""
+    assert scope.scorer is not None
+    ranged = scope.start is not None or scope.end is not None
+    spans = rollups.day_spans(session, [run.id for run in runs]) if ranged else {}
+    whole = [run for run in runs if not ranged or rollups.within(scope, spans.get(run.id))]
+    cut = [run.id for run in runs if run not in whole]
+    return {**_whole_points(session, scope.scorer, whole),
+            **_compute(session, scope.scorer, cut, output_conditions(scope))}
+
+
+def _whole_points(session: Session, scorer: ScorerChoice, runs: list[Run]
+                  ) -> dict[int, Point]:
+    """The points of `runs` over all their outputs: kept ones, the others computed (and
+    kept for the stopped runs)."""
+    return cache.kept_many(
+        session, runs, "trend:" + ",".join(str(v) for v in scorer.version_ids),
+        lambda ids: _compute(session, scorer, ids, []), lambda point: json.dumps(point).encode(),
+        json.loads)
+
+
+def warm_point(session: Session, run: Run, scorer: ScorerChoice) -> None:
+    """Keep the run's point for the trend of `scorer`'s versions, as a first read of the
+    trend keeps it (runs/warm.py)."""
+    _whole_points(session, scorer, [run])
+
+
+def _compute(session: Session, scorer: ScorerChoice, run_ids: list[int],
+             conditions: list[ColumnElement[bool]]) -> dict[int, Point]:
+    """The points of `run_ids` from their scores (of the outputs meeting `conditions`: the
+    range's): one value per output, a case's mean over its outputs, per run and model."""
+    if not run_ids:
+        return {}
+    scores = output_scores(scorer.version_ids, run_ids)
+    overall: dict[int, Sums] = {run_id: {} for run_id in run_ids}
+    per_model: dict[int, dict[int | None, Sums]] = {run_id: {} for run_id in run_ids}
+    rows = session.execute(
+        select(Output.run_id, RunTarget.model_id, Output.case_id,
+               func.sum(scores.c.value), func.count(scores.c.value))
+        .join(scores, scores.c.output_id == Output.id)
+        .join(RunTarget, RunTarget.id == Output.target_id)
+        .where(Output.run_id.in_(run_ids), *conditions)
+        .group_by(Output.run_id, RunTarget.model_id, Output.case_id))
+    for run_id, model_id, case_id, total, n in rows:
+        if not n:
+            continue
+        for sums in (overall[run_id], per_model[run_id].setdefault(model_id, {})):
+            entry = sums.setdefault(case_id, [0.0, 0])
+            entry[0] += float(total)
+            entry[1] += int(n)
+    return {run_id: {"score": _mean(overall[run_id]),
+                     "models": [(model_id, _mean(sums))
+                                for model_id, sums in per_model[run_id].items()]}
+            for run_id in run_ids}
+
+
+def _names(session: Session, model_ids: set[int | None]) -> dict[int | None, str | None]:
+    found: dict[int | None, str | None] = {m: None for m in model_ids}
+    ids = [m for m in model_ids if m is not None]
+    if ids:
+        found.update(session.execute(select(ModelConfig.id, ModelConfig.name)
+                                     .where(ModelConfig.id.in_(ids))).all())
+    return found

@@ -11,10 +11,13 @@ input (a digest of the case means), so reading a report again does not redraw th
 from __future__ import annotations
 
 import hashlib
+import json
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import asdict
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -25,24 +28,87 @@ RESAMPLES = 2000
 KEPT = 1024  # intervals kept in this process, least recently used dropped first
 DIGITS = 12
 
-_kept: OrderedDict[bytes, stats.MeanCI] = OrderedDict()
+SHARED_MIN_CASES = 1000  # below, drawing costs less than asking the shared store
+
+log = logging.getLogger(__name__)
+# digest -> (interval, whether the shared store has it)
+_kept: OrderedDict[bytes, tuple[stats.MeanCI, bool]] = OrderedDict()
 _lock = threading.Lock()
+
+
+class Shared(Protocol):
+    """Intervals kept across processes (the API's and the workers'): a warm job's draws
+    serve the first reader of a report (runs/warm.py). Best effort: errors are the
+    store's own, caught here, and only mean drawing again."""
+
+    def get(self, key: bytes) -> bytes | None: ...
+
+    def put(self, key: bytes, value: bytes) -> None: ...
+
+
+_shared: Shared | None = None
+
+
+def share(store: Shared | None) -> None:
+    """Keep big inputs' intervals in `store` too (None: in this process only)."""
+    global _shared
+    _shared = store
+
+
+def _from_shared(key: bytes) -> stats.MeanCI | None:
+    if _shared is None:
+        return None
+    try:
+        found = _shared.get(key)
+        return None if found is None else stats.MeanCI(**json.loads(found))
+    except Exception as exc:  # a store that is away: draw instead
+        log.debug("shared intervals not read: %s", exc)
+        return None
+
+
+def _to_shared(key: bytes, found: stats.MeanCI) -> bool:
+    if _shared is None:
+        return False
+    try:
+        _shared.put(key, json.dumps(asdict(found)).encode())
+        return True
+    except Exception as exc:
+        log.debug("shared intervals not kept: %s", exc)
+        return False
 
 
 def _bootstrap(values: np.ndarray) -> stats.MeanCI:
     key = hashlib.blake2b(values.tobytes(), digest_size=16).digest()
+    big = len(values) >= SHARED_MIN_CASES
     with _lock:
-        found = _kept.get(key)
-        if found is not None:
+        kept = _kept.get(key)
+        if kept is not None:
             _kept.move_to_end(key)
-            return found
-    found = stats.mean_ci({i: [float(v)] for i, v in enumerate(values)},
+    if kept is not None:
+        if big and not kept[1] and _shared is not None:  # drawn before there was a store
+            _keep(key, kept[0], _to_shared(key, kept[0]))
+        return kept[0]
+    from_store = _from_shared(key) if big else None
+    if from_store is not None:
+        _keep(key, from_store, True)
+        return from_store
+    drawn = stats.mean_ci({i: [float(v)] for i, v in enumerate(values)},
                           confidence=CONFIDENCE, n_resamples=RESAMPLES)
+    _keep(key, drawn, big and _to_shared(key, drawn))
+    return drawn
+
+
+def _keep(key: bytes, found: stats.MeanCI, shared: bool) -> None:
     with _lock:
-        _kept[key] = found
+        _kept[key] = (found, shared)
         while len(_kept) > KEPT:
             _kept.popitem(last=False)
-    return found
+
+
+def forget() -> None:
+    """Drop the intervals this process keeps (a benchmark timing a fresh process's reads)."""
+    with _lock:
+        _kept.clear()
 
 
 def mean_ci(case_means: Mapping[int, float], n_values: int | None = None

@@ -71,6 +71,8 @@ class Run(Base):
     scoring_lease_until: Mapped[datetime | None]
     tokens_in: Mapped[int] = mapped_column(BigInteger, default=0)
     tokens_out: Mapped[int] = mapped_column(BigInteger, default=0)
+    # bumped by each writer of the run's scores outside the engine's batches (cache.py)
+    scores_version: Mapped[int] = mapped_column(default=0, server_default="0")
     error: Mapped[str | None] = mapped_column(Text)  # why the run stopped, when it did
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -18,9 +18,9 @@ from sqlalchemy.orm import InstrumentedAttribute, Session
 from assay.core.auth.models import User
 from assay.core.datasets.models import Case
 from assay.core.errors import Invalid, NotFound
-from assay.core.pagination import Page, paginate
+from assay.core.pagination import Page, count_rows
 from assay.core.runs.models import CellStatus, Output, Run, RunTarget
-from assay.core.runs.progress import errors_by_target
+from assay.core.runs.progress import ENDED_CELLS, errors_by_target
 from assay.core.runs.scoring_outcomes import scoring_outcomes
 from assay.core.scoring.models import Score, ScorerConfig, ScorerVersion
 
@@ -44,34 +44,69 @@ def targets_of(session: Session, run: Run) -> list[RunTarget]:
                                 .order_by(RunTarget.position, RunTarget.id)))
 
 
+def _counted(run: Run, target: RunTarget | None, status: str | None,
+             error_class: str | None) -> int | None:
+    """The filtered total from the counters planning and the engine keep with the rows (the
+    run's, or the target's), when they say it: no filter, or one ended status alone."""
+    kept = target if target is not None else run
+    if error_class is not None:
+        return None
+    if status is None:
+        return kept.total
+    if status in (CellStatus.succeeded, CellStatus.failed, CellStatus.skipped):
+        return int(getattr(kept, status))
+    return None  # pending and running are one counter's remainder: counted
+
+
+def _ids_in_position_order(session: Session, run: Run) -> bool:
+    ids = list(session.scalars(select(RunTarget.id).where(RunTarget.run_id == run.id)
+                               .order_by(RunTarget.position, RunTarget.id)))
+    return ids == sorted(ids)
+
+
 def list_outputs(session: Session, run: Run, page: int, page_size: int,
                  target_id: int | None = None, status: str | None = None,
                  error_class: str | None = None) -> Page[Any]:
-    """Rows of (output, target) ordered by case, target position, repeat, turn. A target
-    of another run is a 422 (not an empty page: the filter is wrong, not the results).
-    Without a status or error-class filter the total is the run's (or the target's) planned
-    cell count, which planning sets once with the rows: counting a million rows per page
-    took longer than the page itself."""
+    """Rows of (output, target) ordered by case, target, repeat, turn. A target of another
+    run is a 422 (not an empty page: the filter is wrong, not the results).
+
+    Planning inserts a run's targets in position order, so target ids follow positions and
+    the order is the (run, case, target, repeat, turn) unique index's own: the page's keys
+    are found in the index alone (an index-only scan, however deep the page) and only its
+    rows are read in full. Targets reordered since (ids no longer in position order) are
+    sorted by position the slow way. The total comes from the counters kept with
+    the rows where they say it, else a capped count (pagination.count_rows)."""
     conditions: list[ColumnElement[bool]] = [Output.run_id == run.id]
-    total = run.total
+    target = None
     if target_id is not None:
-        owned = session.scalar(select(RunTarget.total).where(RunTarget.id == target_id,
-                                                             RunTarget.run_id == run.id))
-        if owned is None:
+        target = session.scalar(select(RunTarget).where(RunTarget.id == target_id,
+                                                        RunTarget.run_id == run.id))
+        if target is None:
             raise Invalid("No such target in this run", {"query": {"target_id": [
                 "Not a target of this run"]}})
         conditions.append(Output.target_id == target_id)
-        total = owned
     if status is not None:
         conditions.append(Output.status == status)
-    if error_class is not None:
-        conditions.append(Output.error_class == error_class)
-    stmt = (select(Output, RunTarget).join(RunTarget, RunTarget.id == Output.target_id)
-            .where(*conditions)
-            .order_by(Output.case_id, RunTarget.position, Output.target_id, Output.repeat,
-                      Output.turn))
-    known = total if status is None and error_class is None else None
-    return paginate(session, stmt, page, page_size, scalars=False, total=known)
+    if error_class is not None:  # only ended cells carry one: the status index finds them
+        conditions += [Output.error_class == error_class, Output.status.in_(ENDED_CELLS)]
+    key = (Output.case_id, Output.target_id, Output.repeat, Output.turn)
+    keys = select(*key).where(*conditions)
+    total = _counted(run, target, status, error_class)
+    total, exact = (total, True) if total is not None else count_rows(session, keys)
+    both = select(Output, RunTarget).join(RunTarget, RunTarget.id == Output.target_id)
+    skip = (page - 1) * page_size
+    if _ids_in_position_order(session, run):
+        wanted = keys.order_by(*key).limit(page_size).offset(skip).subquery()
+        stmt = (both.join(wanted, and_(
+            Output.run_id == run.id, Output.case_id == wanted.c.case_id,
+            Output.target_id == wanted.c.target_id, Output.repeat == wanted.c.repeat,
+            Output.turn == wanted.c.turn)).order_by(*key))
+    else:
+        stmt = (both.where(*conditions).order_by(Output.case_id, RunTarget.position, *key[1:])
+                .limit(page_size).offset(skip))
+    rows = session.execute(stmt)
+    return Page(items=[tuple(row) for row in rows], total=total, page=page,
+                page_size=page_size, exact=exact)
 
 
 def get_output(session: Session, run: Run, output_id: int) -> tuple[Output, RunTarget, Case]:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import JSON, Table, bindparam, func, or_, select, update
+from sqlalchemy import JSON, Table, bindparam, case, func, or_, select, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
+from assay.core import bulk
 from assay.core.base import utcnow
 from assay.core.datasets.models import Case
 from assay.core.errors import DomainError, NotFound
@@ -143,7 +145,7 @@ def _cells_of(session: Session, run_id: int, leases: dict[int, tuple[int, str | 
         select(Output.id, Output.repeat, Output.turn, Case.input, RunTarget.model_id,
                RunTarget.params, RunTarget.prompt_version_id, Case.expected, RunTarget.id)
         .join(Case, Case.id == Output.case_id).join(RunTarget, RunTarget.id == Output.target_id)
-        .where(Output.id.in_(ids)).order_by(Output.id)).all()
+        .where(bulk.any_of(Output.id, ids, session.connection())).order_by(Output.id)).all()
     settings = session.scalar(select(Run.settings).where(Run.id == run_id)) or {}
     history = int(settings.get("max_history_pairs") or rendering.DEFAULT_HISTORY_PAIRS)
     prompts = {v.id: rendering.parts_of(v) for v in session.scalars(select(PromptVersion).where(
@@ -222,10 +224,10 @@ def _reserve(session: Session, run_id: int, cells: list[Cell], held: dict[int, i
         amounts[cell.output_id] = amount
         total += amount
     given_back = cells[len(kept):]
-    for oid, amount in amounts.items():
-        if amount or held.get(oid):
-            session.execute(update(Output).where(Output.id == oid)
-                            .values(reserved_micros=amount), execution_options=NO_SYNC)
+    # one statement for the claim, not one per cell (the rows are locked by the claim)
+    bulk.update_by_id(session.connection(), _OUTPUTS, [
+        {"id": oid, "reserved_micros": amount} for oid, amount in amounts.items()
+        if amount or held.get(oid)])
     if given_back:
         session.execute(update(Output).where(Output.id.in_([c.output_id for c in given_back]))
                         .values(status=CellStatus.pending, lease_owner=None, lease_until=None,
@@ -280,7 +282,8 @@ def claim_cells(session: Session, run_id: int, owner: str, limit: int, lease: ti
     still_running = select(Run.id).where(Run.id == run_id, Run.status == RunStatus.running)
     claimed = session.connection().execute(  # Core: the ORM adds nothing here
         update(cast(Table, Output.__table__))
-        .where(Output.id.in_(ids), claimable, Output.run_id.in_(still_running))
+        .where(bulk.any_of(Output.id, ids, session.connection()), claimable,
+               Output.run_id.in_(still_running))
         .values(status=CellStatus.running, lease_owner=owner, lease_until=now + lease,
                 attempts=Output.attempts + 1)
         .returning(Output.id, Output.reserved_micros, Output.attempts)).all()
@@ -299,7 +302,8 @@ def renew_leases(session: Session, owner: str, output_ids: list[int], lease: tim
     """Keep the leases of cells still in flight, so no other worker takes them over."""
     for chunk in range(0, len(output_ids), 1000):
         session.execute(update(Output).where(
-            Output.id.in_(output_ids[chunk:chunk + 1000]), Output.lease_owner == owner,
+            bulk.any_of(Output.id, output_ids[chunk:chunk + 1000], session.connection()),
+            Output.lease_owner == owner,
             Output.status == CellStatus.running).values(lease_until=utcnow() + lease),
             execution_options=NO_SYNC)
     session.commit()
@@ -340,6 +344,85 @@ def _cache_writes(session: Session, results: list[CellResult]) -> None:
         for r in results if r.ok and not r.cached and r.cache_key])
 
 
+def _output_row(r: CellResult) -> dict[str, Any]:
+    status = CellStatus.succeeded if r.ok else CellStatus.failed
+    return {"oid": r.output_id, "new_status": status.value,
+            "new_text": r.text, "new_error_class": r.error_class,
+            "new_error_message": r.error_message, "new_tokens_in": r.tokens_in,
+            "new_tokens_out": r.tokens_out, "new_cost": r.cost_micros,
+            "new_judged": judge_cost(r.scores), "new_latency": r.latency_ms,
+            "new_ttft": r.ttft_ms, "new_cached": r.cached, "new_raw_request": r.raw_request,
+            "new_raw_response": r.raw_response, "more_attempts": max(r.calls - 1, 0)}
+
+
+_OUTPUTS = cast(Table, Output.__table__)
+_C = _OUTPUTS.c
+# the columns of `_output_row`, typed (for PostgreSQL's arrays)
+_ROW_TYPES: dict[str, Any] = {
+    "oid": _C.id.type, "new_status": _C.status.type, "new_text": _C.text.type,
+    "new_error_class": _C.error_class.type, "new_error_message": _C.error_message.type,
+    "new_tokens_in": _C.tokens_in.type, "new_tokens_out": _C.tokens_out.type,
+    "new_cost": _C.cost_micros.type, "new_judged": _C.judge_cost_micros.type,
+    "new_latency": _C.latency_ms.type, "new_ttft": _C.ttft_ms.type, "new_cached": _C.cached.type,
+    "new_raw_request": _JSON, "new_raw_response": _JSON, "more_attempts": _C.attempts.type}
+
+
+def _write_outputs(connection: Connection, owner: str, results: list[CellResult], batch: int,
+                   now: datetime) -> Sequence[Any]:
+    """Write the results of cells still leased to `owner` (a cell whose lease another worker
+    took over is left to it), their reservations zeroed; returns (id, target_id,
+    reserved_micros, case_id) of each row written, with what it had reserved."""
+    mine = (_C.lease_owner == owner) & (_C.status == CellStatus.running)
+    ids = [r.output_id for r in results]
+    if bulk.on_postgres(connection):
+        # lock the rows and read what they reserved, then one UPDATE ... FROM unnest(...)
+        # for the whole batch (an executemany ran a statement per row)
+        written = connection.execute(
+            select(_C.id, _C.target_id, _C.reserved_micros, _C.case_id)
+            .where(bulk.any_of(_C.id, ids, connection), mine)
+            .order_by(_C.id).with_for_update()).all()
+        kept = {row.id for row in written}
+        rows = bulk.rows_table(_ROW_TYPES, [_output_row(r) for r in results
+                                            if r.output_id in kept])
+        if kept:
+            connection.execute(update(_OUTPUTS).where(_C.id == rows.c.oid, mine).values(
+                status=rows.c.new_status, text=rows.c.new_text,
+                error_class=rows.c.new_error_class, error_message=rows.c.new_error_message,
+                tokens_in=rows.c.new_tokens_in, tokens_out=rows.c.new_tokens_out,
+                cost_micros=rows.c.new_cost, judge_cost_micros=rows.c.new_judged,
+                latency_ms=rows.c.new_latency, ttft_ms=rows.c.new_ttft,
+                cached=rows.c.new_cached, raw_request=rows.c.new_raw_request,
+                raw_response=rows.c.new_raw_response,
+                # the claim counted one attempt; retries add theirs
+                attempts=_C.attempts + rows.c.more_attempts,
+                finished_at=now, lease_until=None, lease_owner=None, reserved_micros=0))
+        return written
+    # SQLite: an executemany (in-process, cheap) that tags the rows it wrote with a mark,
+    # then what they had reserved is read back and zeroed
+    mark = f"{owner}:{batch}"
+    statement = (
+        update(_OUTPUTS).where(_C.id == bindparam("oid"), mine)
+        .values(status=bindparam("new_status"), text=bindparam("new_text"),
+                error_class=bindparam("new_error_class"),
+                error_message=bindparam("new_error_message"),
+                tokens_in=bindparam("new_tokens_in"), tokens_out=bindparam("new_tokens_out"),
+                cost_micros=bindparam("new_cost"), judge_cost_micros=bindparam("new_judged"),
+                latency_ms=bindparam("new_latency"),
+                ttft_ms=bindparam("new_ttft"), cached=bindparam("new_cached"),
+                raw_request=bindparam("new_raw_request", type_=_JSON),
+                raw_response=bindparam("new_raw_response", type_=_JSON),
+                attempts=_C.attempts + bindparam("more_attempts"),
+                finished_at=now, lease_until=None, lease_owner=mark))
+    connection.execute(statement, [_output_row(r) for r in results])
+    written = connection.execute(
+        select(_C.id, _C.target_id, _C.reserved_micros, _C.case_id)
+        .where(_C.id.in_(ids), _C.lease_owner == mark)).all()
+    if written:
+        connection.execute(update(_OUTPUTS).where(_C.id.in_([row.id for row in written]))
+                           .values(lease_owner=None, reserved_micros=0))
+    return written
+
+
 @dataclass(frozen=True)
 class Recorded:
     """What a batch moved, for the events the shard publishes."""
@@ -359,44 +442,7 @@ def record_results(session: Session, run_id: int, owner: str,
         return Recorded(0, False)
     lock_run(session, run_id)
     now = utcnow()
-    mark = f"{owner}:{batch}"  # tags exactly the rows this batch wrote
-    statement = (
-        update(cast(Table, Output.__table__))  # Core: the ORM has no bulk update with WHERE
-        .where(Output.id == bindparam("oid"), Output.lease_owner == owner,
-               Output.status == CellStatus.running)
-        .values(status=bindparam("new_status"), text=bindparam("new_text"),
-                error_class=bindparam("new_error_class"),
-                error_message=bindparam("new_error_message"),
-                tokens_in=bindparam("new_tokens_in"), tokens_out=bindparam("new_tokens_out"),
-                cost_micros=bindparam("new_cost"), judge_cost_micros=bindparam("new_judged"),
-                latency_ms=bindparam("new_latency"),
-                ttft_ms=bindparam("new_ttft"), cached=bindparam("new_cached"),
-                raw_request=bindparam("new_raw_request", type_=_JSON),
-                raw_response=bindparam("new_raw_response", type_=_JSON),
-                # the claim counted one attempt; retries add theirs
-                attempts=Output.attempts + bindparam("more_attempts"),
-                finished_at=now, lease_until=None, lease_owner=mark)
-    )
-    # Core, on the session's connection: one executemany for the whole batch, without the
-    # ORM's bulk-update machinery (a tenth of the shard's CPU at 2,000 cells/s)
-    connection = session.connection()
-    connection.execute(statement, [
-        {"oid": r.output_id, "new_status": CellStatus.succeeded if r.ok else CellStatus.failed,
-         "new_text": r.text, "new_error_class": r.error_class,
-         "new_error_message": r.error_message, "new_tokens_in": r.tokens_in,
-         "new_tokens_out": r.tokens_out, "new_cost": r.cost_micros,
-         "new_judged": judge_cost(r.scores),
-         "new_latency": r.latency_ms, "new_ttft": r.ttft_ms, "new_cached": r.cached,
-         "new_raw_request": r.raw_request, "new_raw_response": r.raw_response,
-         "more_attempts": max(r.calls - 1, 0)} for r in results])
-    ids = [r.output_id for r in results]
-    outputs = cast(Table, Output.__table__)
-    written = connection.execute(
-        select(outputs.c.id, outputs.c.target_id, outputs.c.reserved_micros, outputs.c.case_id)
-        .where(outputs.c.id.in_(ids), outputs.c.lease_owner == mark)).all()
-    if written:
-        connection.execute(update(outputs).where(outputs.c.id.in_([row.id for row in written]))
-                           .values(lease_owner=None, reserved_micros=0))
+    written = _write_outputs(session.connection(), owner, results, batch, now)
     by_id = {r.output_id: r for r in results}
     tallies: dict[int, rollups.Tally] = {}
     latencies: Counter[tuple[int, int]] = Counter()
@@ -538,22 +584,24 @@ def is_over(session: Session, run_id: int,
 
 
 def finish_if_done(session: Session, run_id: int) -> Run | None:
-    """Close the run when no cell is left to do; returns it only on that transition."""
-    open_cells = session.scalar(select(func.count()).where(
-        Output.run_id == run_id, Output.status.in_([CellStatus.pending, CellStatus.running])))
+    """Close the run when no cell is left to do; returns it only on that transition.
+
+    One statement checks and moves: with a count first, a retry committed between the
+    count and the move (failed cells back to pending, the run running again) let a late
+    shard of the pass before close the retried run as completed, its cells left pending."""
+    open_cells = select(Output.id).where(
+        Output.run_id == run_id, Output.status.in_([CellStatus.pending, CellStatus.running]))
+    ending = case((Run.failed == 0, RunStatus.completed.value),
+                  (Run.succeeded == 0, RunStatus.failed.value), else_=RunStatus.partial.value)
+    moved = session.execute(
+        update(Run).where(Run.id == run_id, Run.status == RunStatus.running.value,
+                          ~open_cells.exists())
+        .values(status=ending, finished_at=utcnow()).execution_options(synchronize_session=False))
+    session.commit()
     run = session.get(Run, run_id)
     if run is None:
         raise NotFound("Run not found")
-    session.refresh(run)
-    if open_cells or RunStatus(run.status) in TERMINAL:
-        session.commit()
-        return None
-    status = (RunStatus.completed if run.failed == 0
-              else RunStatus.failed if run.succeeded == 0 else RunStatus.partial)
-    moved = transition(session, run_id, status, sources=[RunStatus.running],
-                       finished_at=utcnow())
-    session.commit()
-    if not moved:
-        return None  # another worker closed it first (or the run is paused)
+    if not getattr(moved, "rowcount", 0):
+        return None  # cells left, already ended (by another shard), or paused
     session.refresh(run)
     return run

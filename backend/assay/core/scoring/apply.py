@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, insert, select
+from sqlalchemy import Table, select
 from sqlalchemy.orm import Session
 
+from assay.core import bulk
 from assay.core.base import utcnow
 from assay.core.reports import rollups
 from assay.core.scoring.models import RunScorer, Score, ScorerConfig, ScorerVersion
@@ -135,5 +136,5 @@ def insert_scores(session: Session, rows: list[dict[str, Any]]) -> None:
     """One executemany, and the report rollups moved by the same rows; the caller commits
     (with the outputs the scores belong to)."""
     if rows:
-        session.connection().execute(insert(_SCORES), rows)  # Core executemany: no ORM
+        bulk.insert_rows(session.connection(), _SCORES, rows)  # Core: no ORM
         rollups.add_scores(session, rows)

@@ -29,13 +29,18 @@ class JudgeModel:
     key_error: str | None = None
 
 
+MAX_ID = 2**31 - 1  # ids are 32-bit integers
+
+
 def find_judges(session: Session, project_id: int,
                 refs: Iterable[str]) -> dict[str, ModelConfig]:
     """Ref -> the project's model config it names (by id or name); unknown refs absent."""
     wanted = {str(r) for r in refs}
     if not wanted:
         return {}
-    ids = [int(r) for r in wanted if r.isdigit()]
+    # an id is ASCII digits within the 32-bit ids ("²" is a digit to isdigit, not to int;
+    # a larger number is out of range for PostgreSQL): anything else can only be a name
+    ids = [int(r) for r in wanted if r.isascii() and r.isdigit() and int(r) <= MAX_ID]
     models = session.scalars(select(ModelConfig).where(
         ModelConfig.project_id == project_id,
         or_(ModelConfig.name.in_(wanted), ModelConfig.id.in_(ids)))).all()

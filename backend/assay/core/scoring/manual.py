@@ -22,6 +22,7 @@ from assay.core.base import utcnow
 from assay.core.errors import Invalid, NotFound
 from assay.core.projects.models import Project
 from assay.core.reports import rollups
+from assay.core.runs import cache
 from assay.core.runs.models import CellStatus, Output, Run
 from assay.core.scoring.apply import HUMAN_KINDS, CellScore, score_row
 from assay.core.scoring.models import Score, ScorerConfig, ScorerVersion
@@ -125,6 +126,7 @@ def set_score(session: Session, actor: User, project: Project, run: Run, output_
         "run_id": run.id, "output_id": output.id, "scorer_version_id": version.id,
         "before": before, "after": snapshot(score)})
     rollups.recount_case(session, version.id, output.target_id, output.case_id)
+    cache.scores_changed(session, run.id)
     return score, config, version
 
 
@@ -154,3 +156,4 @@ def delete_score(session: Session, actor: User, project: Project, run: Run, outp
         "before": snapshot(score), "after": None})
     session.delete(score)
     rollups.recount_case(session, version.id, output.target_id, output.case_id)
+    cache.scores_changed(session, run.id)

@@ -39,13 +39,18 @@ class TargetFacets:
 
 
 def case_facts(session: Session, run: Run) -> dict[int, CaseFacts]:
+    return version_case_facts(session, run.dataset_version_id)
+
+
+def version_case_facts(session: Session, version_id: int | None) -> dict[int, CaseFacts]:
+    """Tags, difficulty and input length of each case of a dataset version."""
     kind = session.scalar(select(Dataset.kind).join(
         DatasetVersion, DatasetVersion.dataset_id == Dataset.id)
-        .where(DatasetVersion.id == run.dataset_version_id)) or "questions"
+        .where(DatasetVersion.id == version_id)) or "questions"
     rows = session.execute(
         select(Case.id, Case.tags, Case.difficulty, Case.input, Case.trace)
         .join(VersionCase, VersionCase.case_id == Case.id)
-        .where(VersionCase.version_id == run.dataset_version_id))
+        .where(VersionCase.version_id == version_id))
     return {case_id: CaseFacts(_tags(tags), difficulty or None,
                                len(input_text(kind, data, trace)))
             for case_id, tags, difficulty, data, trace in rows}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
 from assay.core.errors import Invalid, NotFound
@@ -46,12 +46,14 @@ def scorers_of_run(session: Session, run: Run) -> list[ScorerInfo]:
         .where(RunScorer.run_id == run.id)
         .order_by(RunScorer.position, ScorerVersion.id)).all()
     pinned_ids = {row[0] for row in pinned}
-    scored = select(Score.scorer_version_id).where(Score.run_id == run.id).distinct()
+    # the project's versions with a score in the run: one index probe each, where a
+    # DISTINCT over the run's scores read every one of them (60,000 in a 20,000-output run)
+    scored = exists().where(Score.run_id == run.id, Score.scorer_version_id == ScorerVersion.id)
     extra = session.execute(
         select(ScorerVersion.id, ScorerConfig.id, ScorerConfig.name, ScorerConfig.kind,
                ScorerVersion.number)
         .join(ScorerConfig, ScorerConfig.id == ScorerVersion.scorer_id)
-        .where(ScorerVersion.id.in_(scored))
+        .where(ScorerConfig.project_id == run.project_id, scored)
         .order_by(ScorerVersion.id)).all()
     found = [ScorerInfo(*row, pinned=True) for row in pinned]
     found += [ScorerInfo(*row, pinned=False) for row in extra if row[0] not in pinned_ids]

@@ -17,11 +17,13 @@ A scorer without scores yet gives n = 0 and None for every number, never an erro
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
+from typing import Any
 
 from sqlalchemy.orm import Session
 
 from assay.core import stats
+from assay.core.runs import cache
 from assay.core.runs.models import Run
 from assay.core.runs.results import targets_of
 from assay.core.scoring import run_scores
@@ -136,3 +138,32 @@ def _judge_human(info: ScorerInfo, judges: list[int], humans: list[ScorerInfo],
         found += judge_human(scored, by_source.get((human.version_id, target_id), []),
                              human.version_id)
     return tuple(found)
+
+
+def item_view(item: TargetStatistics) -> dict[str, Any]:
+    """One target and scorer's statistics as JSON-ready values (the API's item less the
+    target's label and model, which can change without the numbers)."""
+    flakiness = None
+    if item.flakiness is not None:
+        flakiness = {**asdict(item.flakiness), "cases": [
+            {**asdict(case), "case_id": case.case} for case in item.flakiness.cases]}
+    return {
+        **asdict(item), "flakiness": flakiness,
+        "criteria": [{"name": name, **asdict(summary)}
+                     for name, summary in item.criteria.items()],
+        "judge_human": [{"judge": found.judge,
+                         "human_scorer_version_id": found.human_scorer_version_id,
+                         "reviewers": found.reviewers, **asdict(found.agreement)}
+                        for found in item.judge_human]}
+
+
+def statistics_view(session: Session, run: Run, version_id: int | None = None
+                    ) -> tuple[list[ScorerInfo], list[dict[str, Any]]]:
+    """The scorers (read as they are now) and item_view of every item of run_statistics,
+    kept for a stopped run until its scores change (runs/cache.py)."""
+    scorers = [info for info in scorers_of_run(session, run)
+               if version_id is None or info.version_id == version_id]
+    key = "statistics:" + ",".join(str(info.version_id) for info in scorers)
+    items = cache.kept_json(session, run, key, lambda: [
+        item_view(item) for item in run_statistics(session, run, version_id).items])
+    return scorers, items

@@ -24,7 +24,6 @@ from typing import Literal, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import ndtr, ndtri
 
 from assay.core.stats.inputs import check_confidence, check_resamples, finite_array
 
@@ -106,6 +105,8 @@ def _bca_levels(boot: NDArray[np.float64], observed: float, x: NDArray[np.float6
     """Bias-corrected and accelerated percentile levels (Efron 1987), as scipy computes
     them: bias from the share of resamples below the estimate (ties count half),
     acceleration from the jackknife, which for a mean is exact in closed form."""
+    from scipy.special import ndtr, ndtri  # only here: the percentile intervals need no SciPy
+
     below = ((boot < observed).sum() + (boot <= observed).sum()) / (2 * boot.size)
     below = min(max(below, 0.5 / boot.size), 1 - 0.5 / boot.size)
     z0 = float(ndtri(below))

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.sparse.csgraph import connected_components
 
 from assay.core.stats.inputs import check_confidence, check_resamples, finite
 
@@ -198,6 +197,8 @@ def _check_graph(points: NDArray[np.float64], played: Sequence[str],
                  virtual_ties: float) -> None:
     if not played:
         return
+    from scipy.sparse.csgraph import connected_components  # a rating's cost, not an import's
+
     count, labels = connected_components(points + points.T > 0, directed=False)
     if count > 1:
         raise ValueError("the comparisons form separate groups whose ratings cannot be "

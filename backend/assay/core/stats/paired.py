@@ -28,7 +28,6 @@ from dataclasses import dataclass, replace
 from typing import TypeVar
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from assay.core.stats.bootstrap import Method, bootstrap_interval, check_method
 from assay.core.stats.inputs import check_confidence, check_resamples, finite
@@ -124,6 +123,10 @@ def _is_binary(values_a: np.ndarray, values_b: np.ndarray, binary: bool | None) 
 
 
 def _test(diff: np.ndarray, binary: bool) -> tuple[str, float]:
+    # imported here: scipy.stats is a second of imports, and most commands that import this
+    # package (the engine, `assay eval`) never test a difference
+    from scipy import stats as scipy_stats
+
     # equal scores can differ in the last bits once averaged or subtracted; rounding keeps
     # them equal, so zeros and ties are what they mean to be
     rounded = np.round(diff, DECIMALS)
@@ -144,6 +147,8 @@ def _test(diff: np.ndarray, binary: bool) -> tuple[str, float]:
 def _exact_signed_rank_p(nonzero: np.ndarray) -> float:
     """Two-sided p-value of the signed-rank sum under random signs. Doubled mid-ranks are
     whole numbers, so the null distribution is a polynomial built one rank at a time."""
+    from scipy import stats as scipy_stats
+
     doubled = np.rint(2 * scipy_stats.rankdata(np.abs(nonzero))).astype(np.int64)
     distribution = np.zeros(int(doubled.sum()) + 1)
     distribution[0] = 1.0

@@ -63,6 +63,10 @@ const kinds = (calls: number, judges: number, judgeMode: number, generation: num
   { kind: 'judge_mode' as const, spent_micros: judgeMode },
   { kind: 'generation' as const, spent_micros: generation },
   { kind: 'scorer_trials' as const, spent_micros: 0 },
+  { kind: 'assist' as const, spent_micros: 0 },
+  { kind: 'refinement' as const, spent_micros: 0 },
+  { kind: 'pairwise_judge' as const, spent_micros: 0 },
+  { kind: 'arena_judge' as const, spent_micros: 0 },
 ];
 /** Sums as the API spells them: the total and its calls, judges and generation parts. */
 const sums = (calls: number, judges: number, generation: number, outputs: number, tokensIn: number, tokensOut: number) => ({

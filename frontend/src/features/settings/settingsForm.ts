@@ -8,6 +8,8 @@ export type SettingsPatch = NonNullable<paths['/api/projects/{project_id}/settin
 export const CONCURRENCY_MAX = 1000;
 export const TIMEOUT_MAX = 3600;
 export const RETRIES_MAX = 10;
+/** The server's ceiling on a money setting (MAX_MICROS): a billion dollars. */
+export const MONEY_MAX_MICROS = 10 ** 15;
 
 /** What the form edits: text as typed, so a bad value stays on screen with its error. */
 export interface SettingsForm {
@@ -19,6 +21,7 @@ export interface SettingsForm {
   timeout: string;
   maxRetries: string;
   codeExecution: boolean;
+  arenaAllowance: string; // dollars; '' = none: only editors and up run paid EvalArena judges
 }
 
 export type SettingsErrors = Partial<Record<keyof SettingsForm, string>>;
@@ -34,6 +37,7 @@ export function formOf(s: ProjectSettings): SettingsForm {
     timeout: text(s.default_timeout_s),
     maxRetries: text(s.default_max_retries),
     codeExecution: s.code_execution,
+    arenaAllowance: microsToDollars(s.arena_allowance_micros),
   };
 }
 
@@ -64,6 +68,10 @@ export function buildPatch(form: SettingsForm, saved: ProjectSettings): { patch:
   if (!timeout.ok) errors.timeout = `Seconds, a whole number from 1 to ${TIMEOUT_MAX}, or empty for the server's default.`;
   const retries = optionalWhole(form.maxRetries, 0, RETRIES_MAX);
   if (!retries.ok) errors.maxRetries = `A whole number from 0 to ${RETRIES_MAX}, or empty for the default (2).`;
+  const allowance = parseDollars(form.arenaAllowance);
+  if (form.arenaAllowance.trim().startsWith('-')) errors.arenaAllowance = 'An allowance cannot be negative.';
+  else if (!allowance.ok) errors.arenaAllowance = allowance.error.replace('a price', 'an amount').replace('That price', 'That amount');
+  else if (allowance.micros !== null && allowance.micros > MONEY_MAX_MICROS) errors.arenaAllowance = 'At most $1,000,000,000.';
   if (Object.keys(errors).length > 0) return { patch: null, errors };
 
   const next: SettingsPatch = {
@@ -75,6 +83,7 @@ export function buildPatch(form: SettingsForm, saved: ProjectSettings): { patch:
     default_timeout_s: timeout.value,
     default_max_retries: retries.value,
     code_execution: form.codeExecution,
+    arena_allowance_micros: allowance.ok ? allowance.micros : null,
   };
   const patch: SettingsPatch = {};
   for (const key of Object.keys(next) as (keyof SettingsPatch)[]) {
@@ -93,4 +102,5 @@ export const SERVER_FIELDS: Record<string, keyof SettingsForm> = {
   default_timeout_s: 'timeout',
   default_max_retries: 'maxRetries',
   code_execution: 'codeExecution',
+  arena_allowance_micros: 'arenaAllowance',
 };

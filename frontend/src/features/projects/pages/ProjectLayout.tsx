@@ -19,6 +19,7 @@ const tabs = [
   { to: '', label: 'Runs', end: true },
   { to: 'datasets', label: 'Datasets', end: false },
   { to: 'prompts', label: 'Prompts', end: false },
+  { to: 'experiments', label: 'Experiments', end: false },
   { to: 'providers', label: 'Providers', end: false },
   { to: 'models', label: 'Models', end: false },
   { to: 'scorers', label: 'Scorers', end: false },

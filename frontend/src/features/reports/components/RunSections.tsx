@@ -85,8 +85,12 @@ const FACETS: { kind: FacetKind; label: string }[] = [
   { kind: 'by_difficulty', label: 'Difficulty' },
 ];
 
+type FacetGroup = RunFacets['targets'][number]['by_tag'][number];
+/** What the heatmap needs of a row: a run's target, or an experiment's model (by label). */
+export type FacetRow = { label: string; target_id?: number } & Record<FacetKind, FacetGroup[]>;
+
 /** Target × facet heatmap: each cell prints its mean, interval and case count; colour only repeats the mean. */
-export function FacetHeatmap({ facets }: { facets: RunFacets }) {
+export function FacetHeatmap({ facets, noun = 'target' }: { facets: { targets: FacetRow[] }; noun?: string }) {
   const [kind, setKind] = useState<FacetKind>('by_tag');
   const [asTable, setAsTable] = useState(false);
   const id = useId();
@@ -95,7 +99,7 @@ export function FacetHeatmap({ facets }: { facets: RunFacets }) {
   const lo = Math.min(...means);
   const hi = Math.max(...means);
   const label = FACETS.find((f) => f.kind === kind)!.label;
-  const rows = facets.targets.flatMap((t) => t[kind].map((g) => ({ target: t.label, targetId: t.target_id, ...g })));
+  const rows = facets.targets.flatMap((t) => t[kind].map((g) => ({ target: t.label, targetId: t.target_id ?? t.label, ...g })));
   return (
     <Card>
       <section aria-labelledby={`${id}-title`}>
@@ -103,10 +107,10 @@ export function FacetHeatmap({ facets }: { facets: RunFacets }) {
           <div className="flex flex-wrap items-start justify-between gap-3">
             <div className="space-y-1">
               <h3 id={`${id}-title`} className="text-base font-semibold text-zinc-900">
-                Facet heatmap: target × {label.toLowerCase()}
+                Facet heatmap: {noun} × {label.toLowerCase()}
               </h3>
               <p className="text-sm text-zinc-600">
-                Mean score of each target's outputs per {label.toLowerCase()}, with its 95% interval and case count; darker cells score higher.
+                Mean score of each {noun}'s outputs per {label.toLowerCase()}, with its 95% interval and case count; darker cells score higher.
               </p>
             </div>
             <div className="flex items-center gap-2">
@@ -138,7 +142,7 @@ export function FacetHeatmap({ facets }: { facets: RunFacets }) {
               rowKey={(r) => `${r.targetId}-${r.key}`}
               rows={rows}
               columns={[
-                { key: 'target', header: 'Target', cell: (r) => r.target },
+                { key: 'target', header: noun[0].toUpperCase() + noun.slice(1), cell: (r) => r.target },
                 { key: 'key', header: label, cell: (r) => r.key },
                 { key: 'mean', header: 'Mean score', cell: (r) => num(r.mean.mean), numeric: true },
                 { key: 'ci', header: '95% interval', cell: (r) => interval(r.mean.low, r.mean.high), numeric: true },
@@ -149,11 +153,11 @@ export function FacetHeatmap({ facets }: { facets: RunFacets }) {
           ) : (
             <div className="overflow-x-auto">
               <table className="border-separate border-spacing-1 text-sm">
-                <caption className="sr-only">Mean score by target and {label.toLowerCase()}</caption>
+                <caption className="sr-only">Mean score by {noun} and {label.toLowerCase()}</caption>
                 <thead>
                   <tr>
                     <th scope="col" className="px-2 py-1 text-left font-medium text-zinc-600">
-                      Target
+                      {noun[0].toUpperCase() + noun.slice(1)}
                     </th>
                     {keys.map((k) => (
                       <th key={k} scope="col" className="px-2 py-1 text-left font-medium text-zinc-600">
@@ -164,7 +168,7 @@ export function FacetHeatmap({ facets }: { facets: RunFacets }) {
                 </thead>
                 <tbody>
                   {facets.targets.map((t) => (
-                    <tr key={t.target_id}>
+                    <tr key={t.target_id ?? t.label}>
                       <th scope="row" className="whitespace-nowrap px-2 py-1 text-left font-medium text-zinc-900">
                         {t.label}
                       </th>

@@ -22,6 +22,10 @@ export const KIND_LABELS: Record<CostReport['total']['by_kind'][number]['kind'],
   judge_mode: 'Judge mode',
   generation: 'Generation',
   scorer_trials: 'Scorer trials',
+  assist: 'AI assist',
+  refinement: 'Refinement',
+  pairwise_judge: 'Pairwise judges',
+  arena_judge: 'Arena judges',
 };
 
 function Stats({ items, label }: { items: [string, string][]; label: string }) {
@@ -220,7 +224,7 @@ export function CostsPage() {
     );
   }
   return (
-    <ReportsShell projectId={project.id} title="Costs and tokens" intro="Everything the project spent (model calls, judges, judge mode, generation jobs) and the tokens used: in total, by kind, by model, by run and by day.">
+    <ReportsShell projectId={project.id} title="Costs and tokens" intro="Everything the project spent (model calls, judges, judge mode, generation jobs, scorer trials, experiments' AI assist, refinement and pairwise judges, EvalArena's judge runs) and the tokens used: in total, by kind, by model, by run and by day.">
       <ScopeFilters projectId={project.id} state={scope} />
       {body}
     </ReportsShell>

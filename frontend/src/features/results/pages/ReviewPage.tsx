@@ -48,6 +48,9 @@ export function ReviewPage() {
   const [criterion, setCriterion] = useState(0);
   const [draft, setDraft] = useState<Record<string, number>>({});
   const direction = useRef<1 | -1>(1);
+  // While a save is finishing, its own step forward is the only one: the skip below would
+  // otherwise see the cell just scored as done and step too, landing one cell too far.
+  const saving = useRef(false);
   const canScore = roleAtLeast(project.data?.role, 'reviewer');
   const scoring = useScoringChoices(projectId, run.data);
   const [chosen, setChosen] = useState<number | null | undefined>(undefined);
@@ -93,22 +96,27 @@ export function ReviewPage() {
 
   // "Only unscored by me": step past cells the reviewer scored, the way they were going.
   useEffect(() => {
-    if (!unscoredOnly || !row || manual.busy) return;
+    if (!unscoredOnly || !row || manual.busy || saving.current) return;
     if (!item || done) go(direction.current);
   });
 
   const scoreWith = async (entry: ManualScoreBody | null) => {
     if (!entry || !choice || !item || !row || !canScore) return;
     const repeats = item.outputs.length;
-    const ok = await manual.score({
-      versionId: choice.versionId,
-      outputs: item.outputs.map((o, i) => ({ outputId: o.id, before: befores[i] ?? null })),
-      after: entry,
-      label: `case #${row.number} · ${item.label}${repeats > 1 ? ` (${repeats} repeats)` : ''}: ${entry.criteria ? Object.entries(entry.criteria).map(([k, v]) => `${k} ${v}`).join(', ') : describeEntry(entry)}`,
-      row: pos.row,
-      item: index,
-    });
-    if (ok) go(1);
+    saving.current = true;
+    try {
+      const ok = await manual.score({
+        versionId: choice.versionId,
+        outputs: item.outputs.map((o, i) => ({ outputId: o.id, before: befores[i] ?? null })),
+        after: entry,
+        label: `case #${row.number} · ${item.label}${repeats > 1 ? ` (${repeats} repeats)` : ''}: ${entry.criteria ? Object.entries(entry.criteria).map(([k, v]) => `${k} ${v}`).join(', ') : describeEntry(entry)}`,
+        row: pos.row,
+        item: index,
+      });
+      if (ok) go(1);
+    } finally {
+      saving.current = false;
+    }
   };
   const criteriaEntry = (next: Record<string, number>): ManualScoreBody | null => {
     if (!choice) return null;

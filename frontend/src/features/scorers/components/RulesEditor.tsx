@@ -6,6 +6,8 @@ export interface RuleProblem {
   line: number;
   column: number;
   message: string;
+  /** A warning is shown but does not block (default: error). */
+  level?: 'error' | 'warning';
 }
 
 // CodeMirror is loaded only when a rules scorer is edited: the entry chunk stays small.

@@ -14,6 +14,7 @@ const saved: ProjectSettings = {
   default_timeout_s: null,
   default_max_retries: null,
   code_execution: false,
+  arena_allowance_micros: null,
   spent_micros: 2_500_000,
   reserved_micros: 0,
   can_edit: true,
@@ -81,6 +82,55 @@ describe('project settings form', () => {
     expect(screen.getByText('Some settings are not valid.')).toBeInTheDocument();
   });
 
+  it('shows the arena allowance as dollars and saves it in micro-dollars, or clears it', async () => {
+    const fetch = serve((body) => json({ ...saved, ...body }));
+    const { unmount } = renderWithProviders(<SettingsFormView projectId={3} settings={saved} />);
+    const field = screen.getByLabelText(/Arena allowance in dollars/);
+    expect(field).toHaveValue('');
+    expect(screen.getByTestId('arena-allowance-summary')).toHaveTextContent('viewers and reviewers cannot run paid judges');
+    await replace(/Arena allowance in dollars/, '$12.50');
+    await userEvent.click(screen.getByRole('button', { name: 'Save settings' }));
+    expect(await screen.findByText('Settings saved.')).toBeInTheDocument();
+    expect(await patches(fetch)).toEqual([{ arena_allowance_micros: 12_500_000 }]);
+    unmount();
+
+    const set = { ...saved, arena_allowance_micros: 2_500_000 };
+    const again = serve((body) => json({ ...set, ...body }));
+    renderWithProviders(<SettingsFormView projectId={3} settings={set} />);
+    expect(screen.getByLabelText(/Arena allowance in dollars/)).toHaveValue('2.5');
+    expect(screen.getByTestId('arena-allowance-summary')).toHaveTextContent('may spend up to $2.50 in all');
+    await replace(/Arena allowance in dollars/, '');
+    await userEvent.click(screen.getByRole('button', { name: 'Save settings' }));
+    expect(await screen.findByText('Settings saved.')).toBeInTheDocument();
+    expect(await patches(again)).toEqual([{ arena_allowance_micros: null }]);
+  });
+
+  it.each([
+    ['-1', 'An allowance cannot be negative.'],
+    ['ten', 'Enter an amount in dollars, such as 0.15.'],
+    ['0.0000001', 'Use at most 6 decimals (one micro-dollar).'],
+    ['1000000000.01', 'At most $1,000,000,000.'],
+  ])('refuses an arena allowance of %s with its error and sends nothing', async (value, message) => {
+    const fetch = serve(() => json(saved));
+    renderWithProviders(<SettingsFormView projectId={3} settings={saved} />);
+    await replace(/Arena allowance in dollars/, value);
+    await userEvent.click(screen.getByRole('button', { name: 'Save settings' }));
+    const field = screen.getByLabelText(/Arena allowance in dollars/);
+    expect(field).toHaveAttribute('aria-invalid', 'true');
+    expect(field).toHaveAccessibleDescription(expect.stringContaining(message));
+    expect(field).toHaveFocus();
+    expect(await patches(fetch)).toEqual([]);
+  });
+
+  it('shows the server’s error on the arena allowance beside it', async () => {
+    serve(() => json({ code: 'VALIDATION_ERROR', status: 422, message: 'Invalid input', errors: { json: { arena_allowance_micros: ['Must be at most 1000000000000000'] } } }, 422));
+    renderWithProviders(<SettingsFormView projectId={3} settings={saved} />);
+    await replace(/Arena allowance in dollars/, '5');
+    await userEvent.click(screen.getByRole('button', { name: 'Save settings' }));
+    expect(await screen.findByText('Must be at most 1000000000000000')).toBeInTheDocument();
+    expect(screen.getByLabelText(/Arena allowance in dollars/)).toHaveAttribute('aria-invalid', 'true');
+  });
+
   it('is read-only below admin', () => {
     serve(() => json(saved));
     renderWithProviders(<SettingsFormView projectId={3} settings={{ ...saved, can_edit: false }} />);
@@ -88,5 +138,6 @@ describe('project settings form', () => {
     expect(screen.queryByRole('button', { name: 'Save settings' })).not.toBeInTheDocument();
     expect(screen.getByLabelText('Allow the code execution scorer')).toBeDisabled();
     expect(screen.getByLabelText(/Project budget in dollars/)).toHaveAttribute('readonly');
+    expect(screen.getByLabelText(/Arena allowance in dollars/)).toHaveAttribute('readonly');
   });
 });

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Alert, Button, Card, CardContent, CardHeader, CardTitle, Checkbox, describedBy, Field, Input, Label, Textarea } from '@/components/ui';
 import { errorMessage, fieldErrors } from '@/api/errors';
+import { formatMicros } from '@/lib/money';
 import { useFocusFirstInvalid } from '@/lib/useFocusFirstInvalid';
 import { useSaveSettings } from '../hooks/useSettings';
 import { buildPatch, formOf, RETRIES_MAX, SERVER_FIELDS, type ProjectSettings, type SettingsErrors, type SettingsForm } from '../settingsForm';
@@ -121,6 +122,24 @@ export function SettingsFormView({ projectId, settings }: { projectId: number; s
           </div>
           <p id="settings-codeExecution-hint" className="text-sm text-zinc-500">
             Runs the code in model outputs in a sandbox (no network, limited time and memory). Every change is recorded in the activity log.
+          </p>
+        </CardContent>
+      </Card>
+      <Card>
+        <CardHeader>
+          <CardTitle>EvalArena</CardTitle>
+        </CardHeader>
+        <CardContent className="space-y-2">
+          {text(
+            'arenaAllowance',
+            'Arena allowance in dollars',
+            'What judge runs in EvalArena paid by this project may cost in all for members below editor; empty: only editors and up may run them.',
+            { inputMode: 'decimal', placeholder: 'Editors and up only' },
+          )}
+          <p className="text-sm text-zinc-600" data-testid="arena-allowance-summary">
+            {settings.arena_allowance_micros === null
+              ? 'Now: viewers and reviewers cannot run paid judges.'
+              : `Now: viewers and reviewers may spend up to ${formatMicros(settings.arena_allowance_micros)} in all.`}
           </p>
         </CardContent>
       </Card>

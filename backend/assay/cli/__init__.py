@@ -1,4 +1,5 @@
-"""The `assay` command: a FlaskGroup with serve, worker, seed, fake-provider and up."""
+"""The `assay` command: a FlaskGroup with serve, worker, seed, fake-provider and up, and the
+local evaluation commands (eval, init, runs, compare, push: evalcmd.py, runscmd.py)."""
 
 from __future__ import annotations
 
@@ -34,13 +35,19 @@ def main() -> None:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=int, default=lambda: int(os.environ.get("ASSAY_PORT", 8000)),
               show_default="ASSAY_PORT or 8000")
-@click.option("--threads", type=int, default=32, show_default=True,
-              help="Worker threads; each open progress stream holds one.")
-def serve(host: str, port: int, threads: int) -> None:
-    """Run the API with gunicorn."""
+@click.option("--workers", type=int,
+              default=lambda: int(os.environ.get("ASSAY_WEB_WORKERS", 0)),
+              show_default="ASSAY_WEB_WORKERS or one per core",
+              help="gunicorn worker processes.")
+@click.option("--threads", type=int,
+              default=lambda: int(os.environ.get("ASSAY_WEB_THREADS", 16)),
+              show_default="ASSAY_WEB_THREADS or 16",
+              help="Threads per worker; each open progress stream holds one.")
+def serve(host: str, port: int, workers: int, threads: int) -> None:
+    """Run the API with gunicorn (gthread workers: README, Deploying, Scaling)."""
     from assay.serve import run_gunicorn
 
-    run_gunicorn(host, port, threads)
+    run_gunicorn(host, port, threads, workers or None)
 
 
 @main.command()
@@ -61,6 +68,20 @@ def reaper() -> None:
     run_reaper(Settings.from_env())
 
 
+@main.command("retention")
+@click.option("--dry-run", is_flag=True, help="Report what would go; remove nothing.")
+def retention_command(dry_run: bool) -> None:
+    """Apply the data-retention policy now (ASSAY_RETAIN_*; workers also run it on schedule)
+    and print its report as JSON."""
+    import json
+
+    from assay.jobs.retention import retention
+    from assay.runtime import configure
+
+    rt = configure(Settings.from_env())
+    click.echo(json.dumps(retention(rt, rt.settings.retention, dry_run), indent=2))
+
+
 @main.command()
 @click.option("--no-tour", is_flag=True,
               help="Only the demo user, project, models and questions; skip the demo tour "
@@ -72,7 +93,18 @@ def seed(no_tour: bool) -> None:
 
     settings = Settings.from_env()
     rt = configure(settings)
+    from assay.core.challenges.content import ChallengeFileError
+    from assay.core.challenges.seeding import seed_challenges
+
     with rt.db.factory() as session:
+        try:
+            counts = seed_challenges(session)
+        except ChallengeFileError as error:
+            click.echo("EvalArena challenges not loaded (nothing changed):", err=True)
+            for problem in error.problems:
+                click.echo(f"  seeds/challenges/{problem}", err=True)
+            sys.exit(1)
+        click.echo("EvalArena challenges: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
         _, project = seed_demo(session, settings, None if no_tour else rt)
     click.echo(f"Demo project '{project.name}' ready. Sign in as {DEMO_EMAIL} / {DEMO_PASSWORD}")
 
@@ -97,3 +129,14 @@ def up(no_build: bool) -> None:
 
     boot.multiproc_dir(boot.instance_path(), fresh=True)  # no samples of earlier processes
     sys.exit(run_all(Settings.from_env(), build=not no_build))
+
+
+def _register_eval_commands() -> None:
+    from assay.cli.evalcmd import register
+    from assay.cli.reportcmd import report
+
+    register(main)
+    main.add_command(report)
+
+
+_register_eval_commands()
