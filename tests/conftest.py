@@ -24,6 +24,7 @@ from rq.registry import StartedJobRegistry
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
+from assay.api import kept_reads
 from assay.app import create_app
 from assay.extensions import db
 from assay.providers.fake import FakeConfig, FakeProviderThread
@@ -148,7 +149,9 @@ def clean_state(request: pytest.FixtureRequest) -> Iterator[None]:
         queue.empty()  # no job outlives its test's rows
         _settle_warm_jobs(queue)
         db.scoped.remove()
-        request.getfixturevalue("app").extensions["assay_credentials"].clear()
+        app = request.getfixturevalue("app")
+        app.extensions["assay_credentials"].clear()
+        kept_reads.forget(app)
         _empty_tables()
         prefix = settings.redis_prefix
         keys = list(conn.scan_iter(f"{prefix}:*", count=1000))  # RQ's keys stay: workers live on

@@ -9,7 +9,7 @@ from flask_migrate import Migrate
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from assay import __version__, runtime
-from assay.api import docs, security
+from assay.api import docs, kept_reads, security
 from assay.api.arena.routes import blp as arena_blp
 from assay.api.auth.routes import blp as auth_blp
 from assay.api.contract import READ_SECURITY, ContractPlugin
@@ -89,6 +89,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.register_blueprint(docs.blp)
     observability.init_app(app)  # request ids first: errors log them
     security.init_app(app)
+    kept_reads.init_app(app)
     auth_service.dummy_hash(settings.bcrypt_rounds)  # the first unknown email costs no more
     register_error_handlers(app)
 

@@ -90,6 +90,7 @@ class Settings:
     sse_heartbeat_s: float = 15.0
     db_pool_size: int = 10  # PostgreSQL connections a process keeps (assay serve: threads)
     auth_cache_s: float = 5.0  # how long a process trusts a credential it checked (0: never)
+    read_cache_s: float = 5.0  # how long a process keeps a stopped run's read (0: never)
     run_concurrency: int = 50
     stream_maxlen: int = 10_000
     block_private_urls: bool = False  # refuse loopback/private provider base URLs (SSRF)
@@ -154,6 +155,7 @@ class Settings:
             sse_heartbeat_s=float(env.get("ASSAY_SSE_HEARTBEAT_S") or 15.0),
             db_pool_size=max(1, _int(env, "ASSAY_DB_POOL_SIZE", 10)),
             auth_cache_s=max(0.0, float(env.get("ASSAY_AUTH_CACHE_S") or 5.0)),
+            read_cache_s=max(0.0, float(env.get("ASSAY_READ_CACHE_S") or 5.0)),
             run_concurrency=_int(env, "ASSAY_RUN_CONCURRENCY", 50),
             block_private_urls=_bool(env, "ASSAY_BLOCK_PRIVATE_URLS", False),
             private_url_allow=_allow_list(env),

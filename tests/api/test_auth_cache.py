@@ -9,7 +9,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -114,12 +113,3 @@ def test_a_cache_of_zero_seconds_checks_every_request(app: Flask, factory: Facto
         assert app.test_client().get("/api/auth/me", headers={
             "Authorization": f"Bearer {token}"}).status_code == 200
     assert never.get("token:" + token_digest(token)) is None
-
-
-@pytest.mark.parametrize("ttl", [TTL_S])
-def test_entries_expire_after_the_ttl(ttl: float) -> None:
-    cache = CredentialCache(ttl)
-    cache.put("k", 1, {"email": "a@example.com"})
-    assert cache.get("k") is not None
-    time.sleep(ttl + 0.05)
-    assert cache.get("k") is None

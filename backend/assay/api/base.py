@@ -11,12 +11,11 @@ from flask_smorest.utils import resolve_schema_instance
 from marshmallow import Schema, fields, validate
 from sqlalchemy.orm import Session
 
-from assay.api import dump
+from assay.api import dump, kept_reads
 from assay.api.errors import Parser
 from assay.core.auth.models import User
 from assay.core.errors import Unauthorized
 from assay.core.pagination import COUNT_CAP, Page
-from assay.core.projects import service as projects
 from assay.core.projects.models import Project, Role
 from assay.extensions import db
 from assay.runtime import Runtime, current
@@ -48,7 +47,7 @@ def user() -> User:
 
 
 def project_access(project_id: int, needed: Role) -> tuple[Project, Role]:
-    return projects.access(session(), user(), project_id, needed)
+    return kept_reads.project_access(session(), user(), project_id, needed)
 
 
 def commit() -> None:

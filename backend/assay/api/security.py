@@ -11,7 +11,7 @@ from sqlalchemy.orm import make_transient_to_detached
 from assay.api.fields import MAX_ID
 from assay.core.auth import service as auth
 from assay.core.auth import sessions
-from assay.core.auth.cache import CredentialCache
+from assay.core.auth.cache import CredentialCache, Entry
 from assay.core.auth.models import User
 from assay.core.errors import Forbidden, NotFound, Unauthorized
 from assay.extensions import db
@@ -62,7 +62,7 @@ def _cached_user(key: str) -> User | None:
 def _keep(key: str, user: User) -> None:
     columns = {attr.key: getattr(user, attr.key) for attr in inspect(User).column_attrs
                if attr.key != "id"}
-    credential_cache().put(key, user.id, columns)
+    credential_cache().put(key, Entry(user.id, columns))
 
 
 def _from_bearer(token: str) -> User:

@@ -74,6 +74,13 @@ def list_projects(session: Session, user: User, page: int, page_size: int,
 
 def access(session: Session, user: User, project_id: int, needed: Role) -> tuple[Project, Role]:
     """A non-member learns nothing (404); a member below `needed` is refused (403)."""
+    project, role = membership(session, user, project_id)
+    require(role, needed)
+    return project, role
+
+
+def membership(session: Session, user: User, project_id: int) -> tuple[Project, Role]:
+    """The project and the user's role in it; 404 for a non-member or a deleted project."""
     row = session.execute(
         select(Project, Membership.role)
         .join(Membership, Membership.project_id == Project.id)
@@ -82,10 +89,12 @@ def access(session: Session, user: User, project_id: int, needed: Role) -> tuple
     ).first()
     if row is None:
         raise NotFound("Project not found")
-    project, role = row[0], Role(row[1])
+    return row[0], Role(row[1])
+
+
+def require(role: Role, needed: Role) -> None:
     if not role.at_least(needed):
         raise Forbidden(f"This needs the {needed.value} role; you are {role.value}")
-    return project, role
 
 
 def delete_project(session: Session, actor: User, project: Project) -> None:

@@ -1,0 +1,199 @@
+"""What an API process keeps between reads (api/kept_reads.py), through HTTP: a stopped
+run's reads are answered from memory and their numbers are never stale; names from other
+rows follow within the TTL elsewhere and at once where they were changed; a removed member
+is refused within the TTL elsewhere and at once here; nothing else is kept. Two sets of
+cache objects stand for two gunicorn workers: the app looks them up per request."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from flask import Flask
+from sqlalchemy import event, select, update
+
+from assay.api.kept_reads import KEPT_ENDPOINTS, MEMBERSHIPS, READS
+from assay.core.auth.models import User
+from assay.core.projects.models import Project, Role
+from assay.core.runs.models import Output, Run, RunStatus
+from assay.core.ttl_cache import TTLCache
+from assay.extensions import db
+from tests.factories import Factory, Session, succeed
+
+TTL_S = 1.5
+
+
+@contextmanager
+def process(app: Flask, caches: dict[str, TTLCache[Any]]) -> Iterator[None]:
+    """Requests inside are served as by the worker owning `caches`."""
+    previous = {name: app.extensions[name] for name in caches}
+    app.extensions.update(caches)
+    try:
+        yield
+    finally:
+        app.extensions.update(previous)
+
+
+def worker() -> dict[str, TTLCache[Any]]:
+    return {MEMBERSHIPS: TTLCache[Role](TTL_S), READS: TTLCache[Any](TTL_S)}
+
+
+@contextmanager
+def statements() -> Iterator[list[str]]:
+    """The SQL statements run inside."""
+    seen: list[str] = []
+
+    def record(*args: Any) -> None:
+        seen.append(args[2])
+
+    engine = db.engine
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield seen
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+
+
+@pytest.fixture
+def owner(factory: Factory) -> User:
+    return factory.user()
+
+
+@pytest.fixture
+def project(factory: Factory, owner: User) -> Project:
+    return factory.project(owner)
+
+
+@pytest.fixture
+def browser(factory: Factory, owner: User) -> Session:
+    return factory.login(owner)
+
+
+@pytest.fixture
+def stopped(factory: Factory, owner: User, project: Project) -> int:
+    planned = factory.planned_run(owner, project, cases=3, targets=2)
+    with db.factory() as session:
+        outputs = session.scalars(select(Output.id).where(Output.run_id == planned.run_id)).all()
+    for output_id in outputs:
+        succeed(output_id)
+    with db.factory() as session:
+        session.execute(update(Run).where(Run.id == planned.run_id).values(
+            status=RunStatus.completed, succeeded=len(outputs)))
+        session.commit()
+    return planned.run_id
+
+
+def _reads(project: Project, run_id: int) -> list[str]:
+    base = f"/api/projects/{project.id}/runs/{run_id}"
+    return [base, f"{base}/progress", f"{base}/summary", f"{base}/statistics",
+            f"{base}/outputs?page=1&page_size=2", f"{base}/grid?offset=0&limit=2"]
+
+
+def test_every_kept_read_is_answered_from_memory_the_second_time_and_alike(
+        app: Flask, browser: Session, project: Project, stopped: int) -> None:
+    assert len(_reads(project, stopped)) == len(KEPT_ENDPOINTS)
+    with process(app, worker()):
+        for url in _reads(project, stopped):
+            first = browser.get(url)
+            assert first.status_code == 200, (url, first.json)
+            with statements() as seen:
+                again = browser.get(url)
+            assert again.status_code == 200
+            assert again.data == first.data and again.content_type == first.content_type
+            # the run's row (its key) and nothing else: access and credential are kept
+            assert len(seen) == 1 and "FROM runs" in seen[0], (url, seen)
+
+
+def test_a_stopped_runs_numbers_are_never_stale(
+        app: Flask, browser: Session, project: Project, stopped: int) -> None:
+    url = f"/api/projects/{project.id}/runs/{stopped}"
+    with process(app, worker()):
+        assert browser.get(url).json["failed"] == 0
+        with db.factory() as session:  # another process records a change of the run
+            session.execute(update(Run).where(Run.id == stopped).values(failed=1))
+            session.commit()
+        assert browser.get(url).json["failed"] == 1  # at once: the run's row is the key
+
+
+def test_a_running_run_and_refused_reads_are_not_kept(
+        app: Flask, factory: Factory, browser: Session, owner: User, project: Project) -> None:
+    running = factory.planned_run(owner, project, cases=2, targets=1).run_id
+    caches = worker()
+    with process(app, caches):
+        assert browser.get(f"/api/projects/{project.id}/runs/{running}").status_code == 200
+        bad = browser.get(f"/api/projects/{project.id}/runs/{running}/outputs?page=0")
+        assert bad.status_code == 422
+        stranger = factory.signed_in()
+        assert stranger.get(f"/api/projects/{project.id}/runs/{running}").status_code == 404
+    assert caches[READS]._entries == {}
+
+
+def test_a_rename_shows_at_once_here_and_within_the_ttl_elsewhere(
+        app: Flask, browser: Session, project: Project, stopped: int) -> None:
+    url = f"/api/projects/{project.id}/runs/{stopped}"
+    here, there = worker(), worker()
+    with process(app, there):
+        model_id = browser.get(url).json["targets"][0]["model_id"]
+    with process(app, here):
+        browser.get(url)
+        reply = browser.patch(f"/api/projects/{project.id}/models/{model_id}",
+                              json={"name": "Renamed model"})
+        assert reply.status_code == 200, reply.json
+        assert browser.get(url).json["targets"][0]["model_name"] == "Renamed model"
+    waited = _until(app, there, lambda: browser.get(url).json["targets"][0]["model_name"]
+                    == "Renamed model")
+    assert waited <= TTL_S + 0.5
+
+
+def test_a_removed_member_is_refused_at_once_here_and_within_the_ttl_elsewhere(
+        app: Flask, factory: Factory, browser: Session, project: Project,
+        stopped: int) -> None:
+    member = factory.member(project, Role.viewer)
+    reader = factory.login(member)
+    url = f"/api/projects/{project.id}/runs/{stopped}/progress"
+    here, there = worker(), worker()
+    with process(app, there):
+        assert reader.get(url).status_code == 200
+    with process(app, here):
+        assert reader.get(url).status_code == 200
+        removed = browser.delete(f"/api/projects/{project.id}/members/{member.id}")
+        assert removed.status_code == 204, removed.json
+        assert reader.get(url).status_code == 404  # at once, here
+    waited = _until(app, there, lambda: reader.get(url).status_code == 404)
+    assert waited <= TTL_S + 0.5
+
+
+def test_a_write_always_asks_the_database(
+        app: Flask, factory: Factory, browser: Session, project: Project) -> None:
+    member = factory.member(project, Role.editor)
+    editor = factory.login(member)
+    caches = worker()
+    with process(app, caches):
+        assert editor.get(f"/api/projects/{project.id}/runs").status_code == 200
+        with db.factory() as session:  # lowered in another process
+            session.execute(update(Project).where(Project.id == project.id).values(
+                name="Renamed elsewhere"))
+            from assay.core.projects.models import Membership
+
+            session.execute(update(Membership).where(Membership.user_id == member.id)
+                            .values(role=Role.viewer))
+            session.commit()
+        # a read may still pass on what this process knows, and shows fresh columns
+        assert editor.get(f"/api/projects/{project.id}").json["name"] == "Renamed elsewhere"
+        refused = editor.post(f"/api/projects/{project.id}/datasets",
+                              json={"name": "Nope", "kind": "questions"})
+        assert refused.status_code == 403, refused.json
+
+
+def _until(app: Flask, caches: dict[str, TTLCache[Any]], check: Callable[[], bool],
+           seconds: float = TTL_S + 1.0) -> float:
+    started = time.monotonic()
+    while time.monotonic() - started < seconds:
+        with process(app, caches):
+            if check():
+                return time.monotonic() - started
+        time.sleep(0.05)
+    raise AssertionError(f"still the old answer {seconds} s later")
