@@ -88,8 +88,9 @@ def create_app(settings: Settings | None = None) -> Flask:
     register_typed_schemas(api)
     app.register_blueprint(docs.blp)
     observability.init_app(app)  # request ids first: errors log them
-    security.init_app(app)
     kept_reads.init_app(app)
+    security.init_app(app)
+    kept_reads.init_serving(app)
     auth_service.dummy_hash(settings.bcrypt_rounds)  # the first unknown email costs no more
     register_error_handlers(app)
 

@@ -37,6 +37,7 @@ class Database:
 
     def __init__(self) -> None:
         self._engine: Engine | None = None
+        self._autocommit: tuple[Engine, Engine] | None = None  # (engine, its autocommit view)
         self.factory: sessionmaker[Session] = sessionmaker(expire_on_commit=False)
         self.scoped: scoped_session[Session] = scoped_session(self.factory)
 
@@ -51,6 +52,14 @@ class Database:
         if self._engine is None:
             raise RuntimeError("database not configured")
         return self._engine
+
+    @property
+    def autocommit_engine(self) -> Engine:
+        """The engine's pool, each statement committed on its own (no BEGIN, no ROLLBACK)."""
+        engine = self.engine
+        if self._autocommit is None or self._autocommit[0] is not engine:
+            self._autocommit = (engine, engine.execution_options(isolation_level="AUTOCOMMIT"))
+        return self._autocommit[1]
 
     @property
     def session(self) -> Session:

@@ -20,9 +20,11 @@ what the view would: access is checked first, with the view's own rules.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
+from typing import Any
 
 from flask import Flask, Response, current_app, g, request
-from sqlalchemy import select
+from sqlalchemy import Row, inspect, select
 from sqlalchemy.orm import Session, make_transient_to_detached
 
 from assay.core.auth.models import User
@@ -37,9 +39,11 @@ from assay.runtime import current
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 MEMBERSHIPS = "assay_memberships"
 READS = "assay_reads"
+RUN_VIEWS = "assay_run_views"
 READS_MAX_BYTES = 64 * 1024 * 1024  # per process; a grid page of 50 columns is ~0.5 MB
 # Reads of one run that depend only on its row, its outputs and their scores, and the
 # names of its targets and scorers: not comparisons or reviews, whose rows move apart.
+_RUN_ATTRS = [attr.key for attr in inspect(Run).column_attrs]
 KEPT_ENDPOINTS = frozenset({
     "runs.get_run", "runs.get_progress", "runs.get_summary", "runs.get_statistics",
     "runs.list_outputs", "runs.get_grid",
@@ -84,17 +88,56 @@ def serve_kept() -> Response | None:
         project_access(db.session, g.user, args["project_id"], Role.viewer)
     except (NotFound, Forbidden):
         return None  # the view refuses it in its own words
-    row = db.session.execute(select(Run.__table__).where(
-        Run.id == args["run_id"], Run.project_id == args["project_id"])).first()
+    row = _run_row(args["project_id"], args["run_id"])
     if row is None or row.status not in TERMINAL:
         return None
-    digest = hashlib.blake2b(repr(tuple(row)).encode(), digest_size=16).hexdigest()
-    key = f"{request.endpoint}|{row.id}|{digest}|{request.query_string.decode('latin-1')}"
+    query = request.query_string.decode("latin-1")
+    key = f"{request.endpoint}|{row.id}|{_digest(tuple(row))}|{query}"
     kept = _reads().get(key)
     if kept is not None:
         return Response(kept[0], 200, content_type=kept[1])
     g.kept_read = key
     return None
+
+
+def _run_row(project_id: int, run_id: int) -> Row[Any] | None:
+    return db.session.connection().execute(select(Run.__table__).where(
+        Run.id == run_id, Run.project_id == project_id)).first()
+
+
+def kept_run_views(items: list[Run],
+                   compute: Callable[[list[Run]], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The JSON views of `items` (a runs page): a stopped run's as kept from an earlier
+    page, keyed by its whole row like its reads; `compute` makes the others."""
+    if request.method != "GET":  # a write's answer is made from what it just changed
+        return compute(items)
+    views: TTLCache[dict[str, Any]] = current_app.extensions[RUN_VIEWS]
+    keys = {run.id: "|".join((str(run.id), _digest(tuple(
+        getattr(run, name) for name in _RUN_ATTRS)))) for run in items
+        if run.status in TERMINAL}
+    kept = {run_id: found for run_id, key in keys.items()
+            if (found := views.get(key)) is not None}
+    fresh = iter(compute([run for run in items if run.id not in kept]))
+    out = []
+    for run in items:
+        view = kept.get(run.id) or next(fresh)
+        if run.id in keys and run.id not in kept:
+            views.put(keys[run.id], view)
+        out.append(view)
+    return out
+
+
+def _digest(values: tuple[Any, ...]) -> str:
+    return hashlib.blake2b(repr(values).encode(), digest_size=16).hexdigest()
+
+
+def statements_alone() -> None:
+    """A safe request's statements run each on its own on PostgreSQL (autocommit), saving
+    the BEGIN and ROLLBACK round trips around its reads. What a read sees is unchanged:
+    READ COMMITTED already gives each statement its own snapshot, and what a GET writes (a
+    kept row of core/runs/cache.py) is one upsert either way."""
+    if request.method in SAFE_METHODS and db.engine.dialect.name == "postgresql":
+        db.session.bind = db.autocommit_engine
 
 
 def keep_or_forget(response: Response) -> Response:
@@ -109,7 +152,7 @@ def keep_or_forget(response: Response) -> Response:
 
 def forget(app: Flask) -> None:
     """Drop what this process keeps (a write went through; tests between cases)."""
-    for name in (MEMBERSHIPS, READS):
+    for name in (MEMBERSHIPS, READS, RUN_VIEWS):
         app.extensions[name].clear()
 
 
@@ -118,5 +161,10 @@ def init_app(app: Flask) -> None:
     app.extensions[MEMBERSHIPS] = TTLCache[Role](settings.auth_cache_s)
     app.extensions[READS] = TTLCache[tuple[bytes, str]](
         settings.read_cache_s, max_size=READS_MAX_BYTES)
-    app.before_request(serve_kept)  # after authentication (security.init_app)
+    app.extensions[RUN_VIEWS] = TTLCache[dict[str, Any]](settings.read_cache_s, 2_000)
+    app.before_request(statements_alone)  # before authentication, whose reads it spares
     app.after_request(keep_or_forget)
+
+
+def init_serving(app: Flask) -> None:
+    app.before_request(serve_kept)  # once authentication has named the user

@@ -48,11 +48,15 @@ def count_rows(session: Session, stmt: Select[*tuple[Any, ...]],
 
 def paginate(session: Session, stmt: Select[*tuple[Any, ...]], page: int, page_size: int,
              scalars: bool = True, total: int | None = None) -> Page[Any]:
-    """`total`, when the caller knows it (a counter kept with the rows), saves the count."""
-    if total is None:
-        total = session.scalar(
-            select(func.count()).select_from(stmt.order_by(None).subquery())) or 0
+    """`total`, when the caller knows it (a counter kept with the rows), saves the count;
+    so does a last page that is not empty (every row before it is on full pages), which is
+    most lists: one page of a project's datasets, models or runs."""
     window = stmt.limit(page_size).offset((page - 1) * page_size)
     result = session.execute(window)
     items = list(result.scalars()) if scalars else [tuple(row) for row in result]
+    if total is None and 0 < len(items) < page_size:
+        total = (page - 1) * page_size + len(items)
+    if total is None:
+        total = session.scalar(
+            select(func.count()).select_from(stmt.order_by(None).subquery())) or 0
     return Page(items=items, total=total, page=page, page_size=page_size)

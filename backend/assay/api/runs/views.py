@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import select
 
 from assay.api.base import session
+from assay.api.kept_reads import kept_run_views
 from assay.core.datasets.models import DatasetVersion
 from assay.core.projects.settings import DEFAULT_MAX_RETRIES
 from assay.core.runs.models import Run
@@ -25,6 +26,12 @@ SETTINGS = {"repeats": 1, "concurrency": None, "cache": True, "stream": False,
 
 
 def run_views(items: list[Run]) -> list[dict[str, Any]]:
+    return kept_run_views(items, _views)
+
+
+def _views(items: list[Run]) -> list[dict[str, Any]]:
+    if not items:
+        return []
     ids = [r.id for r in items]
     targets = run_targets(session(), ids)
     scorers = pinned(session(), ids)
