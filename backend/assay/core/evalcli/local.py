@@ -24,10 +24,10 @@ from sqlalchemy.orm import Session
 
 from assay.core.auth.service import register
 from assay.core.datasets.service import create_dataset
+from assay.core.evalcli import schema
 from assay.core.evalcli.config import EvalConfig
 from assay.core.llm.models import CachedResponse, Credential
 from assay.core.llm.service import create_model
-from assay.core.models import Base
 from assay.core.projects.service import create_project
 from assay.core.prompts.service import create_prompt
 from assay.core.runs.estimate import estimate_run
@@ -96,13 +96,15 @@ def _micros(dollars: float | None) -> int | None:
 
 
 def plan(cfg: EvalConfig, folder: Path, *, cache: bool, max_cost_micros: int | None,
-         concurrency: int | None, fake_url: str | None, write: bool = True) -> Planned:
+         concurrency: int | None, fake_url: str | None, write: bool = True,
+         templates: Path | None = None) -> Planned:
     """The config as rows of the run folder's database, and the run planned (`write`
-    False: only resolved, for an estimate)."""
+    False: only resolved, for an estimate); `templates`: where the empty database is kept
+    (schema.py)."""
     folder.mkdir(parents=True, exist_ok=True)
     rt = configure(settings_for(folder, concurrency or cfg.concurrency, fake_url))
     # a new file in a new folder (new_run_id, mkdtemp): no table to look for first
-    Base.metadata.create_all(rt.db.engine, checkfirst=False)
+    schema.create(rt.db.engine, folder / DB_FILE, templates)
     with rt.db.factory() as session:
         user = register(session, "eval@assay.invalid", secrets.token_urlsafe(24) + "aA1!",
                         "assay eval", 4)

@@ -55,7 +55,8 @@ def _run_eval(cfg: EvalConfig, opts: Options,
     folder = opts.runs_dir / run_id
     try:
         planned = local.plan(cfg, folder, cache=opts.cache, max_cost_micros=max_cost,
-                             concurrency=concurrency, fake_url=opts.fake_url)
+                             concurrency=concurrency, fake_url=opts.fake_url,
+                             templates=opts.runs_dir / ".cache")
         with local.shared_cache(folder, cache_dir(opts)):
             local.execute(planned, on_progress)
         written = export.collect(cfg, planned, opts.cache, max_cost, concurrency)
