@@ -15,7 +15,7 @@ import pytest
 from flask import Flask
 from sqlalchemy import event, select, update
 
-from assay.api.kept_reads import KEPT_ENDPOINTS, MEMBERSHIPS, READS
+from assay.api.kept_reads import ALONE_ENDPOINTS, KEPT_ENDPOINTS, MEMBERSHIPS, READS
 from assay.core.auth.models import User
 from assay.core.projects.models import Project, Role
 from assay.core.runs.models import Output, Run, RunStatus
@@ -90,6 +90,10 @@ def _reads(project: Project, run_id: int) -> list[str]:
     base = f"/api/projects/{project.id}/runs/{run_id}"
     return [base, f"{base}/progress", f"{base}/summary", f"{base}/statistics",
             f"{base}/outputs?page=1&page_size=2", f"{base}/grid?offset=0&limit=2"]
+
+
+def test_the_named_endpoints_exist(app: Flask) -> None:
+    assert {rule.endpoint for rule in app.url_map.iter_rules()} >= ALONE_ENDPOINTS
 
 
 def test_every_kept_read_is_answered_from_memory_the_second_time_and_alike(

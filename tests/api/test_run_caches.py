@@ -9,14 +9,17 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from flask import Flask
 from sqlalchemy import delete, func, select, update
 
+from assay.api.kept_reads import READS
 from assay.api.runs import scores as score_routes
 from assay.core.base import utcnow
 from assay.core.projects.models import Project
 from assay.core.reports import rollups
 from assay.core.runs.cache import RunCache
 from assay.core.runs.models import Output, Run, RunStatus
+from assay.core.ttl_cache import TTLCache
 from assay.extensions import db
 from assay.jobs import scoring as scoring_jobs
 from assay.jobs.scoring import score_run
@@ -32,6 +35,13 @@ def no_warm_job(monkeypatch: pytest.MonkeyPatch) -> None:
     anything meanwhile, even with another test's worker alive."""
     monkeypatch.setattr(scoring_jobs, "enqueue_warm", lambda _rt, _run_id: False)
     monkeypatch.setattr(score_routes, "enqueue_warm", lambda _rt, _run_id: False)
+
+
+@pytest.fixture(autouse=True)
+def no_kept_bodies(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The entries under study are the database's (run_caches): the API process's memory
+    of its answers (api/kept_reads.py) would answer before them."""
+    monkeypatch.setitem(app.extensions, READS, TTLCache[Any](0))
 
 
 @pytest.fixture

@@ -13,9 +13,11 @@ import time
 from typing import Any
 
 import pytest
+from flask import Flask
 from rq import Queue
 from sqlalchemy import delete, select
 
+from assay.api.kept_reads import READS
 from assay.core import stats
 from assay.core.base import utcnow
 from assay.core.reports import uncertainty
@@ -24,6 +26,7 @@ from assay.core.runs import warm as warm_core
 from assay.core.runs.cache import RunCache
 from assay.core.runs.models import Output, RunStatus
 from assay.core.scoring.models import ScorerVersion
+from assay.core.ttl_cache import TTLCache
 from assay.extensions import db
 from assay.jobs import queues
 from assay.jobs import runs as run_jobs
@@ -37,6 +40,13 @@ from tests.engine.test_providers_engine import Setup, configure, fake, run, setu
 from tests.factories import Factory, Session
 
 CASES = 6
+
+
+@pytest.fixture(autouse=True)
+def no_kept_bodies(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The entries under study are the database's (run_caches): the API process's memory
+    of its answers (api/kept_reads.py) would answer before them."""
+    monkeypatch.setitem(app.extensions, READS, TTLCache[Any](0))
 
 
 def _scorer_of(version_id: int) -> int:

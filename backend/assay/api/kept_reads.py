@@ -41,13 +41,22 @@ MEMBERSHIPS = "assay_memberships"
 READS = "assay_reads"
 RUN_VIEWS = "assay_run_views"
 READS_MAX_BYTES = 64 * 1024 * 1024  # per process; a grid page of 50 columns is ~0.5 MB
+_RUN_ATTRS = [attr.key for attr in inspect(Run).column_attrs]
 # Reads of one run that depend only on its row, its outputs and their scores, and the
 # names of its targets and scorers: not comparisons or reviews, whose rows move apart.
-_RUN_ATTRS = [attr.key for attr in inspect(Run).column_attrs]
 KEPT_ENDPOINTS = frozenset({
     "runs.get_run", "runs.get_progress", "runs.get_summary", "runs.get_statistics",
     "runs.list_outputs", "runs.get_grid",
 })
+
+# The run page's reads and the project's lists, the reads people make most: plain SELECTs,
+# none through a server-side cursor (an export's), which PostgreSQL allows only inside a
+# transaction.
+ALONE_ENDPOINTS = KEPT_ENDPOINTS | {
+    "runs.list_runs", "runs.get_output", "projects.list_projects", "projects.get_project",
+    "datasets.list_datasets", "models.list_models", "scorers.list_scorers",
+    "prompts.list_prompts",
+}
 
 
 def project_access(session: Session, user: User, project_id: int,
@@ -132,11 +141,12 @@ def _digest(values: tuple[Any, ...]) -> str:
 
 
 def statements_alone() -> None:
-    """A safe request's statements run each on its own on PostgreSQL (autocommit), saving
-    the BEGIN and ROLLBACK round trips around its reads. What a read sees is unchanged:
-    READ COMMITTED already gives each statement its own snapshot, and what a GET writes (a
-    kept row of core/runs/cache.py) is one upsert either way."""
-    if request.method in SAFE_METHODS and db.engine.dialect.name == "postgresql":
+    """The commonest reads run each statement on its own on PostgreSQL (autocommit),
+    saving the BEGIN and ROLLBACK round trips around them. What they see is unchanged:
+    READ COMMITTED already gives each statement its own snapshot, and what such a GET
+    writes (a kept row of core/runs/cache.py) is one upsert either way."""
+    if (request.method == "GET" and request.endpoint in ALONE_ENDPOINTS
+            and db.engine.dialect.name == "postgresql"):
         db.session.bind = db.autocommit_engine
 
 
