@@ -87,7 +87,7 @@ def import_all() -> None:
     registry.kinds()  # the scorer modules, imported on first use
 
 
-def in_command(fake_url: str, folder: Path) -> dict[str, Any]:
+def in_command(fake_url: str, folder: Path, runs: Path) -> dict[str, Any]:
     """This process: `assay eval` through its click entry point, timed around the call."""
     from assay.cli import main
     from assay.core.evalcli import runfiles
@@ -95,7 +95,6 @@ def in_command(fake_url: str, folder: Path) -> dict[str, Any]:
     import_all()  # imports count in the whole process's figure
 
     config = write_config(fake_url, folder)
-    runs = folder / "runs"
     args = ["eval", str(config), "-q", "--no-cache", "--runs-dir", str(runs)]
     started = time.perf_counter()
     try:
@@ -110,6 +109,7 @@ def in_command(fake_url: str, folder: Path) -> dict[str, Any]:
         raise RuntimeError(f"assay eval exited {code} with {totals['succeeded']} of {CALLS} "
                            f"calls succeeded ({run.metadata['status']})")
     attempts = Counter(r["attempts"] for r in run.responses)
+    runfiles.remove_run(runs, run.id)  # the folder's template stays (evalcli/schema.py)
     return {"seconds": round(elapsed, 3), "ratio": ratio(elapsed),
             "engine_seconds": round((run.metadata["duration_ms"] or 0) / 1000, 3),
             "scored": sum(e["scorer"] == SCORER for e in run.evaluations),
@@ -125,10 +125,13 @@ def eval_throughput(fake_url: str) -> dict[str, Any]:
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     subprocess.run([sys.executable, "-m", "tests.bench.evalcli", "--compile"], env=env,
                    check=True)
+    # a runs folder used before, as a user's is after their first run: it holds the empty
+    # database template each run copies (evalcli/schema.py); the first bench makes it
+    runs = bench_cache() / "eval-runs"
     with tempfile.TemporaryDirectory(prefix="assay-bench-eval-") as folder:
         started = time.perf_counter()
-        out = subprocess.run([sys.executable, "-m", "tests.bench.evalcli", fake_url, folder],
-                             capture_output=True, text=True, env=env)
+        out = subprocess.run([sys.executable, "-m", "tests.bench.evalcli", fake_url, folder,
+                              str(runs)], capture_output=True, text=True, env=env)
         whole = time.perf_counter() - started
     if out.returncode != 0:
         raise RuntimeError(f"the bench's assay eval failed:\n{out.stderr[-3000:]}")
@@ -142,12 +145,13 @@ def report(figures: dict[str, Any]) -> str:
     return (f"assay eval locally, {CASES} cases x {MODELS} models, concurrency {CONCURRENCY}, "
             f"cache off: {figures['ratio']:.3f} of the limit in the command (bar 0.75; "
             f"{figures['calls']} calls in {figures['seconds']} s from invoking it to run files "
-            f"written, {figures['engine_seconds']} s of it the engine); whole process "
+            f"written, {figures['engine_seconds']} s of it the engine; a runs folder used "
+            f"before); whole process "
             f"{figures['process_seconds']} s = {figures['process_ratio']:.3f} of the limit; "
             f"{figures['scored']} scores, {figures['attempts']} attempts")
 
 
-if __name__ == "__main__":  # python -m tests.bench.evalcli FAKE_URL FOLDER | --compile
+if __name__ == "__main__":  # python -m tests.bench.evalcli FAKE_URL FOLDER RUNS | --compile
     import logging
 
     logging.disable(logging.WARNING)
@@ -156,4 +160,4 @@ if __name__ == "__main__":  # python -m tests.bench.evalcli FAKE_URL FOLDER | --
 
         import_all()
     else:
-        print(json.dumps(in_command(sys.argv[1], Path(sys.argv[2]))))
+        print(json.dumps(in_command(sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]))))
