@@ -15,7 +15,7 @@ import pytest
 from flask import Flask
 from sqlalchemy import event, select, update
 
-from assay.api.kept_reads import ALONE_ENDPOINTS, KEPT_ENDPOINTS, MEMBERSHIPS, READS
+from assay.api.kept_reads import ALONE_ENDPOINTS, KEPT_ENDPOINTS, MEMBERSHIPS, READS, RUN_VIEWS
 from assay.core.auth.models import User
 from assay.core.projects.models import Project, Role
 from assay.core.runs.models import Output, Run, RunStatus
@@ -201,3 +201,17 @@ def _until(app: Flask, caches: dict[str, TTLCache[Any]], check: Callable[[], boo
                 return time.monotonic() - started
         time.sleep(0.05)
     raise AssertionError(f"still the old answer {seconds} s later")
+
+
+def test_the_runs_list_keeps_a_stopped_runs_view_and_follows_its_row(
+        app: Flask, browser: Session, project: Project, stopped: int) -> None:
+    url = f"/api/projects/{project.id}/runs"
+    with process(app, worker() | {RUN_VIEWS: TTLCache[Any](TTL_S)}):
+        first = browser.get(url).json
+        with statements() as seen:
+            assert browser.get(url).json == first
+        assert not any("run_targets" in s for s in seen), seen  # the targets were kept
+        with db.factory() as session:
+            session.execute(update(Run).where(Run.id == stopped).values(failed=1))
+            session.commit()
+        assert browser.get(url).json["items"][0]["failed"] == 1
