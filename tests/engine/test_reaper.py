@@ -205,7 +205,8 @@ class FlakyRedis:
 def test_the_loop_survives_redis_and_database_errors(app: Flask, settings: Settings,
                                                      redis_conn: redis.Redis,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    fast = replace(settings, reaper_interval_s=0.1)
+    fast = replace(settings, reaper_interval_s=0.1,  # a lock of its own: no worker holds it
+                   redis_prefix=f"{settings.redis_prefix}-{uuid.uuid4().hex[:6]}")
     rt = SimpleNamespace(settings=fast, redis=FlakyRedis(redis_conn, failures=2))
     passes: list[float] = []
 
