@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.api.base import page_dict, page_of, project_access, session
+from assay.api.base import commit, page_dict, page_of, project_access, session
 from assay.api.runs.blueprint import blp
 from assay.api.runs.results_schemas import (
     OutputDetailSchema,
@@ -79,4 +79,6 @@ def get_summary(project_id: int, run_id: int) -> Any:
     """Per target: cells by status, success rate, cost, tokens, cached cells, latency and
     time-to-first-token p50/p95 (nearest rank), errors by class."""
     project, _ = project_access(project_id, Role.viewer)
-    return results.summary(session(), runs.get_run(session(), project, run_id))
+    found = results.summary(session(), runs.get_run(session(), project, run_id))
+    commit()  # what a stopped run's summary keeps (runs/cache.py)
+    return found

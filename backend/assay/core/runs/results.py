@@ -19,6 +19,7 @@ from assay.core.auth.models import User
 from assay.core.datasets.models import Case
 from assay.core.errors import Invalid, NotFound
 from assay.core.pagination import Page, count_rows
+from assay.core.runs import cache
 from assay.core.runs.models import CellStatus, Output, Run, RunTarget
 from assay.core.runs.progress import ENDED_CELLS, errors_by_target
 from assay.core.runs.scoring_outcomes import scoring_outcomes
@@ -230,7 +231,14 @@ def summary(session: Session, run: Run) -> dict[str, Any]:
     """Per target: cells by status, success rate (succeeded / (succeeded + failed +
     skipped); pending cells are not counted yet), cost, tokens, cached cells, latency and
     time-to-first-token p50/p95, errors by class; per scorer, its scores passed, failed and
-    errored. Everything is read from the outputs and scores themselves."""
+    errored. Everything is read from the outputs and scores themselves, and kept for a
+    stopped run (cache.py: a million outputs take a second to read)."""
+    found: dict[str, Any] = cache.kept_json(session, run, "summary",
+                                            lambda: _summary(session, run))
+    return found
+
+
+def _summary(session: Session, run: Run) -> dict[str, Any]:
     totals = _totals(session, run.id)
     latency = percentiles(session, run.id, Output.latency_ms)
     ttft = percentiles(session, run.id, Output.ttft_ms)

@@ -6,7 +6,7 @@ runs 20 s).
 Run by a job (jobs/warm.py) when a run stops and when its scores change outside the
 engine's batches (a scoring job, a reviewer's score). Each entry is filled through the
 reader's own code, under the reader's own key, for what a reader asks first: the run
-page's statistics (every scorer), the grid's total with every target visible, and for
+page's statistics (every scorer) and summary, the grid's total with every target visible, and for
 each scorer that scored the run (its versions pooled, and its latest alone) the run's
 trend point and its date-range leaderboard sums. An entry already valid is left alone.
 The project's leaderboard (no date range) reads no run's entries but the report rollups;
@@ -29,7 +29,7 @@ from assay.core.reports.scope import (
     Versions,
     scorer_choice,
 )
-from assay.core.runs import cache, grid
+from assay.core.runs import cache, grid, results
 from assay.core.runs.models import Run
 from assay.core.scoring.models import Score
 from assay.core.scoring.run_scorers import scorers_of_run
@@ -56,6 +56,7 @@ def warm(session: Session, run_id: int) -> bool:
     if run is None or cache.stamp(run) is None:
         return False
     statistics_view(session, run)
+    results.summary(session, run)
     grid.warm_total(session, run)
     for _, choice in _choices(session, run):
         trend.warm_point(session, run, choice)
