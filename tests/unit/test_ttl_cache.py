@@ -40,3 +40,12 @@ def test_nothing_is_kept_with_no_ttl_or_past_the_size() -> None:
     assert small.get("big") is None
     small.clear()
     assert small.get("big") is None
+
+
+def test_no_ttl_keeps_until_evicted() -> None:
+    forever = TTLCache[str](None, max_entries=1)
+    forever.put("a", "1")
+    time.sleep(0.01)
+    assert forever.get("a") == "1"
+    forever.put("b", "2")
+    assert (forever.get("a"), forever.get("b")) == (None, "2")

@@ -13,8 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any, Protocol
@@ -22,6 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from assay.core import stats
+from assay.core.ttl_cache import TTLCache
 
 CONFIDENCE = 0.95
 RESAMPLES = 2000
@@ -32,8 +31,7 @@ SHARED_MIN_CASES = 1000  # below, drawing costs less than asking the shared stor
 
 log = logging.getLogger(__name__)
 # digest -> (interval, whether the shared store has it)
-_kept: OrderedDict[bytes, tuple[stats.MeanCI, bool]] = OrderedDict()
-_lock = threading.Lock()
+_kept = TTLCache[tuple[stats.MeanCI, bool]](None, max_entries=KEPT)
 
 
 class Shared(Protocol):
@@ -80,10 +78,7 @@ def _to_shared(key: bytes, found: stats.MeanCI) -> bool:
 def _bootstrap(values: np.ndarray) -> stats.MeanCI:
     key = hashlib.blake2b(values.tobytes(), digest_size=16).digest()
     big = len(values) >= SHARED_MIN_CASES
-    with _lock:
-        kept = _kept.get(key)
-        if kept is not None:
-            _kept.move_to_end(key)
+    kept = _kept.get(key.hex())
     if kept is not None:
         if big and not kept[1] and _shared is not None:  # drawn before there was a store
             _keep(key, kept[0], _to_shared(key, kept[0]))
@@ -99,16 +94,12 @@ def _bootstrap(values: np.ndarray) -> stats.MeanCI:
 
 
 def _keep(key: bytes, found: stats.MeanCI, shared: bool) -> None:
-    with _lock:
-        _kept[key] = (found, shared)
-        while len(_kept) > KEPT:
-            _kept.popitem(last=False)
+    _kept.put(key.hex(), (found, shared))
 
 
 def forget() -> None:
     """Drop the intervals this process keeps (a benchmark timing a fresh process's reads)."""
-    with _lock:
-        _kept.clear()
+    _kept.clear()
 
 
 def mean_ci(case_means: Mapping[int, float], n_values: int | None = None
