@@ -63,7 +63,7 @@ def project_access(session: Session, user: User, project_id: int,
                    needed: Role) -> tuple[Project, Role]:
     if request.method not in SAFE_METHODS:
         return projects.access(session, user, project_id, needed)
-    memberships: TTLCache[Role] = current_app.extensions[MEMBERSHIPS]
+    memberships = _cache(MEMBERSHIPS)
     key = f"{user.id}:{project_id}"
     role = memberships.get(key)
     if role is None:
@@ -83,9 +83,10 @@ def _unloaded(session: Session, project_id: int) -> Project:
     return session.merge(project, load=False)
 
 
-def _reads() -> TTLCache[tuple[bytes, str]]:
-    reads: TTLCache[tuple[bytes, str]] = current_app.extensions[READS]
-    return reads
+def _cache(name: str) -> TTLCache[Any]:
+    """This process's cache `name` (the app holds them: tests swap them per "process")."""
+    found: TTLCache[Any] = current_app.extensions[name]
+    return found
 
 
 def serve_kept() -> Response | None:
@@ -102,7 +103,7 @@ def serve_kept() -> Response | None:
         return None
     query = request.query_string.decode("latin-1")
     key = f"{request.endpoint}|{row.id}|{_digest(tuple(row))}|{query}"
-    kept = _reads().get(key)
+    kept = _cache(READS).get(key)
     if kept is not None:
         return Response(kept[0], 200, content_type=kept[1])
     g.kept_read = key
@@ -120,7 +121,7 @@ def kept_run_views(items: list[Run],
     page, keyed by its whole row like its reads; `compute` makes the others."""
     if request.method != "GET":  # a write's answer is made from what it just changed
         return compute(items)
-    views: TTLCache[dict[str, Any]] = current_app.extensions[RUN_VIEWS]
+    views = _cache(RUN_VIEWS)
     keys = {run.id: "|".join((str(run.id), _digest(tuple(
         getattr(run, name) for name in _RUN_ATTRS)))) for run in items
         if run.status in TERMINAL}
@@ -154,7 +155,7 @@ def keep_or_forget(response: Response) -> Response:
     key = g.pop("kept_read", None)
     if key is not None and response.status_code == 200 and not response.is_streamed:
         body = response.get_data()
-        _reads().put(key, (body, response.content_type), len(body))
+        _cache(READS).put(key, (body, response.content_type), len(body))
     elif request.method not in SAFE_METHODS and response.status_code < 400:
         forget(current_app)
     return response
