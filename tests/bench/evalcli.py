@@ -78,10 +78,13 @@ def ratio(seconds: float) -> float:
 
 
 def import_all() -> None:
+    """What `assay eval` imports, in the order it does: the `assay` group's setup first."""
     import importlib
 
+    from assay.observability import boot
     from assay.scorers import registry
 
+    boot.start("eval")
     for module in IMPORTED:
         importlib.import_module(module)
     registry.kinds()  # the scorer modules, imported on first use

@@ -28,6 +28,7 @@ from contextlib import AbstractContextManager, nullcontext
 from datetime import timedelta
 from typing import Any
 
+from assay import aio
 from assay.core.runs import progress, service
 from assay.core.runs.engine import Scoring, execute_cell, judge_bound
 from assay.core.runs.models import STOPPED
@@ -56,7 +57,7 @@ SLOT_LEASE_S = min(LEASE.total_seconds(), 20.0)
 
 
 def execute_run(run_id: int) -> None:
-    asyncio.run(_Shard(current(), run_id).run())
+    aio.run(_Shard(current(), run_id).run())
 
 
 def publish(rt: Runtime, run_id: int, event_type: str) -> None:

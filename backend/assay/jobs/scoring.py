@@ -14,6 +14,7 @@ from typing import Any
 from redis.exceptions import LockError
 from redis.lock import Lock
 
+from assay import aio
 from assay.core.runs import cache as run_cache
 from assay.core.runs import judge_budget, judge_spend
 from assay.core.scoring import apply, backfill
@@ -39,7 +40,7 @@ def score_run(run_id: int) -> int:
         raise TimeoutError(f"run {run_id}: another scoring job held the run for {WAIT_S}s")
     rt.redis.delete(pending_key)  # the lock says it now
     try:
-        return asyncio.run(_score_run(rt, run_id, lock))
+        return aio.run(_score_run(rt, run_id, lock))
     finally:
         try:
             lock.release()

@@ -28,6 +28,7 @@ import threading
 
 from aiohttp import web
 
+from assay import aio
 from assay.providers.fake_app import create_app
 from assay.providers.fake_config import FAULT_KINDS, ConfigError, FakeConfig, Script
 
@@ -89,7 +90,7 @@ def run_server(host: str, port: int, config: FakeConfig | None = None) -> None:
                 loop.remove_signal_handler(sig)
             await server.close()
 
-    asyncio.run(main())
+    aio.run(main())
 
 
 class FakeProviderThread:

@@ -6,7 +6,6 @@ is written out as run files (export.py)."""
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import shutil
 import sqlite3
@@ -22,6 +21,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from assay import aio
 from assay.core.auth.service import register
 from assay.core.datasets.service import create_dataset
 from assay.core.evalcli import schema
@@ -34,6 +34,7 @@ from assay.core.runs.estimate import estimate_run
 from assay.core.runs.models import Output, Run
 from assay.core.runs.planning import RunSpec, TargetSpec, plan_run
 from assay.core.scoring.service import create_scorer
+from assay.observability import metrics
 from assay.runtime import Runtime, configure
 from assay.settings import Settings
 
@@ -252,7 +253,8 @@ def execute(planned: Planned, on_progress: Callable[[Progress], None] | None = N
     if watcher:
         watcher.start()
     try:
-        asyncio.run(_Shard(rt, run_id, alone=True).run())
+        with metrics.unrecorded():
+            aio.run(_Shard(rt, run_id, alone=True).run())
     finally:
         stop.set()
         if watcher:
