@@ -76,3 +76,40 @@ def test_upserts_add_or_skip_and_updates_by_id(table: Table) -> None:
     assert found["a"][:2] == (11, AWKWARD[2])
     assert found["b"][:2] == (2, "")
     assert found["c"][:2] == (5, None)
+
+
+def test_execute_many_stores_what_sqlalchemy_would(table: Table) -> None:
+    """The SQLite fast path (rows to the driver as tuples, each value through its type's
+    processor) leaves the same stored values, byte for byte, as SQLAlchemy's executemany."""
+    from sqlalchemy import insert
+
+    now = utcnow()
+
+    def rows(prefix: str) -> list[dict[str, Any]]:
+        return [{"key": f"{prefix}{i}", "n": i, "note": note, "data": data, "raw": raw,
+                 "at": now} for i, (note, data, raw) in enumerate([
+                     (AWKWARD[0], {"x": [1, 2]}, None), (AWKWARD[5], None, {"é": "✓"})])]
+
+    with db.engine.begin() as conn:
+        bulk.execute_many(conn, ("probe", "fast"), lambda: insert(ROWS), rows("fast"))
+        conn.execute(insert(ROWS), rows("slow"))
+    with db.engine.connect() as conn:
+        stored = {key: rest for key, *rest in conn.exec_driver_sql(
+            "SELECT key, n, note, data, raw, at FROM bulk_probe").all()}
+    for i in range(2):
+        assert stored[f"fast{i}"] == stored[f"slow{i}"]
+
+
+def test_execute_many_with_a_literal_goes_the_ordinary_way(table: Table) -> None:
+    """A parameter that is not in the rows (here a literal value) cannot be taken from them:
+    the statement runs as an ordinary executemany, and lands the same."""
+    from sqlalchemy import insert
+
+    shape = ("probe", "literal")
+    with db.engine.begin() as conn:
+        bulk.execute_many(conn, shape, lambda: insert(ROWS).values(note="fixed"),
+                          [{"key": "a", "n": 1}, {"key": "b", "n": 2}])
+    assert {key: (n, note) for key, (n, note, *_) in _read().items()} == {
+        "a": (1, "fixed"), "b": (2, "fixed")}
+    if db.engine.dialect.name == "sqlite":
+        assert bulk._PLANS[shape] is None

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import JSON, Table, bindparam, case, func, or_, select, update
+from sqlalchemy import JSON, Table, bindparam, case, func, null, or_, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -367,6 +367,26 @@ _ROW_TYPES: dict[str, Any] = {
     "new_raw_request": _JSON, "new_raw_response": _JSON, "more_attempts": _C.attempts.type}
 
 
+def _sqlite_write() -> Any:
+    """The executemany of `_write_outputs` on SQLite: every value a parameter of the row."""
+    return (
+        update(_OUTPUTS).where(_C.id == bindparam("oid"),
+                               _C.lease_owner == bindparam("owner"),
+                               _C.status == bindparam("running", type_=_C.status.type))
+        .values(status=bindparam("new_status"), text=bindparam("new_text"),
+                error_class=bindparam("new_error_class"),
+                error_message=bindparam("new_error_message"),
+                tokens_in=bindparam("new_tokens_in"), tokens_out=bindparam("new_tokens_out"),
+                cost_micros=bindparam("new_cost"), judge_cost_micros=bindparam("new_judged"),
+                latency_ms=bindparam("new_latency"),
+                ttft_ms=bindparam("new_ttft"), cached=bindparam("new_cached"),
+                raw_request=bindparam("new_raw_request", type_=_JSON),
+                raw_response=bindparam("new_raw_response", type_=_JSON),
+                attempts=_C.attempts + bindparam("more_attempts"),
+                finished_at=bindparam("now", type_=_C.finished_at.type), lease_until=null(),
+                lease_owner=bindparam("mark")))
+
+
 def _write_outputs(connection: Connection, owner: str, results: list[CellResult], batch: int,
                    now: datetime) -> Sequence[Any]:
     """Write the results of cells still leased to `owner` (a cell whose lease another worker
@@ -400,20 +420,9 @@ def _write_outputs(connection: Connection, owner: str, results: list[CellResult]
     # SQLite: an executemany (in-process, cheap) that tags the rows it wrote with a mark,
     # then what they had reserved is read back and zeroed
     mark = f"{owner}:{batch}"
-    statement = (
-        update(_OUTPUTS).where(_C.id == bindparam("oid"), mine)
-        .values(status=bindparam("new_status"), text=bindparam("new_text"),
-                error_class=bindparam("new_error_class"),
-                error_message=bindparam("new_error_message"),
-                tokens_in=bindparam("new_tokens_in"), tokens_out=bindparam("new_tokens_out"),
-                cost_micros=bindparam("new_cost"), judge_cost_micros=bindparam("new_judged"),
-                latency_ms=bindparam("new_latency"),
-                ttft_ms=bindparam("new_ttft"), cached=bindparam("new_cached"),
-                raw_request=bindparam("new_raw_request", type_=_JSON),
-                raw_response=bindparam("new_raw_response", type_=_JSON),
-                attempts=_C.attempts + bindparam("more_attempts"),
-                finished_at=now, lease_until=None, lease_owner=mark))
-    connection.execute(statement, [_output_row(r) for r in results])
+    fixed = {"owner": owner, "running": CellStatus.running.value, "mark": mark, "now": now}
+    bulk.execute_many(connection, "outputs.write", _sqlite_write,
+                      [{**_output_row(r), **fixed} for r in results])
     written = connection.execute(
         select(_C.id, _C.target_id, _C.reserved_micros, _C.case_id)
         .where(_C.id.in_(ids), _C.lease_owner == mark)).all()

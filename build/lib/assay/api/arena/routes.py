@@ -1,0 +1,97 @@
+"""EvalArena: the challenge library, a challenge's workspace, drafts, hints, validation,
+and attempts (Run on the dev set, Ship to Prod on the hidden test set). Global content:
+any signed-in user; a judge run is paid by a project where the caller is editor+."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assay.api.arena import schemas as s
+from assay.api.base import Blueprint, page_dict, page_of, runtime, session, user
+from assay.core.challenges import attempts, service
+from assay.core.errors import NotFound
+
+blp = Blueprint("arena", __name__, url_prefix="/api/arena/challenges",
+                description="EvalArena: practice writing evals on agent traces")
+
+
+def _tab(tab: str) -> str:
+    if tab not in s.TABS:
+        raise NotFound(f"No tab {tab!r}: rules or judge")
+    return tab
+
+
+@blp.get("")
+@blp.arguments(s.ArenaLibraryArgs, location="query")
+@blp.response(200, s.ArenaChallengeListSchema)
+def list_challenges(args: dict[str, Any]) -> Any:
+    """List the challenges, with the caller's progress"""
+    return {"items": service.library(session(), user(), args["q"])}
+
+
+@blp.get("/<string:challenge_id>")
+@blp.response(200, s.ArenaChallengeSchema)
+def get_challenge(challenge_id: str) -> Any:
+    """A challenge's workspace: context, dev traces, both tabs' texts and drafts
+
+    The hidden test traces are never part of it."""
+    return service.workspace(session(), user(), challenge_id)
+
+
+@blp.put("/<string:challenge_id>/drafts/<string:tab>")
+@blp.arguments(s.ArenaDraftBodySchema)
+@blp.response(200, s.ArenaDraftSchema)
+def save_draft(data: dict[str, Any], challenge_id: str, tab: str) -> Any:
+    """Save the last edited text of a tab"""
+    return service.save_draft(session(), user(), challenge_id, _tab(tab), data["text"])
+
+
+@blp.post("/<string:challenge_id>/hints/<string:tab>")
+@blp.response(200, s.ArenaHintSchema)
+def reveal_hint(challenge_id: str, tab: str) -> Any:
+    """Reveal a tab's hint (recorded; a partial skeleton, never a solution)"""
+    return service.reveal_hint(session(), user(), challenge_id, _tab(tab))
+
+
+@blp.post("/<string:challenge_id>/validate")
+@blp.arguments(s.ArenaValidateBodySchema)
+@blp.response(200, s.ArenaValidationSchema)
+def validate_eval(data: dict[str, Any], challenge_id: str) -> Any:
+    """Check an eval before running it: rules problems with line and column; rubric checks"""
+    row = service.challenge(session(), challenge_id)
+    problems = service.validate(data["tab"], data["text"], row.context["contract"])
+    return {"ok": not any(p["level"] == "error" for p in problems), "problems": problems}
+
+
+@blp.post("/<string:challenge_id>/attempts")
+@blp.arguments(s.ArenaAttemptBodySchema)
+@blp.response(201, s.ArenaAttemptSchema)
+def create_attempt(data: dict[str, Any], challenge_id: str) -> Any:
+    """Run an eval on the dev set, or ship it to the hidden test set
+
+    Rules answer at once; the judge tab calls the judge model of `project_id` on every
+    trace plus the meta-judge (billed to that project, budgeted). 422 RULES_INVALID lists
+    the rules' problems; 422 BUDGET_EXCEEDED; 502 JUDGE_FAILED / JUDGE_TIMEOUT."""
+    settings = runtime().settings
+    request = attempts.RunRequest(data["tab"], data["text"], data["set"],
+                                  data["project_id"], data["judge"])
+    attempt = attempts.run_attempt(session(), user(), challenge_id, request,
+                                   settings.secret_key, settings.url_policy)
+    return attempts.public(attempt)
+
+
+@blp.get("/<string:challenge_id>/attempts")
+@blp.arguments(s.ArenaHistoryArgs, location="query")
+@blp.response(200, page_of(s.ArenaAttemptSchema))
+def list_attempts(args: dict[str, Any], challenge_id: str) -> Any:
+    """The caller's attempts on a challenge, newest first"""
+    page = attempts.history(session(), user(), challenge_id, args["tab"], args["set"],
+                            args["page"], args["page_size"])
+    return page_dict(page, [attempts.public(a) for a in page.items])
+
+
+@blp.get("/<string:challenge_id>/attempts/<int:attempt_id>")
+@blp.response(200, s.ArenaAttemptSchema)
+def get_attempt(challenge_id: str, attempt_id: int) -> Any:
+    """One of the caller's attempts"""
+    return attempts.public(attempts.one(session(), user(), challenge_id, attempt_id))

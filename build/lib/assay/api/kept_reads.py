@@ -1,0 +1,181 @@
+"""What one API process keeps between reads, so that the run page's reads stay cheap under
+load (issue 19: p95 < 50 ms for 50 clients over a million outputs):
+
+- **A member's access to a project**, for safe requests (GET, HEAD), for
+  ASSAY_AUTH_CACHE_S like credentials: a removed member, a lowered role or a deleted
+  project takes effect within those seconds in every process, and at once in the process
+  that made the change. Writes always ask the database. The project comes back unloaded:
+  a view that reads more than its id loads it then, so its figures are never stale.
+- **The bodies of a stopped run's reads** (the run, its progress, summary, statistics, an
+  outputs page, a grid page), keyed by the run's whole row, its scores' version included,
+  and the query string. A number on them cannot be stale: whatever moves a run's numbers
+  moves its row (core/runs/cache.py). What they show from other rows (a model's or a
+  scorer's name) follows within ASSAY_READ_CACHE_S, at once in the writer's process.
+
+Every successful write clears both in the process that served it. Only bodies that were
+answered 200 are kept, for the exact query string that got them, so a kept read answers
+what the view would: access is checked first, with the view's own rules.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+from flask import Flask, Response, current_app, g, request
+from sqlalchemy import Row, inspect, select
+from sqlalchemy.orm import Session, make_transient_to_detached
+
+from assay.core.auth.models import User
+from assay.core.errors import Forbidden, NotFound
+from assay.core.projects import service as projects
+from assay.core.projects.models import Project, Role
+from assay.core.runs.models import TERMINAL, Run
+from assay.core.ttl_cache import TTLCache
+from assay.extensions import db
+from assay.runtime import current
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+MEMBERSHIPS = "assay_memberships"
+READS = "assay_reads"
+RUN_VIEWS = "assay_run_views"
+READS_MAX_BYTES = 64 * 1024 * 1024  # per process; a grid page of 50 columns is ~0.5 MB
+_RUN_ATTRS = [attr.key for attr in inspect(Run).column_attrs]
+# Reads of one run that depend only on its row, its outputs and their scores, and the
+# names of its targets and scorers: not comparisons or reviews, whose rows move apart.
+KEPT_ENDPOINTS = frozenset({
+    "runs.get_run", "runs.get_progress", "runs.get_summary", "runs.get_statistics",
+    "runs.list_outputs", "runs.get_grid",
+})
+
+# The run page's reads and the project's lists, the reads people make most: plain SELECTs,
+# none through a server-side cursor (an export's), which PostgreSQL allows only inside a
+# transaction.
+ALONE_ENDPOINTS = KEPT_ENDPOINTS | {
+    "runs.list_runs", "runs.get_output", "projects.list_projects", "projects.get_project",
+    "datasets.list_datasets", "models.list_models", "scorers.list_scorers",
+    "prompts.list_prompts",
+}
+
+
+def project_access(session: Session, user: User, project_id: int,
+                   needed: Role) -> tuple[Project, Role]:
+    if request.method not in SAFE_METHODS:
+        return projects.access(session, user, project_id, needed)
+    memberships = _cache(MEMBERSHIPS)
+    key = f"{user.id}:{project_id}"
+    role = memberships.get(key)
+    if role is None:
+        project, role = projects.membership(session, user, project_id)
+        memberships.put(key, role)
+    else:
+        project = _unloaded(session, project_id)
+    projects.require(role, needed)
+    return project, role
+
+
+def _unloaded(session: Session, project_id: int) -> Project:
+    """The project in the session with every column but its id still to load."""
+    project = Project()
+    project.id = project_id
+    make_transient_to_detached(project)  # the missing attributes are expired
+    return session.merge(project, load=False)
+
+
+def _cache(name: str) -> TTLCache[Any]:
+    """This process's cache `name` (the app holds them: tests swap them per "process")."""
+    found: TTLCache[Any] = current_app.extensions[name]
+    return found
+
+
+def serve_kept() -> Response | None:
+    """Answer a stopped run's read from what this process kept, else mark it to keep."""
+    if request.method != "GET" or request.endpoint not in KEPT_ENDPOINTS:
+        return None
+    args = request.view_args or {}
+    try:
+        project_access(db.session, g.user, args["project_id"], Role.viewer)
+    except (NotFound, Forbidden):
+        return None  # the view refuses it in its own words
+    row = _run_row(args["project_id"], args["run_id"])
+    if row is None or row.status not in TERMINAL:
+        return None
+    query = request.query_string.decode("latin-1")
+    key = f"{request.endpoint}|{row.id}|{_digest(tuple(row))}|{query}"
+    kept = _cache(READS).get(key)
+    if kept is not None:
+        return Response(kept[0], 200, content_type=kept[1])
+    g.kept_read = key
+    return None
+
+
+def _run_row(project_id: int, run_id: int) -> Row[Any] | None:
+    return db.session.connection().execute(select(Run.__table__).where(
+        Run.id == run_id, Run.project_id == project_id)).first()
+
+
+def kept_run_views(items: list[Run],
+                   compute: Callable[[list[Run]], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The JSON views of `items` (a runs page): a stopped run's as kept from an earlier
+    page, keyed by its whole row like its reads; `compute` makes the others."""
+    if request.method != "GET":  # a write's answer is made from what it just changed
+        return compute(items)
+    views = _cache(RUN_VIEWS)
+    keys = {run.id: "|".join((str(run.id), _digest(tuple(
+        getattr(run, name) for name in _RUN_ATTRS)))) for run in items
+        if run.status in TERMINAL}
+    kept = {run_id: found for run_id, key in keys.items()
+            if (found := views.get(key)) is not None}
+    fresh = iter(compute([run for run in items if run.id not in kept]))
+    out = []
+    for run in items:
+        view = kept.get(run.id) or next(fresh)
+        if run.id in keys and run.id not in kept:
+            views.put(keys[run.id], view)
+        out.append(view)
+    return out
+
+
+def _digest(values: tuple[Any, ...]) -> str:
+    return hashlib.blake2b(repr(values).encode(), digest_size=16).hexdigest()
+
+
+def statements_alone() -> None:
+    """The commonest reads run each statement on its own on PostgreSQL (autocommit),
+    saving the BEGIN and ROLLBACK round trips around them. What they see is unchanged:
+    READ COMMITTED already gives each statement its own snapshot, and what such a GET
+    writes (a kept row of core/runs/cache.py) is one upsert either way."""
+    if (request.method == "GET" and request.endpoint in ALONE_ENDPOINTS
+            and db.engine.dialect.name == "postgresql"):
+        db.session.bind = db.autocommit_engine
+
+
+def keep_or_forget(response: Response) -> Response:
+    key = g.pop("kept_read", None)
+    if key is not None and response.status_code == 200 and not response.is_streamed:
+        body = response.get_data()
+        _cache(READS).put(key, (body, response.content_type), len(body))
+    elif request.method not in SAFE_METHODS and response.status_code < 400:
+        forget(current_app)
+    return response
+
+
+def forget(app: Flask) -> None:
+    """Drop what this process keeps (a write went through; tests between cases)."""
+    for name in (MEMBERSHIPS, READS, RUN_VIEWS):
+        app.extensions[name].clear()
+
+
+def init_app(app: Flask) -> None:
+    settings = current().settings
+    app.extensions[MEMBERSHIPS] = TTLCache[Role](settings.auth_cache_s)
+    app.extensions[READS] = TTLCache[tuple[bytes, str]](
+        settings.read_cache_s, max_size=READS_MAX_BYTES)
+    app.extensions[RUN_VIEWS] = TTLCache[dict[str, Any]](settings.read_cache_s, 2_000)
+    app.before_request(statements_alone)  # before authentication, whose reads it spares
+    app.after_request(keep_or_forget)
+
+
+def init_serving(app: Flask) -> None:
+    app.before_request(serve_kept)  # once authentication has named the user

@@ -1,0 +1,98 @@
+"""Scores reviewers give outputs by hand (reviewers and above), and the one JSON view of a
+score, shared with the output detail."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+
+from assay.api.base import commit, project_access, runtime, session, user
+from assay.api.runs.blueprint import blp
+from assay.api.runs.scores_schemas import (
+    ManualScoreManySchema,
+    ManualScoreSchema,
+    ScoreListSchema,
+    ScoreSchema,
+)
+from assay.core.auth.models import User
+from assay.core.errors import Conflict
+from assay.core.projects.models import Role
+from assay.core.runs import service as runs
+from assay.core.scoring import manual
+from assay.core.scoring.models import Score, ScorerConfig, ScorerVersion
+from assay.jobs.queues import enqueue_warm
+
+ONE = "/<int:run_id>/outputs/<int:output_id>/scores/<int:scorer_version_id>"
+SCORE_COLUMNS = ("id", "scorer_version_id", "kind", "source", "value", "passed", "criteria",
+                 "rationale", "evidence", "severity", "flags", "details", "error",
+                 "author_id", "comment", "created_at", "updated_at")
+
+
+def score_view(score: Score, config: ScorerConfig, version: ScorerVersion,
+               author: User | None) -> dict[str, Any]:
+    return {**{c: getattr(score, c) for c in SCORE_COLUMNS}, "scorer_id": config.id,
+            "scorer_name": config.name, "version": version.number,
+            "author_name": (author.name or author.email) if author else None}
+
+
+@blp.put(ONE)
+@blp.arguments(ManualScoreSchema)
+@blp.response(200, ScoreSchema)
+def put_score(data: dict[str, Any], project_id: int, run_id: int, output_id: int,
+              scorer_version_id: int) -> Any:
+    """Your score of this output by a manual scorer of the project (any of its versions,
+    pinned by the run or not); saving again updates it. 422 when the values do not fit the
+    scorer's scale (errors name the field), the scorer is archived or not manual, or the
+    output has no reply."""
+    project, _ = project_access(project_id, Role.reviewer)
+    run = runs.get_run(session(), project, run_id)
+    entry = manual.Entry(**data)
+    for attempt in range(2):
+        try:
+            score, config, version = manual.set_score(session(), user(), project, run,
+                                                      output_id, scorer_version_id, entry)
+            commit()
+            enqueue_warm(runtime(), run.id)  # the run's kept numbers, filled again
+            return score_view(score, config, version, user())
+        except IntegrityError as exc:  # a concurrent first save: update it on the retry
+            session().rollback()
+            if attempt:
+                raise Conflict("The score changed meanwhile; try again",
+                               code="SCORE_CONFLICT") from exc
+    raise AssertionError("unreachable")
+
+
+@blp.put("/<int:run_id>/scores/<int:scorer_version_id>")
+@blp.arguments(ManualScoreManySchema)
+@blp.response(200, ScoreListSchema)
+def put_scores(data: dict[str, Any], project_id: int, run_id: int,
+               scorer_version_id: int) -> Any:
+    """Your same score of several outputs of this run at once (a cell's repeats), all or
+    none: 422 or 404 for any output leaves every one as it was."""
+    project, _ = project_access(project_id, Role.reviewer)
+    run = runs.get_run(session(), project, run_id)
+    output_ids = data.pop("output_ids")
+    entry = manual.Entry(**data)
+    try:
+        saved = manual.set_scores(session(), user(), project, run, output_ids,
+                                  scorer_version_id, entry)
+        commit()
+        enqueue_warm(runtime(), run.id)
+    except IntegrityError as exc:  # a concurrent first save of one of them
+        session().rollback()
+        raise Conflict("A score changed meanwhile; try again", code="SCORE_CONFLICT") from exc
+    return {"items": [score_view(score, config, version, user())
+                      for score, config, version in saved]}
+
+
+@blp.delete(ONE)
+@blp.response(204)
+def delete_score(project_id: int, run_id: int, output_id: int, scorer_version_id: int) -> Any:
+    """Remove your own score (undo); 404 when you have none there."""
+    project, _ = project_access(project_id, Role.reviewer)
+    run = runs.get_run(session(), project, run_id)
+    manual.delete_score(session(), user(), project, run, output_id, scorer_version_id)
+    commit()
+    enqueue_warm(runtime(), run.id)
+    return None

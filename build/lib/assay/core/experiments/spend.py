@@ -1,0 +1,135 @@
+"""Budget holds for an experiment's own calls (AI assist, the refiner, the pairwise judge)
+and for EvalArena's judge runs (no experiment): the same reserve -> settle | release
+protocol as a run's cells (core/runs/budget.py), against the project's cap and the
+experiment's.
+
+`reserve` locks the project row then the experiment row (the engine's order: a run's cells
+lock the project last, and never an experiment) and adds the call's maximum cost to both
+`reserved_micros` only when every cap still has room for it; `settle` swaps the hold for
+the actual cost, charged to the project (its counter and its cost report) and to the
+experiment's phase; `release` gives a hold back when no call was paid for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from assay.core.errors import Conflict
+from assay.core.experiments.models import Experiment, Iteration
+from assay.core.projects.models import Project
+from assay.core.reports import rollups
+from assay.core.runs import budget
+from assay.core.runs.locks import for_update, lock_project
+
+Phase = Literal["assist", "refinement", "judging", "arena"]
+_PHASE_COLUMN = {"assist": "assist_micros", "refinement": "refinement_micros",
+                 "judging": "judging_micros"}  # arena: no experiment
+_REPORT_KIND = {"assist": "assist", "refinement": "refinement", "judging": "pairwise_judge",
+                "arena": "arena_judge"}
+
+
+class BudgetExceeded(Conflict):
+    code = "BUDGET_EXCEEDED"
+
+
+@dataclass(frozen=True)
+class Hold:
+    project_id: int
+    experiment_id: int | None
+    micros: int
+
+
+def experiment_cap(experiment: Experiment) -> int | None:
+    """The experiment's cap: its frozen budget once started, the wizard's while a draft."""
+    if experiment.frozen_at is not None:
+        return experiment.budget_micros
+    value = (experiment.config.get("stop") or {}).get("max_budget_micros")
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def reserve(session: Session, project_id: int, experiment_id: int | None, micros: int,
+            what: str = "this call") -> Hold:
+    """Hold `micros` against the project's and the experiment's caps; BudgetExceeded (409)
+    saying what is left when either cannot cover it. The caller commits (or rolls back on
+    BudgetExceeded: on SQLite the lock is an open write transaction)."""
+    lock_project(session, project_id)
+    project = session.execute(select(
+        Project.budget_micros, Project.spent_micros, Project.reserved_micros)
+        .where(Project.id == project_id)).one()
+    caps: list[tuple[int | None, int, int]] = [
+        (project.budget_micros, project.spent_micros, project.reserved_micros)]
+    if experiment_id is not None:
+        experiment = session.scalar(for_update(session, select(Experiment).where(
+            Experiment.id == experiment_id)).execution_options(populate_existing=True))
+        if experiment is not None:
+            caps.append((experiment_cap(experiment), experiment.spent_micros,
+                         experiment.reserved_micros))
+    space = budget.room(caps)
+    if not space.fits(micros):
+        raise BudgetExceeded(
+            f"The budget has {max(space.now or 0, 0) / 1e6:.4f} USD left; {what} may cost "
+            f"up to {micros / 1e6:.4f} USD", {"left_micros": max(space.now or 0, 0),
+                                              "needed_micros": micros})
+    if micros:
+        _move(session, project_id, experiment_id, reserved=micros)
+    return Hold(project_id, experiment_id, micros)
+
+
+def settle(session: Session, hold: Hold, phase: Phase, spent: int, tokens_in: int,
+           tokens_out: int, model_id: int | None, iteration_id: int | None = None,
+           calls: int = 1) -> None:
+    """The hold released and the actual cost charged (project, cost report, experiment
+    phase and, given, the iteration's phase). The caller commits."""
+    _move(session, hold.project_id, hold.experiment_id, reserved=-hold.micros, spent=spent)
+    rollups.add_spend(session, hold.project_id, datetime.now(UTC).date(), _REPORT_KIND[phase],
+                      model_id, calls, spent, tokens_in, tokens_out)
+    if hold.experiment_id is not None:
+        column = getattr(Experiment, _PHASE_COLUMN[phase])
+        session.execute(update(Experiment).where(Experiment.id == hold.experiment_id).values(
+            {column: column + spent, Experiment.tokens_in: Experiment.tokens_in + tokens_in,
+             Experiment.tokens_out: Experiment.tokens_out + tokens_out})
+            .execution_options(synchronize_session=False))
+    if iteration_id is not None:
+        column = getattr(Iteration, _PHASE_COLUMN[phase])
+        session.execute(update(Iteration).where(Iteration.id == iteration_id).values(
+            {column: column + spent}).execution_options(synchronize_session=False))
+
+
+def release(session: Session, hold: Hold) -> None:
+    """Give the hold back (the call was never paid for). The caller commits."""
+    if hold.micros:
+        _move(session, hold.project_id, hold.experiment_id, reserved=-hold.micros)
+
+
+def release_orphaned(session: Session, experiment_id: int) -> int:
+    """Give back every hold on the experiment (and its share of the project's): called when
+    the job of its open iteration died mid-call (its holds can never be settled), while no
+    other job works on the iteration. Returns what was released. The caller commits."""
+    project_id = session.scalar(select(Experiment.project_id).where(
+        Experiment.id == experiment_id))
+    if project_id is None:
+        return 0
+    session.execute(for_update(session, select(Project.id).where(Project.id == project_id)))
+    held = session.scalar(for_update(session, select(Experiment.reserved_micros).where(
+        Experiment.id == experiment_id))) or 0
+    if held > 0:
+        _move(session, project_id, experiment_id, reserved=-held)
+    return held
+
+
+def _move(session: Session, project_id: int, experiment_id: int | None, reserved: int,
+          spent: int = 0) -> None:
+    values: dict[Any, Any] = {Project.reserved_micros: Project.reserved_micros + reserved}
+    if spent:
+        values[Project.spent_micros] = Project.spent_micros + spent
+    session.execute(update(Project).where(Project.id == project_id).values(values)
+                    .execution_options(synchronize_session=False))
+    if experiment_id is not None and reserved:
+        session.execute(update(Experiment).where(Experiment.id == experiment_id).values(
+            reserved_micros=Experiment.reserved_micros + reserved)
+            .execution_options(synchronize_session=False))

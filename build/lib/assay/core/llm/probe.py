@@ -1,0 +1,219 @@
+"""Connection tests and model discovery: one small, real call to a provider.
+
+Each call re-checks the base URL against the SSRF guard, never follows a redirect, has a
+10 s timeout and reports failures as one short, human sentence ("401 from provider:
+invalid API key", "connection refused"). The key is sent in a header and never appears in
+a message: any echo of it by the provider is masked.
+
+The calls are built by the same adapters the runs use (providers/: URL joining, auth and
+config headers; `check_call` and `models_call`) and made by the same client
+(`LLMClient.fetch`: SSRF guard, no redirects, timeout, classified `ProviderError`s), so a
+green test means the runs will reach the provider the same way. This module only turns a
+`ProviderError` into the sentence the UI shows.
+
+Calls per kind:
+
+=================  =======================================  ==========================
+kind               test                                     discover
+=================  =======================================  ==========================
+openai, fake,      GET /v1/models                           GET /v1/models (data[].id)
+openai_compatible
+openrouter         GET /v1/key (its model list is public)   GET /v1/models
+anthropic          GET /v1/models (free, no model id to     GET /v1/models (paged)
+                   guess, unlike a 1-token message)
+azure_openai       POST /openai/deployments/{deployment}/   not offered
+                   chat/completions (1 token) when a
+                   deployment is set, else GET /openai/models
+ollama             GET /api/tags                            GET /api/tags (models[].name)
+=================  =======================================  ==========================
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+from assay.core.errors import DomainError
+from assay.core.llm.kinds import ANTHROPIC, AZURE, OLLAMA, ProviderKind
+from assay.providers.base import Endpoint, HttpCall, ProviderError, with_query
+from assay.providers.client import LLMClient, RetryPolicy
+from assay.providers.registry import adapter_for, api_key_for
+from assay.providers.ssrf import OPEN, UrlPolicy
+
+TIMEOUT_S = 10.0
+MAX_PAGES = 20
+EXCERPT = 200
+NOT_JSON = "the provider's answer is not JSON (is the base URL right?)"
+
+T = TypeVar("T")
+
+
+class ProviderUnavailable(DomainError):
+    """The provider could not be reached or refused the call (discovery)."""
+
+    status, code = 502, "PROVIDER_ERROR"
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where and how to call a provider. Holds the key: never log or repr it."""
+
+    kind: ProviderKind
+    base_url: str
+    api_key: str | None = field(repr=False)
+    config: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    ok: bool
+    error: str | None
+    latency_ms: int | None
+
+
+class _Failed(Exception):
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def _mask(text: str, secret: str | None) -> str:
+    if secret and len(secret) >= 4:
+        text = text.replace(secret, "••••")
+    return text
+
+
+def _endpoint(target: Target) -> Endpoint:
+    kind = target.kind.kind
+    return Endpoint(kind, target.base_url, api_key_for(kind, target.api_key), target.config)
+
+
+def _provider_message(body: Any) -> str:
+    """The provider's own words from an error body (JSON, or the text of one that is not)."""
+    if isinstance(body, str):
+        return " ".join(body.split())[:EXCERPT]
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict):
+        error = error.get("message")
+    if isinstance(error, str):
+        return " ".join(error.split())[:EXCERPT]
+    return ""
+
+
+def _status_message(status: int, raw: Any, path: str, target: Target) -> str:
+    raw = raw if isinstance(raw, dict) else {}
+    if 300 <= status < 400:
+        where = str(raw.get("location") or "")[:EXCERPT]
+        return (f"{status} from provider: redirected to {where or 'another URL'}; Assay does "
+                "not follow redirects, so use the final address as the base URL")
+    if status == 401:
+        return "401 from provider: invalid API key"
+    detail = _provider_message(raw.get("body"))
+    if status == 403:
+        text = "403 from provider: the key is not allowed to do this"
+    elif status == 404:
+        hint = "base URL, deployment or API version" if target.kind.kind == AZURE else "base URL"
+        text = f"404 from provider: {path} not found (check the {hint})"
+    elif status == 429:
+        text = "429 from provider: rate limited or out of quota"
+    elif status >= 500:
+        text = f"{status} from provider: server error"
+    else:
+        text = f"{status} from provider"
+    if detail:
+        text = f"{text}: {detail}"
+    return text
+
+
+def _message(error: ProviderError, call: HttpCall, target: Target) -> str:
+    """The client's classified error as one short sentence, the key masked."""
+    if error.status is not None:
+        text = _status_message(error.status, error.raw, urlsplit(call.url).path, target)
+    elif error.reason:  # a transport failure, or a URL the SSRF guard refused
+        text = error.reason
+    elif error.error_class == "malformed_response":
+        text = NOT_JSON
+    else:
+        text = error.message[:EXCERPT]
+    return _mask(text, target.api_key)
+
+
+def _run(url_policy: UrlPolicy, work: Callable[[LLMClient], Awaitable[T]]) -> T:
+    """`work` with a client of its own: 10 s per call, no retry (someone is waiting)."""
+    async def go() -> T:
+        async with LLMClient(timeout_s=TIMEOUT_S, retry=RetryPolicy(attempts=1),
+                             max_connections=4, url_policy=url_policy) as client:
+            return await work(client)
+
+    return asyncio.run(go())
+
+
+async def _fetch(client: LLMClient, target: Target, call: HttpCall) -> Any:
+    try:
+        return await client.fetch(call)
+    except ProviderError as error:
+        raise _Failed(_message(error, call, target)) from None
+
+
+def check_connection(target: Target, url_policy: UrlPolicy = OPEN) -> Outcome:
+    """One small real call: does this base URL answer, and does it accept the key?"""
+    endpoint = _endpoint(target)
+    call = adapter_for(endpoint.kind).check_call(endpoint)
+    started = time.monotonic()
+    try:
+        _run(url_policy, lambda client: _fetch(client, target, call))
+    except _Failed as failed:
+        return Outcome(False, failed.message, None)
+    return Outcome(True, None, round((time.monotonic() - started) * 1000))
+
+
+def _ids(items: Any, key: str) -> list[dict[str, Any]]:
+    if not isinstance(items, list):
+        raise _Failed("the provider's model list has an unexpected shape")
+    found = []
+    for item in items:
+        if isinstance(item, dict) and isinstance(item.get(key), str) and item[key]:
+            name = item.get("display_name") or item.get("name")
+            found.append({"id": item[key][:200],
+                          "name": name[:200] if isinstance(name, str) else None})
+    return found
+
+
+async def _list(client: LLMClient, target: Target, models: HttpCall) -> list[dict[str, Any]]:
+    kind = target.kind.kind
+    if kind == OLLAMA:
+        body = await _fetch(client, target, models)
+        return _ids(body.get("models") if isinstance(body, dict) else None, "name")
+    if kind != ANTHROPIC:
+        body = await _fetch(client, target, models)
+        return _ids(body.get("data") if isinstance(body, dict) else None, "id")
+    found: list[dict[str, Any]] = []
+    after = None
+    for _ in range(MAX_PAGES):
+        query = {"limit": "1000", **({"after_id": after} if after else {})}
+        page_call = HttpCall(with_query(models.url, query), {}, models.headers, "GET")
+        body = await _fetch(client, target, page_call)
+        found += _ids(body.get("data") if isinstance(body, dict) else None, "id")
+        after = body.get("last_id") if isinstance(body, dict) else None
+        if not (isinstance(body, dict) and body.get("has_more") is True
+                and isinstance(after, str) and after):
+            break
+    return found
+
+
+def discover(target: Target, url_policy: UrlPolicy = OPEN) -> list[dict[str, Any]]:
+    """The provider's model ids ({id, name}), sorted; ProviderUnavailable on failure."""
+    endpoint = _endpoint(target)
+    models = adapter_for(endpoint.kind).models_call(endpoint)
+    try:
+        if models is None:
+            raise _Failed("this provider offers no model list")
+        found = _run(url_policy, lambda client: _list(client, target, models))
+    except _Failed as failed:
+        raise ProviderUnavailable(f"Discovery failed: {failed.message}") from None
+    unique = {item["id"]: item for item in found}
+    return [unique[key] for key in sorted(unique)]

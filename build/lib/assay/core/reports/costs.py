@@ -1,0 +1,179 @@
+"""Cost and token reports of a project: every spend, by kind (the models' calls, the judges
+of run outputs, judge-mode runs' judges, generation jobs, scorer trials, and experiments'
+assist, refinement and pairwise judges, EvalArena's judge runs), by model, by run and by UTC day,
+and token usage per day and model, over what is in scope (scope.py: date range and
+dataset; scorers play no part in cost).
+
+It reads two rollups (models.py): `target_days` (per run target and day: outputs, the
+calls' cost and tokens, the judges' cost) and `spend_days` (spend outside runs). A project
+has few targets and a target runs over few days, so the rows that come back are few, and
+they roll up here. The report's total is the project's spend: every micro-dollar on the
+runs' and project's counters (tests/engine/test_cost_invariant.py holds it to that)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from assay.core.llm.models import ModelConfig
+from assay.core.projects.models import Project
+from assay.core.reports import rollups
+from assay.core.reports.scope import ReportFilter, resolve
+from assay.core.reports.sql import day_text, for_aggregates
+from assay.core.runs.models import Run, RunTarget
+from assay.core.scoring.judge_mode import MODE as JUDGE_MODE
+
+# The kinds of spend, in the order the report lists them (each always present). Every kind
+# `rollups.add_spend` is given must be here, or the report's total would miss it.
+KINDS = ("model_calls", "judges", "judge_mode", "generation", "scorer_trials", "assist",
+         "refinement", "pairwise_judge", "arena_judge")
+
+
+@dataclass
+class _Sums:
+    calls: int = 0  # the models' own calls
+    judges: int = 0  # judges of run outputs
+    judge_mode: int = 0  # judges of judge-mode runs
+    other: dict[str, int] | None = None  # spend outside runs, by kind (generation)
+    outputs: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+    def add(self, o: _Sums) -> None:
+        self.calls += o.calls
+        self.judges += o.judges
+        self.judge_mode += o.judge_mode
+        for kind, spent in (o.other or {}).items():
+            self.other = self.other or {}
+            self.other[kind] = self.other.get(kind, 0) + spent
+        self.outputs += o.outputs
+        self.tokens_in += o.tokens_in
+        self.tokens_out += o.tokens_out
+
+    def kinds(self) -> dict[str, int]:
+        found = {"model_calls": self.calls, "judges": self.judges,
+                 "judge_mode": self.judge_mode, **(self.other or {})}
+        return {kind: found.get(kind, 0) for kind in KINDS}
+
+    def view(self) -> dict[str, int]:
+        kinds = self.kinds()
+        return {"spent_micros": sum(kinds.values()), "calls_micros": self.calls,
+                "judge_micros": self.judges + self.judge_mode,
+                "generation_micros": kinds["generation"], "outputs": self.outputs,
+                "tokens_in": self.tokens_in, "tokens_out": self.tokens_out}
+
+
+@dataclass(frozen=True)
+class _Key:
+    """Where a sum belongs: a run and model, or (run None) spend outside runs."""
+
+    run_id: int | None
+    model_id: int | None
+
+
+def _targets(session: Session, ids: set[int]) -> dict[int, tuple[int, int | None]]:
+    if not ids:
+        return {}
+    return {t: (run, model) for t, run, model in session.execute(
+        select(RunTarget.id, RunTarget.run_id, RunTarget.model_id)
+        .where(RunTarget.id.in_(ids)))}
+
+
+def _roll_up(cells: list[tuple[Hashable, _Sums]]) -> dict[Any, _Sums]:
+    out: dict[Any, _Sums] = {}
+    for key, sums in cells:
+        out.setdefault(key, _Sums()).add(sums)
+    return out
+
+
+class _Names:
+    def __init__(self, session: Session, model_ids: set[int | None], run_ids: set[int]):
+        ids = [m for m in model_ids if m is not None]
+        self.models: dict[int, str] = dict(session.execute(
+            select(ModelConfig.id, ModelConfig.name).where(ModelConfig.id.in_(ids))).all()) \
+            if ids else {}
+        self.runs: dict[int, tuple[str, str, datetime, bool]] = {
+            r.id: (r.name, r.status, r.created_at, (r.settings or {}).get("mode") == JUDGE_MODE)
+            for r in session.execute(
+                select(Run.id, Run.name, Run.status, Run.created_at, Run.settings)
+                .where(Run.id.in_(run_ids)))} if run_ids else {}
+
+    def model(self, model_id: int | None) -> str | None:
+        return self.models.get(model_id) if model_id is not None else None
+
+
+def _data(session: Session, project: Project, filters: ReportFilter
+          ) -> tuple[list[tuple[_Key, str, _Sums]], _Names]:
+    scope = resolve(session, project, filters)
+    for_aggregates(session)
+    days = rollups.target_days(session, scope)
+    targets = _targets(session, {row[0] for row in days})
+    names = _Names(session, {model for _, model in targets.values()},
+                   {run for run, _ in targets.values()})
+    rows: list[tuple[_Key, str, _Sums]] = []
+    for target, day, n, _, spent, tokens_in, tokens_out, judged in days:
+        run, model = targets[target]
+        in_judge_mode = names.runs[run][3]
+        rows.append((_Key(run, model), day_text(day), _Sums(
+            calls=spent, judges=0 if in_judge_mode else judged,
+            judge_mode=judged if in_judge_mode else 0, outputs=n, tokens_in=tokens_in,
+            tokens_out=tokens_out)))
+    outside = rollups.spend_days(session, scope)
+    extra = {m or None for _, _, m, *_ in outside} - set(names.models)
+    names.models.update(_Names(session, extra, set()).models)
+    for day, kind, model, _, spent, tokens_in, tokens_out in outside:
+        rows.append((_Key(None, model or None), day_text(day), _Sums(
+            other={kind: spent}, tokens_in=tokens_in, tokens_out=tokens_out)))
+    return rows, names
+
+
+def _sorted(rolled: dict[Any, _Sums], view: Callable[[Any, _Sums], dict[str, Any]],
+            key: Callable[[dict[str, Any]], Any]) -> list[dict[str, Any]]:
+    return sorted((view(k, sums) for k, sums in rolled.items()), key=key)
+
+
+def _newest_first(row: dict[str, Any]) -> tuple[float, int]:
+    return -row["created_at"].timestamp(), -row["run_id"]
+
+
+def cost_report(session: Session, project: Project, filters: ReportFilter) -> dict[str, Any]:
+    """Totals (with the spend by kind), then by model (most spent first), by run (newest
+    first: when it was created) and by day (oldest first); money in micro-dollars. A model's
+    row holds its calls, the judges of its outputs and the generation jobs it ran."""
+    rows, names = _data(session, project, filters)
+    total = _Sums()
+    for _, _, sums in rows:
+        total.add(sums)
+    by_model = _roll_up([(k.model_id, sums) for k, _, sums in rows])
+    by_run = _roll_up([(k.run_id, sums) for k, _, sums in rows if k.run_id is not None])
+    by_day = _roll_up([(day, sums) for _, day, sums in rows])
+    return {
+        "total": {**total.view(), "by_kind": [
+            {"kind": kind, "spent_micros": spent} for kind, spent in total.kinds().items()]},
+        "by_model": _sorted(by_model, lambda m, s: {
+            "model_id": m, "model_name": names.model(m), **s.view()},
+            lambda r: (-r["spent_micros"], r["model_name"] is None, r["model_name"] or "")),
+        "by_run": _sorted(by_run, lambda r, s: {
+            "run_id": r, "run_name": names.runs[r][0], "status": names.runs[r][1],
+            "created_at": names.runs[r][2], "judge_mode": names.runs[r][3], **s.view()},
+            _newest_first),
+        "by_day": _sorted(by_day, lambda d, s: {"day": d, **s.view()}, lambda r: r["day"]),
+    }
+
+
+def token_usage(session: Session, project: Project, filters: ReportFilter) -> dict[str, Any]:
+    """Tokens in and out per UTC day and model (oldest day first, then by model name): the
+    models' calls in runs and in generation jobs."""
+    rows, names = _data(session, project, filters)
+    per_day_model = _roll_up([((day, k.model_id), sums) for k, day, sums in rows])
+    items = _sorted(per_day_model, lambda k, s: {
+        "day": k[0], "model_id": k[1], "model_name": names.model(k[1]),
+        "tokens_in": s.tokens_in, "tokens_out": s.tokens_out, "outputs": s.outputs},
+        lambda r: (r["day"], r["model_name"] is None, r["model_name"] or "",
+                   r["model_id"] or 0))
+    return {"items": items}

@@ -1,0 +1,164 @@
+"""Trying a scorer before saving it: the judge prompt it would send for a sample, and one
+real scoring of one output (a run's, or pasted text). A trial records no score, but every
+judge call it makes is charged to the project's spend, like any other judge call."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import asdict
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from assay.core import audit
+from assay.core.auth.models import User
+from assay.core.datasets.models import Case
+from assay.core.errors import Invalid, NotFound
+from assay.core.projects.models import Project
+from assay.core.reports import rollups
+from assay.core.runs.judge_budget import max_judge_cost
+from assay.core.runs.models import Output, Run
+from assay.core.scoring.apply import PAIR_KINDS
+from assay.core.scoring.backfill import SUBJECT_COLUMNS, subject_of
+from assay.core.scoring.judge_calls import JudgeModel, ModelJudge, find_judges, judge_models
+from assay.core.scoring.service import check_params
+from assay.providers.client import LLMClient, RetryPolicy
+from assay.providers.ssrf import UrlPolicy
+from assay.scorers.base import Context, JudgeReply, ScoreResult, Subject
+from assay.scorers.judge_guard import new_nonce
+
+TRIAL_TIMEOUT_S = 60.0
+TRIAL_KIND = "scorer_trials"  # a kind of spend in the cost report
+NO_JUDGE = "This kind calls no judge model, so it has no judge prompt to show"
+
+
+def sample_subject(sample: Mapping[str, Any]) -> Subject:
+    """A subject from pasted text: the output, and optionally the case's input, a
+    reference answer and grounding context."""
+    return Subject(output=sample["output"], input=dict(sample.get("input") or {}),
+                   reference=sample.get("reference"), context=sample.get("context"),
+                   messages=None)
+
+
+def output_subject(session: Session, project: Project, output_id: int) -> Subject:
+    """What the run's scorers saw of one recorded output of the project."""
+    row = session.execute(
+        select(*SUBJECT_COLUMNS)
+        .join(Run, Run.id == Output.run_id).join(Case, Case.id == Output.case_id)
+        .where(Output.id == output_id, Run.project_id == project.id)).first()
+    if row is None:
+        raise NotFound("Output not found in this project")
+    if row.text is None:
+        raise Invalid("That output has no text to score (its call failed)",
+                      {"json": {"output_id": ["The call of this output failed"]}})
+    return subject_of(row)
+
+
+def preview(kind: str, params: Mapping[str, Any], subject: Subject,
+            second: Subject | None = None) -> dict[str, Any]:
+    """The messages each judge call of this scorer would send for `subject` (pairwise:
+    `subject` as Response 1 and `second` as Response 2), built by the scorer itself."""
+    scorer: Any = check_params(kind, params)
+    if not hasattr(scorer, "messages"):
+        raise Invalid(NO_JUDGE, {"json": {"kind": [NO_JUDGE]}})
+    nonce = new_nonce()  # each real call gets a fresh one; the preview shows one
+    if kind in PAIR_KINDS:
+        messages = scorer.messages(subject, second or subject, nonce)
+    else:
+        messages = scorer.messages(subject, nonce)
+    return {"judges": list(scorer.judges), "messages": messages}
+
+
+class _Metered:
+    """A JudgeCall that adds up what its replies cost, per judge (for the cost report)."""
+
+    def __init__(self, inner: ModelJudge) -> None:
+        self.inner, self.cost_micros, self.calls = inner, 0, 0
+        self.per_judge: dict[str, list[int]] = {}  # ref -> [calls, cost, tokens in, out]
+
+    async def __call__(self, judge: str, messages: list[dict[str, Any]],
+                       params: Mapping[str, Any]) -> JudgeReply:
+        reply = await self.inner(judge, messages, params)
+        self.calls += 1
+        self.cost_micros += reply.cost_micros or 0
+        sums = self.per_judge.setdefault(judge, [0, 0, 0, 0])
+        for i, n in enumerate((1, reply.cost_micros, reply.tokens_in, reply.tokens_out)):
+            sums[i] += n or 0
+        return reply
+
+
+def _charge(session: Session, project: Project, meter: _Metered) -> None:
+    """The trial's judges are the project's spend: its budget counter and, by judge
+    model, the cost report's "scorer trials" kind."""
+    if meter.cost_micros:
+        session.execute(update(Project).where(Project.id == project.id).values(
+            spent_micros=Project.spent_micros + meter.cost_micros))
+    configs = find_judges(session, project.id, meter.per_judge)
+    today = datetime.now(UTC).date()
+    for ref, (calls, cost, tokens_in, tokens_out) in meter.per_judge.items():
+        model = configs.get(ref)
+        rollups.add_spend(session, project.id, today, TRIAL_KIND, model.id if model else None,
+                          calls, cost, tokens_in, tokens_out)
+
+
+def _result_view(result: ScoreResult) -> dict[str, Any]:
+    return {"value": result.value, "passed": result.passed,
+            "criteria": dict(result.criteria), "rationale": result.rationale,
+            "severity": result.severity, "flags": list(result.flags), "error": result.error,
+            "judge_model": result.judge_model,
+            "evidence": [asdict(e) for e in result.evidence]}
+
+
+def _check_budget(project: Project, scorer: Any, models: Mapping[str, JudgeModel],
+                  subject: Subject) -> None:
+    """Refuse a trial whose judges could take the project past its cap: its spend, what
+    its runs hold, and the most these judge calls can cost (their verdicts bounded by
+    each judge's max_tokens)."""
+    budget = project.budget_micros
+    if budget is None:
+        return
+    build = getattr(scorer, "messages", None)
+    bound = (max_judge_cost([(build, scorer.judges)], models, subject, 0)
+             if callable(build) and scorer.kind not in PAIR_KINDS else 0)
+    used = project.spent_micros + project.reserved_micros
+    if used >= budget or used + bound > budget:  # nothing left, or not enough
+        raise Invalid("Trying these judges could take the project past its budget",
+                      {"json": {"budget": ["Not enough of the project budget is left"]}},
+                      code="BUDGET_EXCEEDED")
+
+
+def try_scorer(session: Session, actor: User, project: Project, kind: str,
+               params: Mapping[str, Any], subject: Subject, secret_key: str,
+               url_policy: UrlPolicy, output_id: int | None = None) -> dict[str, Any]:
+    """Score `subject` once through the real LLM client; record no score, charge the
+    judges' cost to the project and audit it. Pairwise kinds compare two outputs and
+    cannot be tried on one."""
+    if kind in PAIR_KINDS:
+        raise Invalid("A pairwise judge compares two outputs; try it from a run",
+                      {"json": {"kind": ["Pairwise judges cannot be tried on one output"]}})
+    scorer = check_params(kind, params)
+    settings = project.settings or {}
+    if kind == "code_execution" and not settings.get("code_execution"):
+        raise Invalid("This project does not allow code execution",
+                      {"json": {"kind": ["Code execution is off for this project"]}})
+    models = judge_models(session, project.id, scorer.judges, secret_key)
+    if scorer.judges:
+        _check_budget(project, scorer, models, subject)
+
+    async def go() -> tuple[list[ScoreResult], _Metered]:
+        async with LLMClient(timeout_s=TRIAL_TIMEOUT_S, retry=RetryPolicy(attempts=1),
+                             max_connections=4, url_policy=url_policy) as client:
+            meter = _Metered(ModelJudge(client, models))
+            ctx = Context(judge=meter, code_execution=bool(settings.get("code_execution")))
+            return await scorer.score(subject, ctx), meter
+
+    results, meter = asyncio.run(go())
+    _charge(session, project, meter)
+    audit.record(session, actor, "scorer.tried", "project", project.id, project.id,
+                 {"kind": kind, "output_id": output_id, "judge_calls": meter.calls,
+                  "cost_micros": meter.cost_micros})
+    return {"results": [_result_view(r) for r in results], "cost_micros": meter.cost_micros,
+            "judge_calls": meter.calls}

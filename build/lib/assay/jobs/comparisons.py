@@ -1,0 +1,88 @@
+"""RQ entry point: compare the outputs of two targets of a run (or a target of the run with
+one of a base run), case by case, with a pairwise judge scorer version (both orders per
+judge), and record one Comparison row per pair and judge."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from assay.core.scoring import pairwise_runs
+from assay.core.scoring.judge_calls import ModelJudge, judge_models
+from assay.core.scoring.pairwise_runs import Pair
+from assay.providers.client import LLMClient
+from assay.runtime import Runtime, current
+from assay.scorers.base import Context, PairVerdict, PairwiseScorer, Subject
+
+log = logging.getLogger(__name__)
+CONCURRENT = 16  # pairs judged at once (each asks every judge twice)
+BATCH = 4 * CONCURRENT  # pairs read, judged and written per transaction
+COMPARED = "run.compared"
+
+
+def compare_targets(run_id: int, scorer_version_id: int, target_a_id: int,
+                    target_b_id: int, base_run_id: int | None = None) -> int:
+    """Returns how many comparison rows were written. Target B is of `base_run_id` when
+    given; progress is published on `run_id`'s stream either way."""
+    return asyncio.run(_compare_targets(current(), run_id, scorer_version_id, target_a_id,
+                                        target_b_id, base_run_id))
+
+
+async def _compare_targets(rt: Runtime, run_id: int, version_id: int, target_a_id: int,
+                           target_b_id: int, base_run_id: int | None) -> int:
+    with rt.db.factory() as session:
+        setup = pairwise_runs.scorer_of(session, run_id, version_id)
+        if setup is None:
+            log.warning("run %s: scorer version %s gone, nothing compared", run_id, version_id)
+            return 0
+        project_id, scorer = setup
+        plan = pairwise_runs.plan_pairs(session, run_id, version_id, scorer.judges,
+                                        target_a_id, target_b_id, base_run_id)
+        judges = judge_models(session, project_id, scorer.judges, rt.settings.secret_key)
+    progress: dict[str, Any] = {
+        "run_id": run_id, "scorer_version_id": version_id, "target_a_id": target_a_id,
+        "target_b_id": target_b_id, "base_run_id": base_run_id, "pairs": len(plan.pairs),
+        "compared": 0, "comparisons": 0}
+    gate = asyncio.Semaphore(CONCURRENT)
+    async with LLMClient(url_policy=rt.settings.url_policy) as client:
+        ctx = Context(judge=ModelJudge(client, judges))
+
+        async def judged(pair: Pair, found: dict[int, Subject]) -> list[dict[str, Any]]:
+            async with gate:
+                verdicts = await judge_pair(scorer, found[pair.output_a_id],
+                                            found[pair.output_b_id], ctx)
+            return pairwise_runs.comparison_rows(run_id, version_id, pair, verdicts)
+
+        for start in range(0, len(plan.pairs), BATCH):
+            with rt.db.factory() as session:
+                found = pairwise_runs.subjects(session, [
+                    i for p in plan.pairs[start:start + BATCH]
+                    for i in (p.output_a_id, p.output_b_id)])
+            batch = [p for p in plan.pairs[start:start + BATCH]
+                     if p.output_a_id in found and p.output_b_id in found]
+            rows = [row for rows in await asyncio.gather(*(judged(p, found) for p in batch))
+                    for row in rows]
+            with rt.db.factory() as session:
+                pairwise_runs.write_comparisons(session, version_id, batch, rows)
+                session.commit()
+            progress["compared"] += len(batch)
+            progress["comparisons"] += len(rows)
+            try:  # progress is best effort; the comparisons are in the database
+                rt.publish(run_id, COMPARED, dict(progress))
+            except Exception as exc:
+                log.warning("run %s: comparison progress not published: %s", run_id, exc)
+    log.info("run %s: %s comparisons written", run_id, progress["comparisons"])
+    return int(progress["comparisons"])
+
+
+async def judge_pair(scorer: PairwiseScorer, a: Subject, b: Subject,
+                     ctx: Context) -> list[PairVerdict]:
+    """The scorer's verdicts; one failed verdict per judge when it raises (a bug in the
+    scorer must not lose the other pairs)."""
+    try:
+        return await scorer.compare(a, b, ctx)
+    except Exception as exc:
+        log.exception("pairwise scorer %s failed", scorer.kind)
+        error = f"internal error in the {scorer.kind} scorer: {type(exc).__name__}: {exc}"
+        return [PairVerdict(None, error=error, judge_model=j) for j in scorer.judges]

@@ -1,0 +1,38 @@
+"""The RQ worker's side: each job runs inside its log context (the ids the enqueueing
+request put in its meta) and is counted and timed in the metrics."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rq import Queue, SimpleWorker, Worker
+from rq.job import Job
+
+from assay.observability import logs, metrics, tracing
+
+
+class ObservedJobs:
+    """Mixin for an RQ worker class; perform_job runs in the process that runs the job
+    (the work horse of a forking worker)."""
+
+    def perform_job(self, job: Job, queue: Queue, *args: Any, **kwargs: Any) -> bool:
+        started = time.perf_counter()
+        ok = False
+        name = (job.func_name or "").rpartition(".")[2] or "unknown"
+        try:
+            with logs.job_context(job.meta), tracing.job_span(name, job.meta.get("trace")):
+                ok = bool(super().perform_job(job, queue, *args, **kwargs))  # type: ignore[misc]
+            return ok
+        finally:
+            metrics.record_job(name, "finished" if ok else "failed",
+                               time.perf_counter() - started)
+
+
+class ObservedWorker(ObservedJobs, Worker):
+    """`assay worker`'s class: forks a work horse per job, like RQ's Worker."""
+
+
+class ObservedSimpleWorker(ObservedJobs, SimpleWorker):
+    """Runs jobs in its own process (tests, the embedded stack's burst runs)."""
+
