@@ -26,9 +26,13 @@ class Limiter:
         """Seconds until the subject's window closes (at least 1: a client waits that)."""
         return _seconds_left(self.conn, self._key(subject), self.window_s)
 
-    def check(self, subject: str) -> None:
+    def over(self, subject: str) -> bool:
+        """The subject has used up its window."""
         used = self.conn.get(self._key(subject))
-        if used is not None and int(used) >= self.limit:
+        return used is not None and int(used) >= self.limit
+
+    def check(self, subject: str) -> None:
+        if self.over(subject):
             raise RateLimited(self.message, retry_after=self.retry_after(subject))
 
     def hit(self, subject: str) -> int:
@@ -51,15 +55,25 @@ def _seconds_left(conn: redis.Redis, key: str, default: int) -> int:
 
 
 LOCKED = "Account temporarily locked. Try again in {minutes} minutes."
+PAUSED = ("Too many failed sign-ins to this account from many places: sign-in to it is "
+          "paused. Try again in {minutes}.")
+
+
+def _minutes(seconds: int) -> str:
+    minutes = max(1, (seconds + 59) // 60)
+    return "1 minute" if minutes == 1 else f"{minutes} minutes"
 
 
 class LoginThrottle:
     """Failed sign-ins from one client address (`core.auth.service.LoginThrottle`).
 
     Counted per (account, address): `login_lock_failures` in a row lock that account for
-    that address only, so an attacker elsewhere cannot lock its owner out; and per address
-    across accounts: `login_ip_failures` per window answer 429. Unknown emails count and
-    lock exactly like real accounts, so neither answer tells whether an account exists.
+    that address only, so an attacker elsewhere cannot lock its owner out; per address
+    across accounts: `login_ip_failures` per window answer 429; and per account across
+    addresses: `login_account_failures` per `login_account_window_s` answer 429 for that
+    account from every address until the window ends, which bounds a guess spread over
+    many addresses (each staying under the other two limits). Unknown emails count, lock
+    and pause exactly like real accounts, so no answer tells whether an account exists.
     """
 
     def __init__(self, conn: redis.Redis, settings: Settings, address: str,
@@ -72,10 +86,16 @@ class LoginThrottle:
                                 self.prefix)
         self.per_address = Limiter(conn, "login", settings.login_ip_failures, window_s,
                                    "Too many login attempts. Please wait.", self.prefix)
+        self.per_account = Limiter(conn, "login-account-wide", settings.login_account_failures,
+                                   settings.login_account_window_s, "", self.prefix)
+
+    @staticmethod
+    def _account(email: str) -> str:
+        # the email hashed: Redis key names are no place for addresses of people
+        return hashlib.sha256(email.encode()).hexdigest()[:32]
 
     def _subject(self, email: str) -> str:
-        # the email hashed: Redis key names are no place for addresses of people
-        return f"{hashlib.sha256(email.encode()).hexdigest()[:32]}:{self.address}"
+        return f"{self._account(email)}:{self.address}"
 
     def _lock_key(self, email: str) -> str:
         return f"{self.prefix}:limit:login-locked:{self._subject(email)}"
@@ -87,11 +107,16 @@ class LoginThrottle:
 
     def check(self, email: str) -> None:
         self.per_address.check(self.address)
+        account = self._account(email)
+        if self.per_account.over(account):
+            seconds = self.per_account.retry_after(account)
+            raise RateLimited(PAUSED.format(minutes=_minutes(seconds)), retry_after=seconds)
         if self.conn.exists(self._lock_key(email)):
             raise self.locked(email)
 
     def failed(self, email: str) -> int:
         self.per_address.hit(self.address)
+        self.per_account.hit(self._account(email))
         count = self.failures.hit(self._subject(email))
         if count >= self.limit:
             self.failures.reset(self._subject(email))
@@ -99,4 +124,10 @@ class LoginThrottle:
         return count
 
     def succeeded(self, email: str) -> None:
+        # Only this address's run of failures. The account-wide count is left to its window:
+        # it bounds guesses from everyone, and a sign-in proves only that this client knew
+        # the password, not that the others guessing stopped. Were it reset here, an owner
+        # (or a script) signing in every few minutes would hand a distributed attacker a
+        # fresh allowance each time, and the bound would be whatever the owner's habits
+        # made it. Time alone ends it; meanwhile sessions and API tokens keep working.
         self.failures.reset(self._subject(email))

@@ -82,6 +82,8 @@ class Settings:
     login_lock_failures: int = 5
     login_lock_minutes: int = 15
     login_ip_failures: int = 20  # failed logins per IP per lock window before 429
+    login_account_failures: int = 100  # failed logins of one account, from any address,
+    login_account_window_s: int = 15 * 60  # per this window, before 429 for it everywhere
     register_ip_limit: int = 30  # registrations per IP per 15 minutes
     trusted_proxies: int = 0  # proxies in front whose X-Forwarded-For names the client
     redis_prefix: str = "assay"  # of every Redis key and queue name Assay uses
@@ -147,6 +149,8 @@ class Settings:
             bcrypt_rounds=_int(env, "ASSAY_BCRYPT_ROUNDS", 12),
             cookie_secure=_bool(env, "ASSAY_COOKIE_SECURE", False),
             login_ip_failures=_int(env, "ASSAY_LOGIN_IP_FAILURES", 20),
+            login_account_failures=max(1, _int(env, "ASSAY_LOGIN_ACCOUNT_FAILURES", 100)),
+            login_account_window_s=max(1, _int(env, "ASSAY_LOGIN_ACCOUNT_WINDOW_S", 15 * 60)),
             register_ip_limit=_int(env, "ASSAY_REGISTER_IP_LIMIT", 30),
             trusted_proxies=_int(env, "ASSAY_TRUSTED_PROXIES", 0),
             redis_prefix=env.get("ASSAY_REDIS_PREFIX") or "assay",

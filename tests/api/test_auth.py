@@ -305,6 +305,95 @@ def test_successful_logins_do_not_count_toward_the_ip_limit(
         assert _login(client, user.email).status_code == 200
 
 
+@pytest.fixture
+def account_limit(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> Settings:
+    """A small account-wide limit (ASSAY_LOGIN_ACCOUNT_FAILURES): six failures a minute."""
+    assert (settings.login_account_failures, settings.login_account_window_s) == (100, 900)
+    small = replace(settings, login_account_failures=6, login_account_window_s=60)
+    monkeypatch.setattr(current(), "settings", small)
+    return small
+
+
+def _address(i: int) -> dict[str, str]:
+    return {"REMOTE_ADDR": f"192.0.2.{i}"}
+
+
+def _spread_failures(client: FlaskClient, email: str, failures: int, first: int = 1) -> None:
+    """Two wrong passwords from each of a run of addresses: under the per-address lock (5)
+    and the per-address limit (20), as a guess spread over many addresses stays."""
+    for n in range(failures):
+        _assert_error(_login(client, email, WRONG, environ_base=_address(first + n // 2)),
+                      401, "INVALID_CREDENTIALS")
+
+
+def test_failures_from_many_addresses_pause_the_account_for_every_address(
+        client: FlaskClient, factory: Factory, account_limit: Settings) -> None:
+    user, other = factory.user(), factory.user()
+    _spread_failures(client, user.email, account_limit.login_account_failures)
+    fresh = _address(200)  # never failed: nothing per address holds it back
+    paused = _login(client, user.email, environ_base=fresh)  # the right password
+    body = _assert_error(paused, 429, "RATE_LIMITED")
+    assert "this account" in body["message"] and "1 minute" in body["message"]
+    assert 0 < _retry_after(paused) <= 60
+    _assert_error(_login(client, user.email, WRONG, environ_base=_address(1)), 429,
+                  "RATE_LIMITED")
+    assert SESSION_COOKIE not in _set_cookies(paused)
+    # Another account, from the same addresses, is not affected.
+    assert _login(client, other.email, environ_base=fresh).status_code == 200
+    assert _login(client, other.email, environ_base=_address(1)).status_code == 200
+
+
+def test_an_unknown_email_is_paused_like_a_real_account(
+        client: FlaskClient, factory: Factory, account_limit: Settings) -> None:
+    """Every answer, the pause's included, is the same for an email nobody registered."""
+    user = factory.user()
+    limit = account_limit.login_account_failures
+    answers = {}
+    for email in (user.email, "nobody-anywhere@example.com"):
+        answers[email] = [_login(client, email, WRONG, environ_base=_address(1 + n // 2))
+                          for n in range(limit)]
+        answers[email] += [_login(client, email, WRONG, environ_base=_address(200 + n))
+                           for n in range(2)]
+    real, ghost = answers.values()
+    assert [r.status_code for r in real] == [401] * limit + [429] * 2
+    assert [_shape(r) for r in real] == [_shape(r) for r in ghost]
+    assert [_retry_after(r) for r in real[limit:]] == pytest.approx(
+        [_retry_after(r) for r in ghost[limit:]], abs=2)
+
+
+def test_a_success_does_not_reset_the_account_wide_count(
+        client: FlaskClient, factory: Factory, account_limit: Settings) -> None:
+    """The owner signing in between an attacker's guesses gives the attacker no fresh
+    allowance (it does reset that address's own run towards the lock)."""
+    user = factory.user()
+    limit = account_limit.login_account_failures
+    _spread_failures(client, user.email, limit - 1)
+    assert _login(client, user.email, environ_base=_address(100)).status_code == 200
+    _assert_error(_login(client, user.email, WRONG, environ_base=_address(101)), 401,
+                  "INVALID_CREDENTIALS")
+    _assert_error(_login(client, user.email, environ_base=_address(100)), 429,
+                  "RATE_LIMITED")
+
+
+def test_the_account_signs_in_again_when_its_window_ends(
+        client: FlaskClient, factory: Factory, monkeypatch: pytest.MonkeyPatch,
+        settings: Settings) -> None:
+    monkeypatch.setattr(current(), "settings", replace(
+        settings, login_account_failures=3, login_account_window_s=2))
+    user = factory.user()
+    _spread_failures(client, user.email, 3)
+    paused = _login(client, user.email, environ_base=_address(200))
+    _assert_error(paused, 429, "RATE_LIMITED")
+    assert 1 <= _retry_after(paused) <= 2
+    deadline = time.monotonic() + 6
+    while (reply := _login(client, user.email, environ_base=_address(200))).status_code == 429:
+        assert time.monotonic() < deadline, "still paused long after its window"
+        time.sleep(0.1)  # a paused attempt is not counted: polling does not extend it
+    assert reply.status_code == 200, reply.json
+    _spread_failures(client, user.email, 2, first=50)  # the count started again
+    assert _login(client, user.email, environ_base=_address(201)).status_code == 200
+
+
 def test_a_failed_login_is_audited(client: FlaskClient, factory: Factory) -> None:
     user = factory.user()
     _login(client, user.email, "Wrong-password-1!")

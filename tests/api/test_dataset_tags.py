@@ -180,6 +180,54 @@ def test_bad_cases_in_a_bulk_add_are_named_and_nothing_is_written(
     assert _case_rows(made["id"]) == 1
 
 
+def test_a_bulk_row_is_held_to_the_case_schema_by_row_and_field(
+        owner: tuple[Session, int]) -> None:
+    """Each row is a NewCase, as the document says: a field it does not know or of the wrong
+    type is refused by row index and field, with the kind's own reasons for other rows in
+    the same answer, and nothing is written."""
+    browser, pid = owner
+    made = _create(browser, pid, "Rows", cases=[_question("first")])
+    url = _url(pid, f"/{made['id']}/cases/bulk")
+    reply = browser.post(url, json={"cases": [
+        _question("fine"),
+        {**_question("extra"), "answer": "42"},  # `expected` holds the answer, not the row
+        {"input": {"question": "   "}, "metadata": ["not", "an", "object"]},
+        {"input": {"question": "tags"}, "tags": "one,two"}]})
+    assert reply.status_code == 422, reply.json
+    errors = reply.json["errors"]["json"]["cases"]
+    assert errors == {
+        "1": {"answer": ["Unknown field."]},
+        "2": {"input.question": ["question must not be empty"],
+              "metadata": ["must be an object"]},
+        "3": {"tags": ["at most 20 tags of 1 to 50 characters"]},
+    }
+    assert reply.json["code"] == "VALIDATION_ERROR"
+    assert reply.json["message"] == "Some cases are not valid"
+    reply = browser.post(url, json={"cases": [_question("fine"), "a question"]})
+    assert reply.status_code == 422
+    assert reply.json["errors"]["json"]["cases"] == {"1": ["Invalid input type."]}
+    got = browser.get(_url(pid, f"/{made['id']}")).json
+    assert (got["version"], got["case_count"]) == (1, 1)
+    assert _case_rows(made["id"]) == 1
+    # every field of the document's NewCase is taken, as the single-case endpoint takes it
+    reply = browser.post(url, json={"cases": [{
+        "input": {"question": "all"}, "expected": {"answer": "yes"}, "trace": None,
+        "tags": ["t"], "difficulty": "easy", "metadata": {"source": "hand"}}]})
+    assert reply.status_code == 201, reply.json
+    assert reply.json["cases"][0]["metadata"] == {"source": "hand"}
+
+
+def test_the_document_types_a_bulk_row_as_a_case(client: Any) -> None:
+    """The SPA's generated types say what a row holds: a case, without the version's note."""
+    schemas = client.get("/api/openapi.json").json["components"]["schemas"]
+    assert schemas["CaseBulk"]["properties"]["cases"]["items"] == {
+        "$ref": "#/components/schemas/NewCase"}
+    row = schemas["NewCase"]
+    assert set(row["properties"]) == set(schemas["CaseWrite"]["properties"]) - {"note"}
+    assert row["properties"]["input"] == schemas["CaseWrite"]["properties"]["input"]
+    assert row["additionalProperties"] is False
+
+
 def test_each_kind_takes_its_shape_in_a_bulk_add(owner: tuple[Session, int]) -> None:
     browser, pid = owner
     made = _create(browser, pid, "Vars", kind="cases")

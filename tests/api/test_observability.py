@@ -337,6 +337,70 @@ def test_workers_and_the_api_report_together(factory: Factory, settings: Setting
         demo_cases())
 
 
+def test_work_horses_reuse_their_workers_sample_files(test_env: dict[str, str],
+                                                     tmp_path: Path) -> None:
+    """RQ forks a work horse per job: files named by the horse's pid added a few files to
+    PROMETHEUS_MULTIPROC_DIR per job, and every scrape read them all. A worker's horses
+    share one set of files, and the counts in them still add up across the jobs."""
+    import os
+    import subprocess
+    import sys
+    import uuid
+
+    jobs = 6
+    prefix = f"assay-horses-{uuid.uuid4().hex[:8]}"  # a queue no other test's worker serves
+    env = {**os.environ, **test_env, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path),
+           "ASSAY_REDIS_PREFIX": prefix}
+    settings = Settings.from_env(env)
+    conn = redis.Redis.from_url(settings.redis_url or "")
+    queue = Queue(settings.runs_queue, connection=conn)
+    try:
+        for _ in range(jobs):  # each job counts one provider call, as a run's cell would
+            queue.enqueue("assay.observability.metrics.record_call", "fake", None)
+        subprocess.run([sys.executable, "-m", "assay", "worker", "--burst"], env=env,
+                       check=True, timeout=120)
+        assert queue.count == 0
+    finally:
+        queue.empty()
+    files = sorted(path.name for path in tmp_path.glob("*.db"))
+    horse_files = [name for name in files if name.endswith("-horse.db")]
+    assert len(horse_files) == 2, files  # the horses' counters and histograms
+    assert len(files) <= 4, files  # and at most as many of the worker's own, whatever the jobs
+    script = ("import sys, redis; from assay.observability import metrics; "
+              f"conn = redis.Redis.from_url({settings.redis_url!r}); "
+              f"sys.stdout.write(metrics.render(conn, {settings.runs_queue!r}).decode())")
+    text = subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=60,
+                          capture_output=True, text=True).stdout
+    samples = _samples(text)
+    assert samples['assay_jobs_total{job="record_call",status="finished"}'] == jobs
+    assert samples['assay_job_duration_seconds_count{job="record_call"}'] == jobs
+    assert samples['assay_provider_calls_total{outcome="ok",provider="fake"}'] == jobs
+
+
+def test_a_process_a_work_horse_forks_names_files_of_its_own(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the horse itself writes its worker's horse files: a process it forks (which
+    inherits the setting) must not write the same files at the same time."""
+    import os
+
+    from assay.observability import metrics
+
+    monkeypatch.setattr(metrics, "_horse", None)
+    assert metrics.process_id() == f"{metrics._HOST}-{os.getpid()}"
+    metrics.become_work_horse(4242)
+    assert metrics.process_id() == f"{metrics._HOST}-4242-horse"
+    assert metrics.process_id(77) == f"{metrics._HOST}-77"  # mark_process_dead's names
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child reports through the pipe
+        os.write(write, metrics.process_id().encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(child, 0)
+    with os.fdopen(read) as pipe:
+        assert pipe.read() == f"{metrics._HOST}-{child}"
+
+
 class _Collector(BaseHTTPRequestHandler):
     """An OTLP/HTTP endpoint that keeps what it is sent."""
 

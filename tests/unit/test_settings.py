@@ -38,6 +38,15 @@ def test_environment_wins(tmp_path: Path) -> None:
     assert settings.jwt_secret == "x" * 40 and settings.bcrypt_rounds == 10
 
 
+def test_the_account_wide_login_limit_is_read_from_the_environment(tmp_path: Path) -> None:
+    default = Settings.from_env({"ASSAY_INSTANCE_PATH": str(tmp_path)})
+    assert (default.login_account_failures, default.login_account_window_s) == (100, 900)
+    chosen = Settings.from_env({"ASSAY_INSTANCE_PATH": str(tmp_path),
+                                "ASSAY_LOGIN_ACCOUNT_FAILURES": "40",
+                                "ASSAY_LOGIN_ACCOUNT_WINDOW_S": "3600"})
+    assert (chosen.login_account_failures, chosen.login_account_window_s) == (40, 3600)
+
+
 @pytest.mark.parametrize("env, message", [
     ({"JWT_SECRET": "short"}, "at least 32"),
     ({"ASSAY_BCRYPT_ROUNDS": "twelve"}, "must be an integer"),

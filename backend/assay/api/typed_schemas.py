@@ -29,7 +29,7 @@ KIND_BODIES = ("ScorerCreate", "PreviewRequest", "TryRequest")
 KINDLESS = ("ScorerVersionWrite", "ScorerVersion")
 # A case's input depends on its dataset's kind, which is on the dataset (the path), not on
 # the case: `anyOf` without a discriminator, for the same reason.
-CASE_BODIES = ("Case", "CaseWrite", "CaseEdit")
+CASE_BODIES = ("Case", "NewCase", "CaseWrite", "CaseEdit")
 NULL_OBJECT = {"type": "object", "nullable": True}
 
 

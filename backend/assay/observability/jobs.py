@@ -3,6 +3,7 @@ request put in its meta) and is counted and timed in the metrics."""
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -31,6 +32,12 @@ class ObservedJobs:
 
 class ObservedWorker(ObservedJobs, Worker):
     """`assay worker`'s class: forks a work horse per job, like RQ's Worker."""
+
+    def main_work_horse(self, job: Job, queue: Queue) -> None:
+        # In the horse, right after the fork: the worker is its parent. Its samples go to
+        # the files of this worker's horses, not to new ones per job (metrics.py).
+        metrics.become_work_horse(os.getppid())
+        super().main_work_horse(job, queue)
 
 
 class ObservedSimpleWorker(ObservedJobs, SimpleWorker):

@@ -6,6 +6,13 @@ reaper) writes its samples to files there and `/metrics` in any API process adds
 up. It must be set before prometheus_client is first imported, which is why nothing else
 imports prometheus_client. Without it (tests, a bare `create_app`), one process's registry.
 
+Files are named by host and pid (`process_id`), except a work horse's: RQ forks a new one
+per job, and files per pid would add a few files to the directory with every job (and
+every scrape reads them all). A worker runs one horse at a time, so its horses share files
+named after the worker (`<host>-<worker pid>-horse`, see `become_work_horse`): each horse
+opens them, reads the values its predecessors left and adds to them. The directory then
+holds a few files per long-lived process, not per job.
+
 Queue depth and live workers are read from Redis when scraped (`render`), not recorded.
 Labels are bounded: routes are URL rules, not paths; providers are adapter kinds; models
 are the ones an operator configured; error classes are the client's fixed taxonomy.
@@ -38,11 +45,31 @@ MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 ENABLED = os.environ.get("ASSAY_METRICS", "1") != "0"  # off: nothing is recorded
 
 
+_HOST = socket.gethostname().replace("_", "-")
+# In a work horse: (its pid, its worker's pid). The pid is kept so that a process the
+# horse forks in turn (it would inherit this) names files of its own, not the horse's.
+_horse: tuple[int, int] | None = None
+
+
 def process_id(pid: int | None = None) -> str:
     """Names this process's sample files: the host too, because containers that share the
-    directory (compose's API and workers) each count pids from 1."""
-    host = socket.gethostname().replace("_", "-")
-    return f"{host}-{os.getpid() if pid is None else pid}"
+    directory (compose's API and workers) each count pids from 1. prometheus_client calls it
+    on every sample recorded and re-opens the files when the name changes (after a fork)."""
+    if pid is None:
+        pid = os.getpid()
+        if _horse is not None and _horse[0] == pid:
+            return f"{_HOST}-{_horse[1]}-horse"
+    return f"{_HOST}-{pid}"
+
+
+def become_work_horse(worker_pid: int) -> None:
+    """Called first thing in a freshly forked work horse: its samples go to the files every
+    horse of worker `worker_pid` shares. Safe because the worker waits for one horse to
+    exit (or kills it and waits) before forking the next, so no two write them at once;
+    the values are in the files, so counters carry on from where the last horse left
+    them."""
+    global _horse
+    _horse = (os.getpid(), worker_pid)
 
 
 if os.environ.get(MULTIPROC_ENV):  # before any metric exists: they take the class then

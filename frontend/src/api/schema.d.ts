@@ -3823,10 +3823,26 @@ export interface components {
             version: components["schemas"]["Version"];
             case: components["schemas"]["Case"] | null;
         };
-        CaseBulk: {
-            cases: {
+        NewCase: {
+            /** @description Its shape depends on the dataset's kind (<Kind>CaseInput) */
+            input?: components["schemas"]["QuestionsCaseInput"] | components["schemas"]["CasesCaseInput"] | components["schemas"]["ConversationsCaseInput"] | components["schemas"]["TracesCaseInput"];
+            /** @default null */
+            expected?: {
                 [key: string]: unknown;
-            }[];
+            } | null;
+            /** @default null */
+            trace?: {
+                [key: string]: unknown;
+            } | null;
+            tags?: string[];
+            /** @default null */
+            difficulty?: ("easy" | "medium" | "hard") | null;
+            metadata?: {
+                [key: string]: unknown;
+            };
+        };
+        CaseBulk: {
+            cases: components["schemas"]["NewCase"][];
             /**
              * @description A note on the new version
              * @default null

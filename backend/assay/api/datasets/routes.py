@@ -28,6 +28,7 @@ from assay.api.datasets.schemas import (
     TagRemoveSchema,
     TagRenameSchema,
     VersionSchema,
+    load_cases,
 )
 from assay.core.datasets import service, tags
 from assay.core.datasets.models import Case, Dataset, DatasetVersion
@@ -213,8 +214,8 @@ def add_cases(data: dict[str, Any], project_id: int, dataset_id: int) -> Any:
     """Appends several cases in one new version; 422 naming each bad case (by its index)
     and field when any is invalid, and then nothing is written."""
     project, dataset = _dataset(project_id, dataset_id, Role.editor)
-    service.check_cases(dataset.kind, data["cases"])
-    version, ids = service.add_cases(session(), user(), project, dataset, data["cases"],
+    cases = load_cases(dataset.kind, data["cases"])
+    version, ids = service.add_cases(session(), user(), project, dataset, cases,
                                      data["note"])
     _commit_unique(_concurrent())
     rows = [service.case_in_version(session(), version, case_id) for case_id in ids]

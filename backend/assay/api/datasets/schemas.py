@@ -1,12 +1,15 @@
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate
 
 from assay.api.credentials.schemas import Validators, not_blank
 from assay.api.fields import StrictBoolean
 from assay.api.files import FileField, JsonText
 from assay.api.patch import PatchSchema
-from assay.core.datasets.cases import DIFFICULTIES, KINDS, MAX_TAG, MAX_TAGS, SPLITS
+from assay.core.datasets.cases import DIFFICULTIES, KINDS, MAX_TAG, MAX_TAGS, SPLITS, case_errors
+from assay.core.errors import Invalid
 
 NAME: Validators = [validate.Length(min=1, max=100), not_blank]
 MAX_CASES = 1000  # per JSON request; larger sets come through import
@@ -136,8 +139,8 @@ class CaseSchema(Schema):
     created_at = fields.DateTime(required=True)
 
 
-class CaseWriteSchema(Schema):
-    """One case. """ + CASE_DOC
+class NewCaseSchema(Schema):
+    """One case to add (CaseWrite without its version note). """ + CASE_DOC
 
     input = fields.Dict(load_default=dict)
     expected = fields.Dict(load_default=None, allow_none=True)
@@ -146,6 +149,11 @@ class CaseWriteSchema(Schema):
     difficulty = fields.String(load_default=None, allow_none=True,
                                validate=validate.OneOf(DIFFICULTIES))
     metadata = fields.Dict(load_default=dict)
+
+
+class CaseWriteSchema(NewCaseSchema):
+    """One case. """ + CASE_DOC
+
     note = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=500),
                          metadata={"description": "A note on the new version"})
 
@@ -162,12 +170,53 @@ class CaseEditSchema(PatchSchema):
     note = fields.String(allow_none=True, validate=validate.Length(max=500))
 
 
+class CaseRows(fields.List):
+    """A list of NewCase objects, as the document says, each loaded and checked by
+    `load_cases` once the dataset (and so its kind) is known: parsing the body only makes
+    sure each row is an object. Were the rows loaded here, a row with a bad field would
+    answer 422 before the view could check the other rows against the kind; this way one
+    422 names every bad row and field."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(fields.Nested(NewCaseSchema), **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any,
+                     **kwargs: Any) -> list[Any]:
+        if not isinstance(value, list):
+            raise ValidationError(self.error_messages["invalid"])
+        errors = {index: ["Invalid input type."] for index, row in enumerate(value)
+                  if not isinstance(row, dict)}
+        if errors:
+            raise ValidationError(errors)  # by row, as a List's errors are
+        return list(value)
+
+
+def load_cases(kind: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each row loaded by NewCaseSchema (its defaults filled in) and valid for a dataset of
+    `kind`, or one 422 naming each bad row (by index) and field. The kind's reasons come
+    first; the schema adds what they do not cover (unknown fields, wrong types)."""
+    schema = NewCaseSchema()
+    loaded: list[dict[str, Any]] = []
+    errors: dict[str, Any] = {}
+    for index, row in enumerate(rows):
+        found: dict[str, Any] = dict(case_errors(kind, row))
+        try:
+            loaded.append(schema.load(row))
+        except ValidationError as error:
+            for name, messages in error.normalized_messages().items():
+                found.setdefault(name, messages)
+        if found:
+            errors[str(index)] = found
+    if errors:
+        raise Invalid("Some cases are not valid", {"json": {"cases": errors}})
+    return loaded
+
+
 class CaseBulkSchema(Schema):
     """Several cases added at once, in one new version; all valid or none written. """ \
         + CASE_DOC
 
-    cases = fields.List(fields.Dict(), required=True,
-                        validate=validate.Length(min=1, max=MAX_CASES))
+    cases = CaseRows(required=True, validate=validate.Length(min=1, max=MAX_CASES))
     note = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=500),
                          metadata={"description": "A note on the new version"})
 

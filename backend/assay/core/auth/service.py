@@ -57,7 +57,8 @@ class LoginThrottle(Protocol):
     limit: int  # failures in a row that lock the account for this address
 
     def check(self, email: str) -> None:
-        """Raise RateLimited (this address) or Locked (this account from this address)."""
+        """Raise RateLimited (this address, or this account from everywhere) or Locked
+        (this account from this address)."""
 
     def failed(self, email: str) -> int:
         """Count a failure; the failures in a row, locking the account at `limit`."""

@@ -35,6 +35,9 @@ export type Case = Json<paths['/api/projects/{project_id}/datasets/{dataset_id}/
 
 export type CaseBody = Body<paths['/api/projects/{project_id}/datasets/{dataset_id}/cases']['post']>;
 
+/** The body of adding several cases at once: each a case without the version's note. */
+export type CasesBody = Body<paths['/api/projects/{project_id}/datasets/{dataset_id}/cases/bulk']['post']>;
+
 export type DatasetVersion = Json<paths['/api/projects/{project_id}/datasets/{dataset_id}/versions']['get']['responses'][200]>['items'][number];
 
 export type DatasetDiff = Json<paths['/api/projects/{project_id}/datasets/{dataset_id}/diff']['get']['responses'][200]>;

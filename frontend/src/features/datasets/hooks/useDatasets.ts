@@ -6,6 +6,7 @@ import {
   request,
   type Case,
   type CaseBody,
+  type CasesBody,
   type Coverage,
   type Dataset,
   type DatasetDiff,
@@ -156,8 +157,8 @@ export function useSaveCase(projectId: number, datasetId: number) {
 
 /** Several new cases in one new version (all or none). */
 export function useAddCases(projectId: number, datasetId: number) {
-  return useDatasetMutation(projectId, ({ cases, note }: { cases: CaseBody[]; note?: string | null }) =>
-    request<unknown>('POST', `${datasetPath(projectId, datasetId)}/cases/bulk`, { body: { cases, note: note || null } }),
+  return useDatasetMutation(projectId, ({ cases, note }: { cases: CasesBody['cases']; note?: string | null }) =>
+    request<unknown>('POST', `${datasetPath(projectId, datasetId)}/cases/bulk`, { body: { cases, note: note || null } satisfies CasesBody }),
   );
 }
 
