@@ -54,7 +54,7 @@ def _seconds_left(conn: redis.Redis, key: str, default: int) -> int:
     return max(1, ttl if ttl > 0 else default)
 
 
-LOCKED = "Account temporarily locked. Try again in {minutes} minutes."
+LOCKED = "Account temporarily locked. Try again in {minutes}."
 PAUSED = ("Too many failed sign-ins to this account from many places: sign-in to it is "
           "paused. Try again in {minutes}.")
 
@@ -102,7 +102,7 @@ class LoginThrottle:
 
     def locked(self, email: str) -> Locked:
         seconds = _seconds_left(self.conn, self._lock_key(email), self.lock_s)
-        return Locked(LOCKED.format(minutes=max(1, (seconds + 59) // 60)),
+        return Locked(LOCKED.format(minutes=_minutes(seconds)),
                       retry_after=seconds)
 
     def check(self, email: str) -> None:
