@@ -228,6 +228,31 @@ def test_the_document_types_a_bulk_row_as_a_case(client: Any) -> None:
     assert row["additionalProperties"] is False
 
 
+def test_a_new_datasets_cases_are_held_to_the_case_schema(
+        owner: tuple[Session, int]) -> None:
+    """Initial cases are rows of the same NewCase as the bulk add's: a bad row is refused
+    by index and field, with the kind's own reasons, and no dataset is made."""
+    browser, pid = owner
+    reply = browser.post(_url(pid), json={"name": "Typed", "kind": "questions", "cases": [
+        _question("fine"), {**_question("extra"), "answer": "42"},
+        {"input": {"question": "  "}}]})
+    assert reply.status_code == 422, reply.json
+    assert reply.json["errors"]["json"]["cases"] == {
+        "1": {"answer": ["Unknown field."]},
+        "2": {"input.question": ["question must not be empty"]}}
+    assert "Typed" not in _names(browser, pid)
+    reply = browser.post(_url(pid), json={"name": "Typed", "kind": "questions",
+                                          "cases": [_question("fine"), 7]})
+    assert reply.status_code == 422
+    assert reply.json["errors"]["json"]["cases"] == {"1": ["Invalid input type."]}
+    made = _create(browser, pid, "Typed", cases=[{**_question("all", "easy"),
+                                                  "metadata": {"source": "hand"}}])
+    assert (made["version"], made["case_count"]) == (1, 1)
+    schemas = browser.get("/api/openapi.json").json["components"]["schemas"]
+    assert schemas["DatasetCreate"]["properties"]["cases"]["items"] == {
+        "$ref": "#/components/schemas/NewCase"}
+
+
 def test_each_kind_takes_its_shape_in_a_bulk_add(owner: tuple[Session, int]) -> None:
     browser, pid = owner
     made = _create(browser, pid, "Vars", kind="cases")

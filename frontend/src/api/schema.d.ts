@@ -3720,6 +3720,24 @@ export interface components {
             page: number;
             page_size: number;
         };
+        NewCase: {
+            /** @description Its shape depends on the dataset's kind (<Kind>CaseInput) */
+            input?: components["schemas"]["QuestionsCaseInput"] | components["schemas"]["CasesCaseInput"] | components["schemas"]["ConversationsCaseInput"] | components["schemas"]["TracesCaseInput"];
+            /** @default null */
+            expected?: {
+                [key: string]: unknown;
+            } | null;
+            /** @default null */
+            trace?: {
+                [key: string]: unknown;
+            } | null;
+            tags?: string[];
+            /** @default null */
+            difficulty?: ("easy" | "medium" | "hard") | null;
+            metadata?: {
+                [key: string]: unknown;
+            };
+        };
         DatasetCreate: {
             name: string;
             /** @enum {string} */
@@ -3729,10 +3747,8 @@ export interface components {
             /** @default null */
             split?: ("dev" | "test") | null;
             tags?: string[];
-            /** @description Initial cases. Shape per kind: questions {input: {question}}; cases {input: {<variable>: text}, expected: {output?}}; conversations {input: {messages: [{role, content}]}, expected: {turns: [ground truth per user turn]}} with 1-10 user turns; traces {trace: {messages: [{role: system|user|assistant|tool, content, tool_calls?, tool_call_id?}]}}. Plus tags, difficulty (easy|medium|hard) and metadata. */
-            cases?: {
-                [key: string]: unknown;
-            }[];
+            /** @description Initial cases (checked as the bulk add's are). Shape per kind: questions {input: {question}}; cases {input: {<variable>: text}, expected: {output?}}; conversations {input: {messages: [{role, content}]}, expected: {turns: [ground truth per user turn]}} with 1-10 user turns; traces {trace: {messages: [{role: system|user|assistant|tool, content, tool_calls?, tool_call_id?}]}}. Plus tags, difficulty (easy|medium|hard) and metadata. */
+            cases?: components["schemas"]["NewCase"][];
         };
         TagCount: {
             tag: string;
@@ -3822,24 +3838,6 @@ export interface components {
         CaseChange: {
             version: components["schemas"]["Version"];
             case: components["schemas"]["Case"] | null;
-        };
-        NewCase: {
-            /** @description Its shape depends on the dataset's kind (<Kind>CaseInput) */
-            input?: components["schemas"]["QuestionsCaseInput"] | components["schemas"]["CasesCaseInput"] | components["schemas"]["ConversationsCaseInput"] | components["schemas"]["TracesCaseInput"];
-            /** @default null */
-            expected?: {
-                [key: string]: unknown;
-            } | null;
-            /** @default null */
-            trace?: {
-                [key: string]: unknown;
-            } | null;
-            tags?: string[];
-            /** @default null */
-            difficulty?: ("easy" | "medium" | "hard") | null;
-            metadata?: {
-                [key: string]: unknown;
-            };
         };
         CaseBulk: {
             cases: components["schemas"]["NewCase"][];

@@ -94,9 +94,9 @@ def list_datasets(args: dict[str, Any], project_id: int) -> Any:
 def create_dataset(data: dict[str, Any], project_id: int) -> Any:
     """Name unique per project (409 NAME_TAKEN); version 1 holds the initial cases."""
     project, _ = project_access(project_id, Role.editor)
-    service.check_cases(data["kind"], data["cases"])
+    cases = load_cases(data["kind"], data["cases"])
     dataset = service.create_dataset(session(), user(), project, data["name"].strip(),
-                                     data["kind"], data["cases"], data["description"],
+                                     data["kind"], cases, data["description"],
                                      data["split"], data["tags"])
     _commit_unique(service.name_taken())
     return view(dataset, service.latest_version(session(), dataset.id))

@@ -82,18 +82,6 @@ def _tags(**kwargs: object) -> fields.List:
                        validate=validate.Length(max=MAX_TAGS), **kwargs)  # type: ignore[arg-type]
 
 
-class DatasetCreateSchema(Schema):
-    name = fields.String(required=True, validate=NAME)
-    kind = fields.String(required=True, validate=validate.OneOf(KINDS))
-    description = fields.String(load_default=None, allow_none=True,
-                                validate=validate.Length(max=2000))
-    split = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(SPLITS))
-    tags = _tags(load_default=list)
-    cases = fields.List(fields.Dict(), load_default=list,
-                        validate=validate.Length(max=MAX_CASES),
-                        metadata={"description": "Initial cases. " + CASE_DOC})
-
-
 class DatasetUpdateSchema(PatchSchema):
     name = fields.String(validate=NAME)
     description = fields.String(allow_none=True, validate=validate.Length(max=2000))
@@ -210,6 +198,18 @@ def load_cases(kind: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if errors:
         raise Invalid("Some cases are not valid", {"json": {"cases": errors}})
     return loaded
+
+
+class DatasetCreateSchema(Schema):
+    name = fields.String(required=True, validate=NAME)
+    kind = fields.String(required=True, validate=validate.OneOf(KINDS))
+    description = fields.String(load_default=None, allow_none=True,
+                                validate=validate.Length(max=2000))
+    split = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(SPLITS))
+    tags = _tags(load_default=list)
+    cases = CaseRows(load_default=list, validate=validate.Length(max=MAX_CASES),
+                     metadata={"description": "Initial cases (checked as the bulk add's are). "
+                               + CASE_DOC})
 
 
 class CaseBulkSchema(Schema):
