@@ -326,15 +326,22 @@ def test_workers_and_the_api_report_together(factory: Factory, settings: Setting
     subprocess.run([sys.executable, "-m", "assay", "worker", "--burst"], env=env,
                    check=True, timeout=120)
     assert list(tmp_path.glob("counter_*.db")), "the worker wrote no samples"
-    script = ("import sys, redis; from assay.observability import metrics; "
-              f"conn = redis.Redis.from_url({settings.redis_url!r}); "
-              f"sys.stdout.write(metrics.render(conn, {settings.runs_queue!r}).decode())")
-    text = subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=60,
-                          capture_output=True, text=True).stdout
-    samples = _samples(text)
+    samples = _scraped(settings, env)
     assert samples['assay_jobs_total{job="execute_run",status="finished"}'] >= 1
     assert samples['assay_provider_calls_total{outcome="ok",provider="fake"}'] >= len(
         demo_cases())
+
+
+def _scraped(settings: Settings, env: dict[str, str]) -> dict[str, float]:
+    """/metrics as a new process renders it from the directory in `env`."""
+    import subprocess
+    import sys
+
+    script = ("import sys, redis; from assay.observability import metrics; "
+              f"conn = redis.Redis.from_url({settings.redis_url!r}); "
+              f"sys.stdout.write(metrics.render(conn, {settings.runs_queue!r}).decode())")
+    return _samples(subprocess.run([sys.executable, "-c", script], env=env, check=True,
+                                   timeout=60, capture_output=True, text=True).stdout)
 
 
 def test_work_horses_reuse_their_workers_sample_files(test_env: dict[str, str],
@@ -366,12 +373,7 @@ def test_work_horses_reuse_their_workers_sample_files(test_env: dict[str, str],
     horse_files = [name for name in files if name.endswith("-horse.db")]
     assert len(horse_files) == 2, files  # the horses' counters and histograms
     assert len(files) <= 4, files  # and at most as many of the worker's own, whatever the jobs
-    script = ("import sys, redis; from assay.observability import metrics; "
-              f"conn = redis.Redis.from_url({settings.redis_url!r}); "
-              f"sys.stdout.write(metrics.render(conn, {settings.runs_queue!r}).decode())")
-    text = subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=60,
-                          capture_output=True, text=True).stdout
-    samples = _samples(text)
+    samples = _scraped(settings, env)
     assert samples['assay_jobs_total{job="record_call",status="finished"}'] == jobs
     assert samples['assay_job_duration_seconds_count{job="record_call"}'] == jobs
     assert samples['assay_provider_calls_total{outcome="ok",provider="fake"}'] == jobs
