@@ -26,14 +26,14 @@ class Limiter:
         """Seconds until the subject's window closes (at least 1: a client waits that)."""
         return _seconds_left(self.conn, self._key(subject), self.window_s)
 
-    def over(self, subject: str) -> bool:
-        """The subject has used up its window."""
-        used = self.conn.get(self._key(subject))
-        return used is not None and int(used) >= self.limit
-
     def check(self, subject: str) -> None:
-        if self.over(subject):
-            raise RateLimited(self.message, retry_after=self.retry_after(subject))
+        """RateLimited once the subject has used up its window; `{minutes}` in the message
+        says how long is left."""
+        used = self.conn.get(self._key(subject))
+        if used is not None and int(used) >= self.limit:
+            seconds = self.retry_after(subject)
+            raise RateLimited(self.message.replace("{minutes}", _minutes(seconds)),
+                              retry_after=seconds)
 
     def hit(self, subject: str) -> int:
         """Count one; the subject's count in this window."""
@@ -87,7 +87,7 @@ class LoginThrottle:
         self.per_address = Limiter(conn, "login", settings.login_ip_failures, window_s,
                                    "Too many login attempts. Please wait.", self.prefix)
         self.per_account = Limiter(conn, "login-account-wide", settings.login_account_failures,
-                                   settings.login_account_window_s, "", self.prefix)
+                                   settings.login_account_window_s, PAUSED, self.prefix)
 
     @staticmethod
     def _account(email: str) -> str:
@@ -107,10 +107,7 @@ class LoginThrottle:
 
     def check(self, email: str) -> None:
         self.per_address.check(self.address)
-        account = self._account(email)
-        if self.per_account.over(account):
-            seconds = self.per_account.retry_after(account)
-            raise RateLimited(PAUSED.format(minutes=_minutes(seconds)), retry_after=seconds)
+        self.per_account.check(self._account(email))
         if self.conn.exists(self._lock_key(email)):
             raise self.locked(email)
 

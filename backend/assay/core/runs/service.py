@@ -392,9 +392,9 @@ def _write_outputs(connection: Connection, owner: str, results: list[CellResult]
     """Write the results of cells still leased to `owner` (a cell whose lease another worker
     took over is left to it), their reservations zeroed; returns (id, target_id,
     reserved_micros, case_id) of each row written, with what it had reserved."""
-    mine = (_C.lease_owner == owner) & (_C.status == CellStatus.running)
     ids = [r.output_id for r in results]
     if bulk.on_postgres(connection):
+        mine = (_C.lease_owner == owner) & (_C.status == CellStatus.running)
         # lock the rows and read what they reserved, then one UPDATE ... FROM unnest(...)
         # for the whole batch (an executemany ran a statement per row)
         written = connection.execute(
