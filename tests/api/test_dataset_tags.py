@@ -162,6 +162,26 @@ def test_several_cases_added_at_once_make_one_version(owner: tuple[Session, int]
         assert [e.data["cases"] for e in events] == [2]
 
 
+def test_each_added_case_keeps_its_own_row_and_position(owner: tuple[Session, int]) -> None:
+    """Ids of a bulk insert come back in row order (SQLite reads them back after an
+    executemany): with another dataset's cases written in between, every position still holds
+    the case sent for it."""
+    browser, pid = owner
+    made = _create(browser, pid, "Mine", cases=[_question(f"mine {i}") for i in range(3)])
+    _create(browser, pid, "Other", cases=[_question(f"other {i}") for i in range(4)])
+    added = [_question(f"added {i}", ("easy", "hard")[i % 2]) for i in range(25)]
+    reply = browser.post(_url(pid, f"/{made['id']}/cases/bulk"), json={"cases": added})
+    assert reply.status_code == 201, reply.json
+    assert [(c["position"], c["input"]["question"], c["difficulty"]) for c in reply.json["cases"]
+            ] == [(3 + i, f"added {i}", ("easy", "hard")[i % 2]) for i in range(25)]
+    with db.factory() as session:
+        rows = dict(session.execute(select(Case.id, Case.input).where(
+            Case.dataset_id == made["id"])).all())
+    assert {c["id"]: c["input"] for c in reply.json["cases"]}.items() <= rows.items()
+    assert sorted(r["question"] for r in rows.values()) == sorted(
+        [f"mine {i}" for i in range(3)] + [f"added {i}" for i in range(25)])
+
+
 def test_bad_cases_in_a_bulk_add_are_named_and_nothing_is_written(
         owner: tuple[Session, int]) -> None:
     browser, pid = owner

@@ -433,7 +433,8 @@ def print_eval_throughput(fake_url: str) -> None:
     times = peer["seconds"] / assay["process_seconds"]
     print(f"side by side, whole process start to exit: assay eval {assay['process_ratio']:.3f}, "
           f"promptfoo {peer['ratio']:.3f} of the limit (promptfoo takes {times:.1f}x the time); "
-          f"in the command alone assay eval {assay['ratio']:.3f}")
+          f"the run alone assay eval {assay['run_ratio']:.3f}, in the command "
+          f"{assay['ratio']:.3f}")
 
 
 def print_report_html() -> None:

@@ -78,3 +78,24 @@ def test_latency_percentiles_are_numpys_to_the_last_bit(q: float) -> None:
         values = [float(v) for v in rng.integers(0, 5000, n)] + list(rng.random(n) * 900)
         assert _percentile(values, q) == round(float(np.percentile(values, q)), 3)
     assert _percentile([], q) is None
+
+
+def test_assay_commands_are_found_without_flasks_plugin_scan(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Flask's scan reads every installed package's entry points (~10 ms of each `assay eval`):
+    only a name that is not Assay's own goes that way."""
+    import click
+    from flask.cli import FlaskGroup
+
+    from assay.cli import main
+
+    scans: list[str] = []
+    scan = FlaskGroup._load_plugin_commands
+    monkeypatch.setattr(FlaskGroup, "_load_plugin_commands",
+                        lambda self: scans.append("scan") or scan(self))
+    ctx = click.Context(main)
+    for name in ("eval", "runs", "report", "serve", "worker", "routes"):
+        assert main.get_command(ctx, name) is not None, name
+    assert scans == []
+    assert main.get_command(ctx, "no-such-command") is None
+    assert scans == ["scan"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 
-from assay.jobs.collections_policy import SHARD_THRESHOLDS, fewer_collections
+from assay.collections_policy import SHARD_THRESHOLDS, fewer_collections
 
 
 def test_shards_collect_rarely_and_give_the_thresholds_back() -> None:

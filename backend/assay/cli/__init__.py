@@ -20,7 +20,16 @@ def _create_app() -> Flask:
     return create_app()
 
 
-@click.group(cls=FlaskGroup, create_app=_create_app, add_default_commands=True)
+class _Group(FlaskGroup):
+    """Assay's own commands are found before Flask looks for plugins' (its scan reads every
+    installed package's entry points: ~10 ms on every `assay eval`); anything else (`db`,
+    `routes`, a plugin's) goes Flask's way."""
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        return click.Group.get_command(self, ctx, name) or super().get_command(ctx, name)
+
+
+@click.group(cls=_Group, create_app=_create_app, add_default_commands=True)
 def main() -> None:
     """Assay: evaluate LLMs and the prompts that drive them."""
     from assay.observability import boot

@@ -29,6 +29,7 @@ from datetime import timedelta
 from typing import Any
 
 from assay import aio
+from assay.collections_policy import fewer_collections
 from assay.core.runs import progress, service
 from assay.core.runs.engine import Scoring, execute_cell, judge_bound
 from assay.core.runs.models import STOPPED
@@ -37,7 +38,6 @@ from assay.core.scoring import context as scoring_context
 from assay.events import experiments as experiment_events
 from assay.events.publish import BUDGET_ALERT, FINISHED, PROGRESS, STARTED, STATUS
 from assay.jobs import experiments as experiment_jobs
-from assay.jobs.collections_policy import fewer_collections
 from assay.jobs.journal import Journal, NoJournal
 from assay.jobs.queues import enqueue_warm
 from assay.jobs.slots import Holder, LocalSlots, Pool, Slots, credential_pool, run_pool

@@ -29,6 +29,7 @@ import threading
 from aiohttp import web
 
 from assay import aio
+from assay.collections_policy import fewer_collections
 from assay.providers.fake_app import create_app
 from assay.providers.fake_config import FAULT_KINDS, ConfigError, FakeConfig, Script
 
@@ -90,7 +91,8 @@ def run_server(host: str, port: int, config: FakeConfig | None = None) -> None:
                 loop.remove_signal_handler(sig)
             await server.close()
 
-    aio.run(main())
+    with fewer_collections():  # a bench's 2,000 calls/s, without the collector's pauses
+        aio.run(main())
 
 
 class FakeProviderThread:

@@ -6,14 +6,15 @@ position. Positions are stable across versions, so a diff pairs cases by positio
 from __future__ import annotations
 
 import json
+import typing
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import String, cast, delete, exists, func, insert, literal, select
+from sqlalchemy import String, Table, cast, delete, exists, func, insert, literal, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from assay.core import audit
+from assay.core import audit, bulk
 from assay.core.auth.models import User
 from assay.core.base import utcnow
 from assay.core.datasets.cases import case_errors, normalize
@@ -55,8 +56,20 @@ def insert_cases(session: Session, dataset_id: int, cases: Sequence[dict[str, An
         return []
     now = utcnow()
     rows = [{"dataset_id": dataset_id, "created_at": now, **normalize(case)} for case in cases]
-    ids = session.scalars(insert(Case).returning(Case.id, sort_by_parameter_order=True), rows)
-    return list(ids)
+    connection = session.connection()
+    if bulk.on_postgres(connection):
+        ids = session.scalars(insert(Case).returning(Case.id, sort_by_parameter_order=True), rows)
+        return list(ids)
+    # SQLite: one executemany without RETURNING (a third of the time for 1,000 cases), then
+    # the ids. This transaction holds the database's only write lock since its first write,
+    # and SQLite numbers new rows upwards: the dataset's newest ids are these rows', in order.
+    session.flush()
+    table = typing.cast(Table, Case.__table__)
+    bulk.execute_many(connection, ("insert", table.name, *rows[0]), lambda: insert(table),
+                      [{**row, "metadata": row.pop("meta")} for row in rows])
+    newest = session.scalars(select(Case.id).where(Case.dataset_id == dataset_id)
+                             .order_by(Case.id.desc()).limit(len(rows)))
+    return list(newest)[::-1]
 
 
 def _new_version(session: Session, actor: User | None, dataset: Dataset, note: str | None,
@@ -98,7 +111,7 @@ def _copy_members(session: Session, source: DatasetVersion, target: DatasetVersi
 
 def _append(session: Session, version: DatasetVersion, case_ids: list[int], start: int) -> None:
     if case_ids:
-        session.execute(insert(VersionCase), [
+        bulk.insert_rows(session.connection(), typing.cast(Table, VersionCase.__table__), [
             {"version_id": version.id, "case_id": case_id, "position": start + offset}
             for offset, case_id in enumerate(case_ids)])
 

@@ -8,10 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from assay.collections_policy import fewer_collections
 from assay.core.evalcli import export, local, outcome, runfiles
 from assay.core.evalcli.config import EvalConfig
 from assay.core.evalcli.local import Progress
-from assay.jobs.collections_policy import fewer_collections
 
 
 @dataclass

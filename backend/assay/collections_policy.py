@@ -1,4 +1,4 @@
-"""Garbage collection for shard runs.
+"""Garbage collection for shard runs (and the fake provider, which serves them).
 
 A shard at 2,000 calls/s allocates millions of short-lived objects; with CPython's
 default thresholds the cyclic collector ran about 200 times a second and paused the event
@@ -6,7 +6,10 @@ loop for up to 200 ms at a time (a quarter of a run's wall time at concurrency 2
 Almost everything a cell allocates is freed by reference counting, so the shard asks for
 far fewer collections, and freezes what was imported before it starts (never garbage) so
 the collections that do run skip it. Memory stays flat: `make bench` measures the worker's
-RSS through a 100,000-cell run."""
+RSS through a 100,000-cell run.
+
+The fake provider serving such a run is no different: with the defaults, one full collection
+in ten first windows held 200 replies back by 100 to 200 ms."""
 
 from __future__ import annotations
 
