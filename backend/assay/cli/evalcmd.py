@@ -23,7 +23,7 @@ RUNS_DIR = click.option("--runs-dir", type=click.Path(file_okay=False, path_type
 
 
 def _err() -> Console:
-    return Console(stderr=True, soft_wrap=True)
+    return Console(stderr=True, soft_wrap=True, emoji=False)
 
 
 def _money(micros: int | None) -> str:
@@ -169,7 +169,7 @@ def eval_(config: Path, runs_dir: Path, estimate: bool, max_cost: float | None, 
 
 
 def _print_estimate(figures: dict[str, Any]) -> None:
-    console = Console(highlight=False)
+    console = Console(highlight=False, emoji=False)
     console.print(f"{figures['cases']} cases x {len(figures['per_target'])} targets x "
                   f"{figures['repeats']} repeats = {figures['calls']} calls, "
                   f"{figures['judge_calls']} judge calls")

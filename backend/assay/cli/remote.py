@@ -161,7 +161,7 @@ def eval_on_server(cfg: EvalConfig, server: str, project: int | None, *, quiet: 
         click.echo(f"\n{run['status']}: {run['succeeded']} succeeded, {run['failed']} failed, "
                    f"{run['skipped']} skipped", err=True)
         statistics = api.call("GET", f"/runs/{run['id']}/statistics")
-        Console(stderr=True, soft_wrap=True).print(
+        Console(stderr=True, soft_wrap=True, emoji=False).print(
             results_table(run, summary, statistics, names))
     if run["status"] == "budget_exceeded":
         return outcome.BUDGET

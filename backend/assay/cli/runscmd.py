@@ -57,7 +57,7 @@ def list_runs(runs_dir: Path, rebuild: bool, as_json: bool) -> None:
         table.add_row(run["id"], run["status"], ", ".join(run["models"]), str(run["outputs"]),
                       "-" if score is None else f"{score:.3f}",
                       f"${run['cost_micros'] / 1e6:,.4f}")
-    Console().print(table)
+    Console(emoji=False).print(table)
 
 
 @runs.command("show")
@@ -68,7 +68,7 @@ def show(runs_dir: Path, run: str) -> None:
     from assay.cli.evalcmd import results_table
 
     data = _read(_resolve(runs_dir, run))
-    console = Console()
+    console = Console(emoji=False)
     console.print(results_table(data))
     totals = data.metadata["totals"]
     console.print(f"{totals['outputs']} outputs, {totals['failed']} failed, {totals['cached']} "
@@ -104,7 +104,7 @@ def compare(runs_dir: Path, run_a: str, run_b: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(as_dict(result), indent=2))
     else:
-        console = Console(highlight=False)
+        console = Console(highlight=False, emoji=False)
         table = Table(title=f"{b.id} (B) against {a.id} (A)")
         for column in ("model", "scorer", "n", "A", "B", "B - A [95% CI]", "p", "verdict"):
             table.add_column(column)

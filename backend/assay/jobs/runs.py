@@ -181,9 +181,10 @@ class _Shard:
             self.journal.drop()
         if closed is not None or stopped:
             self._publish(FINISHED)
-            if not self.alone:  # `assay eval` reads its run once, from its own files
+            if not self.alone:  # `assay eval`'s run: read once, from its own files, and
+                # never an experiment's
                 enqueue_warm(rt, run_id)  # its page and reports, filled before they are read
-            experiment_jobs.run_finished(rt, run_id)  # an iteration's run: its next step
+                experiment_jobs.run_finished(rt, run_id)  # an iteration's run: its next step
         elif not ended:  # paused, or other shards go on: the last counts, whatever the
             self._publish(PROGRESS)  # throttle held back
         if closed is not None:

@@ -79,8 +79,8 @@ class RunWrite:
 def iso(moment: datetime | None) -> str | None:
     if moment is None:
         return None
-    if moment.tzinfo is None:  # SQLite hands back naive UTC
-        moment = moment.replace(tzinfo=UTC)
+    if moment.tzinfo is None:  # SQLite hands back naive UTC (a run file has thousands)
+        return moment.isoformat() + "Z"
     return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
