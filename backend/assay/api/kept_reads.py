@@ -63,16 +63,21 @@ def project_access(session: Session, user: User, project_id: int,
                    needed: Role) -> tuple[Project, Role]:
     if request.method not in SAFE_METHODS:
         return projects.access(session, user, project_id, needed)
+    role, project = _kept_role(session, user, project_id)
+    projects.require(role, needed)
+    return project or _unloaded(session, project_id), role
+
+
+def _kept_role(session: Session, user: User, project_id: int) -> tuple[Role, Project | None]:
+    """The member's role, as kept (the project then stays unread), else read with it."""
     memberships = _cache(MEMBERSHIPS)
     key = f"{user.id}:{project_id}"
     role = memberships.get(key)
-    if role is None:
-        project, role = projects.membership(session, user, project_id)
-        memberships.put(key, role)
-    else:
-        project = _unloaded(session, project_id)
-    projects.require(role, needed)
-    return project, role
+    if role is not None:
+        return role, None
+    project, role = projects.membership(session, user, project_id)
+    memberships.put(key, role)
+    return role, project
 
 
 def _unloaded(session: Session, project_id: int) -> Project:
@@ -94,8 +99,8 @@ def serve_kept() -> Response | None:
     if request.method != "GET" or request.endpoint not in KEPT_ENDPOINTS:
         return None
     args = request.view_args or {}
-    try:
-        project_access(db.session, g.user, args["project_id"], Role.viewer)
+    try:  # the role alone: a kept body needs no project row
+        projects.require(_kept_role(db.session, g.user, args["project_id"])[0], Role.viewer)
     except (NotFound, Forbidden):
         return None  # the view refuses it in its own words
     row = _run_row(args["project_id"], args["run_id"])
