@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, Response, current_app, g, request
-from sqlalchemy import Row, inspect, select
+from sqlalchemy import Row, bindparam, inspect, select
 from sqlalchemy.orm import Session, make_transient_to_detached
 
 from assay.core.auth.models import User
@@ -115,9 +115,15 @@ def serve_kept() -> Response | None:
     return None
 
 
+# built once: making the statement anew (its operators, its cache key) cost a kept read
+# more than running it
+_RUN_ROW = select(Run.__table__).where(Run.id == bindparam("run_id"),
+                                       Run.project_id == bindparam("project_id"))
+
+
 def _run_row(project_id: int, run_id: int) -> Row[Any] | None:
-    return db.session.connection().execute(select(Run.__table__).where(
-        Run.id == run_id, Run.project_id == project_id)).first()
+    return db.session.connection().execute(
+        _RUN_ROW, {"run_id": run_id, "project_id": project_id}).first()
 
 
 def kept_run_views(items: list[Run],
