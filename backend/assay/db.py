@@ -30,23 +30,22 @@ def make_engine(settings: Settings) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     engine = create_engine(settings.database_url, pool_size=settings.db_pool_size,
-                           max_overflow=20, json_serializer=jsonio.dumps,
-                           json_deserializer=jsonio.loads)
-    _ping_when_idle(engine)
+                           max_overflow=20, pool_pre_ping=settings.db_ping_idle_s is None,
+                           json_serializer=jsonio.dumps, json_deserializer=jsonio.loads)
+    if settings.db_ping_idle_s is not None:
+        _ping_when_idle(engine, settings.db_ping_idle_s)
     return engine
 
 
-# A pooled connection that sat idle longer than this is pinged before use
-PING_AFTER_IDLE_S = 1.0
-
-
-def _ping_when_idle(engine: Engine) -> None:
-    """SQLAlchemy's pre-ping, for connections idle over PING_AFTER_IDLE_S only. One used
-    moments ago was alive then, and pinging it cost every request a round trip (a tenth of a
-    kept read's time under load, measured). One killed while idle (a restarted database, a
-    proxy's timeout) is replaced before use, as with pre-ping. Requests in flight when the
-    database goes away fail either way; the first such failure has the pool replace every
-    older connection (SQLAlchemy's disconnect handling)."""
+def _ping_when_idle(engine: Engine, idle_s: float) -> None:
+    """SQLAlchemy's pre-ping, for connections idle over `idle_s` only (API processes). One
+    used moments ago was alive then, and pinging it cost every read a round trip (a tenth of
+    a kept read under load, measured). One killed while idle (a proxy's timeout, a database
+    restarted in a quiet hour) is replaced before use, as with pre-ping. The price: after a
+    restart, the first request on a recently used connection fails (and has the pool replace
+    every older one, SQLAlchemy's disconnect handling) as the requests in flight do anyway.
+    Workers keep pinging before every use: a shard whose write fails stops until the reaper
+    hands its cells on."""
     dialect = engine.dialect
 
     def checkin(_dbapi: Any, record: Any) -> None:
@@ -54,7 +53,7 @@ def _ping_when_idle(engine: Engine) -> None:
 
     def checkout(dbapi: Any, record: Any, _proxy: Any) -> None:
         since = record.info.pop("idle_since", None)
-        if since is None or time.monotonic() - since <= PING_AFTER_IDLE_S:
+        if since is None or time.monotonic() - since <= idle_s:
             return
         try:
             dialect.do_ping(dbapi)

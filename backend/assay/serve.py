@@ -45,6 +45,7 @@ def run_gunicorn(host: str, port: int, threads: int, workers: int | None = None)
     if settings.is_sqlite:
         workers = 1  # one writer: more processes would only queue on the file's lock
     os.environ.setdefault("ASSAY_DB_POOL_SIZE", str(threads))
+    os.environ.setdefault("ASSAY_DB_PING_IDLE_S", "1")  # db.py: a round trip per read saved
     _Gunicorn({
         "bind": f"{host}:{port}", "workers": workers or os.cpu_count() or 1,
         "worker_class": "gthread", "threads": threads, "worker_connections": 2 * threads,

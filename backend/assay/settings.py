@@ -91,6 +91,9 @@ class Settings:
     max_body_bytes: int = 1_000_000
     sse_heartbeat_s: float = 15.0
     db_pool_size: int = 10  # PostgreSQL connections a process keeps (assay serve: threads)
+    # a pooled PostgreSQL connection is pinged before use: always (None), or only once it
+    # sat idle this long (assay serve: 1 s; db.py says why)
+    db_ping_idle_s: float | None = None
     auth_cache_s: float = 5.0  # how long a process trusts a credential it checked (0: never)
     read_cache_s: float = 5.0  # how long a process keeps a stopped run's read (0: never)
     run_concurrency: int = 50
@@ -158,6 +161,8 @@ class Settings:
             or f"http://127.0.0.1:{fake_port}",
             sse_heartbeat_s=float(env.get("ASSAY_SSE_HEARTBEAT_S") or 15.0),
             db_pool_size=max(1, _int(env, "ASSAY_DB_POOL_SIZE", 10)),
+            db_ping_idle_s=(max(0.0, float(env["ASSAY_DB_PING_IDLE_S"]))
+                            if env.get("ASSAY_DB_PING_IDLE_S") else None),
             auth_cache_s=max(0.0, float(env.get("ASSAY_AUTH_CACHE_S") or 5.0)),
             read_cache_s=max(0.0, float(env.get("ASSAY_READ_CACHE_S") or 5.0)),
             run_concurrency=_int(env, "ASSAY_RUN_CONCURRENCY", 50),

@@ -27,7 +27,9 @@ def test_each_process_takes_at_most_twice_its_threads_in_connections(
     monkeypatch.setenv("DATABASE_URL", "postgresql://nobody@127.0.0.1:1/none")
     monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:1/0")
     monkeypatch.delenv("ASSAY_DB_POOL_SIZE", raising=False)
+    monkeypatch.delenv("ASSAY_DB_PING_IDLE_S", raising=False)
     serve.run_gunicorn("127.0.0.1", 8000, threads=16, workers=2)
     assert (seen["worker_class"], seen["workers"], seen["threads"]) == ("gthread", 2, 16)
     assert seen["worker_connections"] == 32
     assert os.environ["ASSAY_DB_POOL_SIZE"] == "16"
+    assert os.environ["ASSAY_DB_PING_IDLE_S"] == "1"  # its processes ping idle connections
