@@ -1,4 +1,4 @@
-"""Garbage collection for shard runs (and the fake provider, which serves them).
+"""Garbage collection for shard runs, the fake provider serving them, and API processes.
 
 A shard at 2,000 calls/s allocates millions of short-lived objects; with CPython's
 default thresholds the cyclic collector ran about 200 times a second and paused the event
@@ -44,3 +44,13 @@ def fewer_collections() -> Iterator[None]:
             if _active == 0:
                 gc.set_threshold(*_before)
                 gc.unfreeze()
+
+
+SERVER_THRESHOLDS = (50_000, 20, 20)
+
+
+def for_a_server() -> None:
+    """For good, in a server process once its app is loaded: what it imported and built
+    is frozen, and young objects are collected after 50,000 allocations instead of 700."""
+    gc.freeze()
+    gc.set_threshold(*SERVER_THRESHOLDS)
