@@ -65,8 +65,10 @@ def insert_cases(session: Session, dataset_id: int, cases: Sequence[dict[str, An
     # and SQLite numbers new rows upwards: the dataset's newest ids are these rows', in order.
     session.flush()
     table = typing.cast(Table, Case.__table__)
-    bulk.execute_many(connection, ("insert", table.name, *rows[0]), lambda: insert(table),
-                      [{**row, "metadata": row.pop("meta")} for row in rows])
+    columns = [{("metadata" if key == "meta" else key): value for key, value in row.items()}
+               for row in rows]  # the table's column names
+    bulk.execute_many(connection, ("insert", table.name, *columns[0]), lambda: insert(table),
+                      columns)
     newest = session.scalars(select(Case.id).where(Case.dataset_id == dataset_id)
                              .order_by(Case.id.desc()).limit(len(rows)))
     return list(newest)[::-1]
