@@ -261,8 +261,8 @@ def import_in_process(database_url: str) -> float:
         dataset = create_dataset(session, user, project, "imported", "questions", [])
         session.commit()
         started = time.perf_counter()
-        version = import_cases(session, user, project, dataset, "csv", content, False,
-                               mapping, None)
+        version = import_cases(session, user, project, dataset, "csv", content, mapping,
+                               None)
         session.commit()
         elapsed = time.perf_counter() - started
         assert version.case_count == IMPORT_ROWS
