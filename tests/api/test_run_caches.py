@@ -10,13 +10,14 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, select, update
 
 from assay.api.kept_reads import READS
 from assay.api.runs import scores as score_routes
 from assay.core.base import utcnow
 from assay.core.projects.models import Project
 from assay.core.reports import rollups
+from assay.core.runs import warm
 from assay.core.runs.cache import RunCache
 from assay.core.runs.models import Output, Run, RunStatus
 from assay.core.ttl_cache import TTLCache
@@ -133,7 +134,7 @@ def test_a_reviewers_score_and_its_removal_change_what_is_read_next(
     before = _reads(browser, project, finished.run_id, scorer_id)
     kept = _kept(finished.run_id)
     assert before["trend"]["runs"] == []  # nobody has scored by hand yet
-    assert {key.split(":")[0] for key in kept} == {"statistics", "range-scores"}
+    assert {key.split(":")[0] for key in kept} == {"statistics", "range-sums"}
     assert _reads(browser, project, finished.run_id, scorer_id) == before  # read back
 
     first = _outputs(finished.run_id)[0]
@@ -212,10 +213,12 @@ def test_the_grid_total_kept_is_the_count(
     assert failed["total"] == 0 and len(_kept(finished.run_id)) == 1
 
 
-def test_a_date_range_cutting_a_run_reads_only_its_outputs_in_the_range(
+def test_a_date_range_cutting_a_run_reads_its_sums_of_the_days_in_the_range(
         browser: Session, project: Project, finished: PlannedRun) -> None:
-    """One output finished yesterday: the run is cut by a range from today, so it is read
-    live (and nothing is kept for it), with the other five outputs' scores."""
+    """One output finished yesterday: a range from today cuts the run, which is read from
+    its sums per day with the other five outputs' scores, and a range to yesterday with
+    that one. The sums per day are kept (not the whole run's), and the warm job fills them
+    for a run that spans days; read back from either, the reports are the same."""
     first = _outputs(finished.run_id)[0]
     with db.factory() as session:
         session.execute(update(Output).where(Output.id == first).values(
@@ -227,16 +230,29 @@ def test_a_date_range_cutting_a_run_reads_only_its_outputs_in_the_range(
 
         scorer_id = session.scalar(select(ScorerConfig.id).where(
             ScorerConfig.project_id == project.id))
-        total = session.scalar(select(func.count()).select_from(Output).where(
-            Output.run_id == finished.run_id))
-    assert total == 6
     base = f"/api/projects/{project.id}/reports"
-    today = utcnow().date().isoformat()
-    board = _get(browser, f"{base}/leaderboard", scorer_id=scorer_id, date_from=today)
-    assert sum(r["scores"] for r in board["items"]) == 5
-    trend = _get(browser, f"{base}/trend", scorer_id=scorer_id, date_from=today)
-    assert trend["runs"][0]["score"]["n_values"] == 5
-    assert not any(k.startswith(("range-scores:", "trend:")) for k in _kept(finished.run_id))
+    today = utcnow().date()
+    ranges = ({"date_from": today.isoformat()},
+              {"date_to": (today - timedelta(days=1)).isoformat()})
+
+    def reads() -> list[Any]:
+        return [(_get(browser, f"{base}/leaderboard", scorer_id=scorer_id, **days),
+                 _get(browser, f"{base}/trend", scorer_id=scorer_id, **days))
+                for days in ranges]
+
+    computed = reads()
+    counts = [(sum(r["scores"] for r in board["items"]), trend["runs"][0]["score"]["n_values"])
+              for board, trend in computed]
+    assert counts == [(5, 5), (1, 1)]
+    assert {key.split(":")[0] for key in _kept(finished.run_id)} == {"range-days",
+                                                                      "trend-days"}
+    assert reads() == computed  # from what was kept
+    _forget(finished.run_id)
+    with db.factory() as session:
+        assert warm.warm(session, finished.run_id)
+        session.commit()
+    assert {"range-days", "trend-days"} <= {key.split(":")[0] for key in _kept(finished.run_id)}
+    assert reads() == computed
 
 
 def test_a_range_over_every_day_reads_as_the_rollup_without_one(

@@ -161,7 +161,7 @@ def test_a_run_that_ends_is_warmed_by_the_worker_and_reads_as_computed(
     s, run_id, scorer_id, v1, v2 = _two_version_run(factory, settings, fake, owner)
     queues.enqueue_run(current(), run_id)  # the worker runs it, then warms it
     wanted = {f"statistics:{v2}", "grid-rows:", "summary", f"trend:{v1},{v2}", f"trend:{v2}",
-              f"range-scores:{v1},{v2}", f"range-scores:{v2}"}
+              f"range-sums:{v1},{v2}", f"range-sums:{v2}"}
     warmed = _warmed(run_id, wanted)
     assert set(warmed) == wanted
     assert the_run(run_id).status == RunStatus.completed
@@ -177,8 +177,8 @@ def test_a_run_that_ends_is_warmed_by_the_worker_and_reads_as_computed(
     check_id = _scorer_of(check)
     wanted = {f"statistics:{v2},{check}", "grid-rows:", "summary", f"trend:{v1},{v2}",
               f"trend:{v2}",
-              f"range-scores:{v1},{v2}", f"range-scores:{v2}", f"trend:{check}",
-              f"range-scores:{check}"}
+              f"range-sums:{v1},{v2}", f"range-sums:{v2}", f"trend:{check}",
+              f"range-sums:{check}"}
     warmed = _warmed(run_id, wanted)
     assert set(warmed) == wanted and _stamp(run_id) != before
     _same_as_computed(browser, s, run_id, [scorer_id, check_id], warmed)
@@ -190,7 +190,7 @@ def test_a_run_that_ends_is_warmed_by_the_worker_and_reads_as_computed(
     url = f"/api/projects/{s.project.id}/runs/{run_id}/outputs/{first}/scores/{manual}"
     assert browser.request("PUT", url, json={"rating": 4}).status_code == 200
     wanted = {*(wanted - {f"statistics:{v2},{check}"}), f"statistics:{v2},{check},{manual}",
-              f"trend:{manual}", f"range-scores:{manual}"}
+              f"trend:{manual}", f"range-sums:{manual}"}
     warmed = _warmed(run_id, wanted)
     assert set(warmed) == wanted and _stamp(run_id) != before
     reads = _same_as_computed(browser, s, run_id, [scorer_id, check_id, _scorer_of(manual)],
@@ -247,8 +247,8 @@ def test_a_warm_job_that_fails_leaves_the_run_ended_and_the_reads_right(
         assert warm_run(run_id) is True  # and the next job fills what they keep
     assert "the leaderboard's intervals were not drawn ahead" in caplog.text
     assert set(_valid(run_id)) == {f"statistics:{v2}", "grid-rows:", "summary", f"trend:{v1},{v2}",
-                                   f"trend:{v2}", f"range-scores:{v1},{v2}",
-                                   f"range-scores:{v2}"}
+                                   f"trend:{v2}", f"range-sums:{v1},{v2}",
+                                   f"range-sums:{v2}"}
 
 
 def test_a_warm_job_that_cannot_be_enqueued_leaves_the_run_ended(

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, cast
 
+import numpy as np
+from numpy.typing import NDArray
 from sqlalchemy import (
     ColumnElement,
     Select,
@@ -236,6 +238,21 @@ def day_conditions(scope: Scope, column: Any) -> list[ColumnElement[bool]]:
     return found
 
 
+def day_number(value: Any) -> int:
+    """A UTC day as kept in arrays of per-day sums (its proleptic ordinal)."""
+    return _day(value).toordinal()
+
+
+def in_days(scope: Scope, days: NDArray[np.int32]) -> NDArray[np.bool_]:
+    """Which of these day numbers are the scope's whole UTC days (both ends included)."""
+    found = np.ones(len(days), dtype=bool)
+    if scope.start is not None:
+        found &= days >= scope.start.date().toordinal()
+    if scope.end is not None:
+        found &= days <= scope.end.date().toordinal()
+    return found
+
+
 def _targets_in(scope: Scope, target_column: Any) -> list[ColumnElement[bool]]:
     return [target_column == RunTarget.id, RunTarget.run_id == Run.id, *run_conditions(scope)]
 
@@ -255,6 +272,13 @@ def day_spans(session: Session, run_ids: Sequence[int]) -> dict[int, tuple[date,
         .join(TargetDay, TargetDay.target_id == RunTarget.id)
         .where(RunTarget.run_id.in_(list(run_ids)), TargetDay.outputs > 0)
         .group_by(RunTarget.run_id))}
+
+
+def across_days(session: Session, run_id: int) -> bool:
+    """Whether the run's outputs finished on more than one UTC day: a date range can cut
+    only such a run."""
+    span = day_spans(session, [run_id]).get(run_id)
+    return span is not None and span[0] != span[1]
 
 
 def within(scope: Scope, span: tuple[date, date] | None) -> bool:

@@ -17,7 +17,9 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, select
+import numpy as np
+from numpy.typing import NDArray
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from assay.core.datasets.models import DatasetVersion
@@ -28,12 +30,11 @@ from assay.core.reports.scope import (
     ReportFilter,
     Scope,
     ScorerChoice,
-    output_conditions,
     query_error,
     resolve,
     run_conditions,
 )
-from assay.core.reports.sql import output_scores
+from assay.core.reports.sql import day_of, output_scores
 from assay.core.runs import cache
 from assay.core.runs.models import Output, Run, RunTarget
 from assay.core.scoring.apply import PAIR_KINDS
@@ -42,13 +43,10 @@ from assay.core.scoring.models import RunScorer, Score, ScorerConfig, ScorerVers
 DEFAULT_RUNS = 20
 MAX_RUNS = 100
 
-Sums = dict[int, list[float]]  # case id -> [sum of output values, how many]
 Point = dict[str, Any]  # {"score": mean, "models": [(model id, mean)]}: one run's point
-
-
-def _mean(sums: Sums) -> dict[str, Any]:
-    return uncertainty.mean_ci({case: total / n for case, (total, n) in sums.items()},
-                               int(sum(n for _, n in sums.values())))
+# a run's sums of output values per (day, model, case); model 0: a target without one
+ROW = np.dtype([("day", "<i4"), ("model", "<i4"), ("case", "<i4"), ("total", "<f8"),
+                ("n", "<i4")])
 
 
 def default_scorer(session: Session, project: Project) -> int | None:
@@ -103,15 +101,21 @@ def score_trend(session: Session, project: Project, filters: ReportFilter,
 def _points(session: Session, scope: Scope, runs: list[Run]) -> dict[int, Point]:
     """run id -> its point. A stopped run whose scored outputs all finished within the
     range (every run, without one) reads as it does without a range: that point is kept
-    (runs/cache.py) until the run's scores change. A run the range cuts is read live, over
-    its outputs in the range."""
+    (runs/cache.py) until the run's scores change. A run the range cuts is read from its
+    sums per day, kept the same way: those of the range's days are added up (ranges are
+    whole UTC days, so that is exact)."""
     assert scope.scorer is not None
     ranged = scope.start is not None or scope.end is not None
     spans = rollups.day_spans(session, [run.id for run in runs]) if ranged else {}
     whole = [run for run in runs if not ranged or rollups.within(scope, spans.get(run.id))]
-    cut = [run.id for run in runs if run not in whole]
+    cut = _day_sums(session, scope.scorer, [run for run in runs if run not in whole])
     return {**_whole_points(session, scope.scorer, whole),
-            **_compute(session, scope.scorer, cut, output_conditions(scope))}
+            **{run_id: _point(rows[rollups.in_days(scope, rows["day"])])
+               for run_id, rows in cut.items()}}
+
+
+def _key(name: str, scorer: ScorerChoice) -> str:
+    return f"{name}:" + ",".join(str(v) for v in scorer.version_ids)
 
 
 def _whole_points(session: Session, scorer: ScorerChoice, runs: list[Run]
@@ -119,44 +123,65 @@ def _whole_points(session: Session, scorer: ScorerChoice, runs: list[Run]
     """The points of `runs` over all their outputs: kept ones, the others computed (and
     kept for the stopped runs)."""
     return cache.kept_many(
-        session, runs, "trend:" + ",".join(str(v) for v in scorer.version_ids),
-        lambda ids: _compute(session, scorer, ids, []), lambda point: json.dumps(point).encode(),
-        json.loads)
+        session, runs, _key("trend", scorer),
+        lambda ids: {run_id: _point(rows)
+                     for run_id, rows in _sums(session, scorer, ids, by_day=False).items()},
+        lambda point: json.dumps(point).encode(), json.loads)
 
 
-def warm_point(session: Session, run: Run, scorer: ScorerChoice) -> None:
+def _day_sums(session: Session, scorer: ScorerChoice, runs: list[Run]
+              ) -> dict[int, NDArray[Any]]:
+    """The sums of `runs` per day: kept ones, the others computed (and kept for the
+    stopped runs)."""
+    return cache.kept_many(
+        session, runs, _key("trend-days", scorer),
+        lambda ids: _sums(session, scorer, ids, by_day=True), lambda rows: rows.tobytes(),
+        lambda payload: np.frombuffer(payload, dtype=ROW))
+
+
+def warm_point(session: Session, run: Run, scorer: ScorerChoice, by_day: bool) -> None:
     """Keep the run's point for the trend of `scorer`'s versions, as a first read of the
-    trend keeps it (runs/warm.py)."""
+    trend keeps it (runs/warm.py), and its sums per day when a range can cut it."""
     _whole_points(session, scorer, [run])
+    if by_day:
+        _day_sums(session, scorer, [run])
 
 
-def _compute(session: Session, scorer: ScorerChoice, run_ids: list[int],
-             conditions: list[ColumnElement[bool]]) -> dict[int, Point]:
-    """The points of `run_ids` from their scores (of the outputs meeting `conditions`: the
-    range's): one value per output, a case's mean over its outputs, per run and model."""
+def _sums(session: Session, scorer: ScorerChoice, run_ids: list[int], by_day: bool
+          ) -> dict[int, NDArray[Any]]:
+    """run id -> the sums of its output values (one per output, see sql.output_scores) per
+    (model, case), and per day the outputs finished when `by_day` (day 0 otherwise)."""
     if not run_ids:
         return {}
     scores = output_scores(scorer.version_ids, run_ids)
-    overall: dict[int, Sums] = {run_id: {} for run_id in run_ids}
-    per_model: dict[int, dict[int | None, Sums]] = {run_id: {} for run_id in run_ids}
-    rows = session.execute(
-        select(Output.run_id, RunTarget.model_id, Output.case_id,
-               func.sum(scores.c.value), func.count(scores.c.value))
-        .join(scores, scores.c.output_id == Output.id)
-        .join(RunTarget, RunTarget.id == Output.target_id)
-        .where(Output.run_id.in_(run_ids), *conditions)
-        .group_by(Output.run_id, RunTarget.model_id, Output.case_id))
-    for run_id, model_id, case_id, total, n in rows:
-        if not n:
-            continue
-        for sums in (overall[run_id], per_model[run_id].setdefault(model_id, {})):
-            entry = sums.setdefault(case_id, [0.0, 0])
-            entry[0] += float(total)
-            entry[1] += int(n)
-    return {run_id: {"score": _mean(overall[run_id]),
-                     "models": [(model_id, _mean(sums))
-                                for model_id, sums in per_model[run_id].items()]}
-            for run_id in run_ids}
+    keys = [Output.run_id, func.coalesce(RunTarget.model_id, 0), Output.case_id]
+    if by_day:
+        keys.append(day_of(session, Output.finished_at))
+    found: dict[int, list[tuple[int, int, int, float, int]]] = {r: [] for r in run_ids}
+    for run_id, model, case_id, total, n, *day in session.execute(
+            select(*keys[:3], func.sum(scores.c.value), func.count(scores.c.value), *keys[3:])
+            .join(scores, scores.c.output_id == Output.id)
+            .join(RunTarget, RunTarget.id == Output.target_id)
+            .where(Output.run_id.in_(run_ids)).group_by(*keys)):
+        if n:
+            found[run_id].append((rollups.day_number(day[0]) if day else 0, model, case_id,
+                                  float(total), int(n)))
+    return {run_id: np.array(rows, dtype=ROW) for run_id, rows in found.items()}
+
+
+def _point(rows: NDArray[Any]) -> Point:
+    """A run's point from its sums: overall, and per model (None for traces' targets)."""
+    return {"score": _mean(rows),
+            "models": [(int(model) or None, _mean(rows[rows["model"] == model]))
+                       for model in np.unique(rows["model"])]}
+
+
+def _mean(rows: NDArray[Any]) -> dict[str, Any]:
+    """The mean of case means (a case's mean over its outputs), with its interval."""
+    cases, at = np.unique(rows["case"], return_inverse=True)
+    total = np.bincount(at, weights=rows["total"], minlength=len(cases))
+    n = np.bincount(at, weights=rows["n"], minlength=len(cases))
+    return uncertainty.mean_ci_of((total / n).tolist(), int(n.sum()))
 
 
 def _names(session: Session, model_ids: set[int | None]) -> dict[int | None, str | None]:

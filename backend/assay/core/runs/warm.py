@@ -1,18 +1,18 @@
-"""Filling what a stopped run's readers keep (cache.py) before anyone reads it, so the
-first look at a run that just ended, or at a report over it, is as fast as the second
-(issue 19: a 20,000-output run's statistics took 2 s on a first read, a trend of 20 such
-runs 20 s).
+"""Filling what a stopped run's readers keep (cache.py) before anyone reads it, so the first
+look at a run that just ended, or at a report over it, is as fast as the second (issue 19:
+a 20,000-output run's statistics took 2 s on a first read, a trend of 20 such runs 20 s).
 
 Run by a job (jobs/warm.py) when a run stops and when its scores change outside the
 engine's batches (a scoring job, a reviewer's score). Each entry is filled through the
-reader's own code, under the reader's own key, for what a reader asks first: the run
-page's statistics (every scorer) and summary, the grid's total with every target visible, and for
-each scorer that scored the run (its versions pooled, and its latest alone) the run's
-trend point and its date-range leaderboard sums. An entry already valid is left alone.
-The project's leaderboard (no date range) reads no run's entries but the report rollups;
-its first read's cost is drawing the intervals (a tenth of a second per model over 10,000
-cases), so it is read too (warm_leaderboards), and its intervals go to the store the API
-shares (uncertainty.share). The caller commits."""
+reader's own code, under the reader's own key, for what a reader asks first: the run page's
+statistics (every scorer) and summary, the grid's total with every target visible, and for
+each scorer that scored the run (its versions pooled, and its latest alone) the run's trend
+point and its date-range leaderboard sums (and both per day, for a run whose outputs
+finished on several days: a range that cuts it reads those). An entry already valid is left
+alone. The project's leaderboard (no date range) reads no run's entries but the report
+rollups; its first read's cost is drawing the intervals (a tenth of a second per model over
+10,000 cases), so it is read too (warm_leaderboards), and its intervals go to the store the
+API shares (uncertainty.share). The caller commits."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
 from assay.core.projects.models import Project
-from assay.core.reports import range_scores, trend
+from assay.core.reports import range_scores, rollups, trend
 from assay.core.reports.leaderboard import leaderboard
 from assay.core.reports.scope import (
     VERSION_CHOICES,
@@ -58,9 +58,10 @@ def warm(session: Session, run_id: int) -> bool:
     statistics_view(session, run)
     results.summary(session, run)
     grid.warm_total(session, run)
+    by_day = rollups.across_days(session, run.id)  # a date range can cut it
     for _, choice in _choices(session, run):
-        trend.warm_point(session, run, choice)
-        range_scores.warm_sums(session, run, choice)
+        trend.warm_point(session, run, choice, by_day)
+        range_scores.warm_sums(session, run, choice, by_day)
     return True
 
 
