@@ -12,8 +12,9 @@ from assay.settings import Settings
 
 
 class _Gunicorn(BaseApplication):
-    def __init__(self, options: dict[str, Any]):
+    def __init__(self, options: dict[str, Any], admit: int):
         self.options = options
+        self.admit = admit
         super().__init__()
 
     def load_config(self) -> None:
@@ -21,9 +22,10 @@ class _Gunicorn(BaseApplication):
             self.cfg.set(key, value)
 
     def load(self) -> Any:
+        from assay.admission import Admission
         from assay.app import create_app
 
-        return create_app()
+        return Admission(create_app(), self.admit)
 
 
 def share_embedded_redis(settings: Settings) -> Settings:
@@ -34,13 +36,16 @@ def share_embedded_redis(settings: Settings) -> Settings:
     return Settings.from_env()
 
 
-def run_gunicorn(host: str, port: int, threads: int, workers: int | None = None) -> None:
+def run_gunicorn(host: str, port: int, threads: int, workers: int | None = None,
+                 admit: int = 4) -> None:
     """gthread workers, one per core unless told: Python holds one core per process (the
     GIL), and threads keep progress streams open cheaply. Each worker's database pool holds
     as many connections as it has threads, so no request waits for, or opens, one. A worker
     holds at most twice its threads in client connections: keep-alive clients otherwise
     pile onto whichever process accepted first, and it alone works while the others idle
-    (measured: 50 keep-alive clients on 2 workers used 1.0 core of 2, capped 1.7)."""
+    (measured: 50 keep-alive clients on 2 workers used 1.0 core of 2, capped 1.7). Of its
+    threads, `admit` at most work on a request at once, the others wait in order
+    (admission.py)."""
     settings = share_embedded_redis(Settings.from_env())
     if settings.is_sqlite:
         workers = 1  # one writer: more processes would only queue on the file's lock
@@ -52,7 +57,7 @@ def run_gunicorn(host: str, port: int, threads: int, workers: int | None = None)
         "timeout": 0,  # progress streams stay open; gthread still reaps dead clients
         "graceful_timeout": 5, "accesslog": None, "errorlog": "-", "loglevel": "warning",
         "child_exit": _child_exit, "post_worker_init": _post_worker_init,
-    }).run()
+    }, admit).run()
 
 
 def _post_worker_init(_worker: Any) -> None:

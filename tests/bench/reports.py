@@ -1,23 +1,23 @@
 """Reports over 1,000,000 scored outputs in PostgreSQL (DESIGN §9: leaderboard < 300 ms).
 
 In a process of its own (`python -m tests.bench.reports DATABASE_URL`, one JSON line out):
-a project with 5 models, a dataset of 10,000 questions and a judge with two versions; 20 runs
-over 20 days, each of 5 targets (one per model) x every case, so 1,000,000 outputs (1 in 40
-a failed call) and a score for each succeeded one (the first 10 runs by version 1, the rest
-by version 2), all written by INSERT ... SELECT in SQL, the report rollups recounted from
-them; then VACUUM ANALYZE. A date range cannot use the per-case score rollup (it spans
-every day): "leaderboard 7 days" and "trend 7 days" add up what each run inside the range
-kept (runs/cache.py), and for the run the range cuts (each run starts at 22:00 UTC and ends
-on the next day) what it kept per day. Also a 20,000-output run's statistics and a 100,000-row results grid
-(run_views.py). The API's reads are timed through the WSGI app in this process
-(authentication, the queries, the statistics, the JSON): the first request apart, then the
-median of REPEATS more.
+a project with 5 models, a dataset of 10,000 questions and a judge with two versions; 20
+runs over 20 days, each of 5 targets (one per model) x every case, so 1,000,000 outputs (1
+in 40 a failed call) and a score for each succeeded one (the first 10 runs by version 1,
+the rest by version 2), all written by INSERT ... SELECT in SQL, the report rollups
+recounted from them; then VACUUM ANALYZE. A date range cannot use the per-case score rollup
+(it spans every day): "leaderboard 7 days" and "trend 7 days" add up what each run inside
+the range kept (runs/cache.py), and for the run the range cuts (each run starts at 22:00
+UTC and ends on the next day) what it kept per day. Also a 20,000-output run's statistics
+and a 100,000-row results grid (run_views.py). The API's reads are timed through the WSGI
+app in this process (authentication, the queries, the statistics, the JSON): the first
+request apart, then the median of REPEATS more.
 
 As in a deployment, each seeded run is then warmed the way the worker warms a run that
 stops (core/runs/warm.py, one run at a time, timed apart), and the intervals this process
 drew meanwhile are dropped (the worker draws them in its own process), so the "first"
-request is what the first reader after a run's end waits. Before that, the first request
-of each read with nothing kept ("cold": what it waited before runs were warmed).
+request is what the first reader after a run's end waits. Before that, the first request of
+each read with nothing kept ("cold": what it waited before runs were warmed).
 """
 
 from __future__ import annotations

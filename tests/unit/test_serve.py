@@ -17,8 +17,8 @@ def test_each_process_takes_at_most_twice_its_threads_in_connections(
     seen: dict[str, Any] = {}
 
     class Recorder:
-        def __init__(self, options: dict[str, Any]):
-            seen.update(options)
+        def __init__(self, options: dict[str, Any], admit: int):
+            seen.update(options, admit=admit)
 
         def run(self) -> None:
             pass
@@ -31,6 +31,7 @@ def test_each_process_takes_at_most_twice_its_threads_in_connections(
     serve.run_gunicorn("127.0.0.1", 8000, threads=16, workers=2)
     assert (seen["worker_class"], seen["workers"], seen["threads"]) == ("gthread", 2, 16)
     assert seen["worker_connections"] == 32
+    assert seen["admit"] == 4  # admission.py: the others wait in order
     assert seen["post_worker_init"] is serve._post_worker_init  # collections_policy
     assert os.environ["ASSAY_DB_POOL_SIZE"] == "16"
     assert os.environ["ASSAY_DB_PING_IDLE_S"] == "1"  # its processes ping idle connections

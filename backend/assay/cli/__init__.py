@@ -52,11 +52,15 @@ def main() -> None:
               default=lambda: int(os.environ.get("ASSAY_WEB_THREADS", 16)),
               show_default="ASSAY_WEB_THREADS or 16",
               help="Threads per worker; each open progress stream holds one.")
-def serve(host: str, port: int, workers: int, threads: int) -> None:
+@click.option("--admit", type=click.IntRange(min=1),
+              default=lambda: int(os.environ.get("ASSAY_WEB_ADMIT", 4)),
+              show_default="ASSAY_WEB_ADMIT or 4",
+              help="Requests a worker works on at once; the others wait in order.")
+def serve(host: str, port: int, workers: int, threads: int, admit: int) -> None:
     """Run the API with gunicorn (gthread workers: README, Deploying, Scaling)."""
     from assay.serve import run_gunicorn
 
-    run_gunicorn(host, port, threads, workers or None)
+    run_gunicorn(host, port, threads, workers or None, admit)
 
 
 @main.command()

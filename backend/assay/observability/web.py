@@ -16,6 +16,7 @@ import time
 
 from flask import Flask, Response, abort, g, request
 
+from assay.admission import ARRIVED
 from assay.observability import logs, metrics, tracing
 from assay.runtime import current
 
@@ -32,7 +33,8 @@ def init_app(app: Flask) -> None:
     @app.before_request
     def _start() -> None:
         g.request_id = logs.request_id_from(request.headers.get(logs.REQUEST_ID_HEADER))
-        g.request_started = time.perf_counter()
+        # from when it came to the door, its wait for a place included (admission.py)
+        g.request_started = request.environ.get(ARRIVED) or time.perf_counter()
 
     @app.after_request
     def _finish(response: Response) -> Response:
