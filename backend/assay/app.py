@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask
+from flask import Flask, Request, Response
+from flask.sessions import SessionInterface, SessionMixin
 from flask_migrate import Migrate
 from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -70,9 +71,21 @@ def _config(settings: Settings) -> dict[str, Any]:
     }
 
 
+class _NoSessions(SessionInterface):
+    """Assay signs people in with its own cookie (api/sessions.py) and never uses Flask's
+    signed-cookie session, whose opening cost every request a few percent of its CPU."""
+
+    def open_session(self, app: Flask, request: Request) -> None:
+        return None  # Flask then gives the request an empty session it never saves
+
+    def save_session(self, app: Flask, session: SessionMixin, response: Response) -> None:
+        pass
+
+
 def create_app(settings: Settings | None = None) -> Flask:
     settings = settings or Settings.from_env()
     app = Flask(__name__, instance_path=str(settings.instance_path))
+    app.session_interface = _NoSessions()
     app.config.update(_config(settings))
     if settings.trusted_proxies:
         # Rate limits see the client's address; cookies are Secure when it came over HTTPS,

@@ -8,9 +8,22 @@ from __future__ import annotations
 import json
 import typing
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import String, Table, cast, delete, exists, func, insert, literal, select
+from sqlalchemy import (
+    Select,
+    String,
+    Table,
+    bindparam,
+    cast,
+    delete,
+    exists,
+    func,
+    insert,
+    literal,
+    select,
+)
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -20,7 +33,7 @@ from assay.core.base import utcnow
 from assay.core.datasets.cases import case_errors, normalize
 from assay.core.datasets.models import Case, Dataset, DatasetVersion, VersionCase
 from assay.core.errors import Conflict, Invalid, NotFound
-from assay.core.pagination import Page, paginate
+from assay.core.pagination import Listing, Page, paginate
 from assay.core.projects.models import Project
 
 
@@ -181,28 +194,44 @@ def list_datasets(session: Session, project: Project, page: int, page_size: int,
     """Rows of (dataset, latest version number, its case count). `tag`: the dataset's own
     tag or a tag of a case of its latest version; `difficulty`: a case of that difficulty
     in its latest version."""
+    params = {"project_id": project.id}
+    if not (query or tag or difficulty):
+        return paginate(session, _datasets(kind, include_archived), page, page_size, False,
+                        params=params)
+    stmt = _datasets_of(kind, include_archived)
+    if query:
+        needle = query.lower()
+        stmt = stmt.where(func.lower(Dataset.name).contains(needle, autoescape=True)
+                          | func.lower(func.coalesce(Dataset.description, "")).contains(
+                              needle, autoescape=True))
+    if tag:
+        stmt = stmt.where(has_tag(tag, Dataset.tags)
+                          | _latest_has_case(DatasetVersion.id, has_tag(tag)))
+    if difficulty:
+        stmt = stmt.where(_latest_has_case(DatasetVersion.id, Case.difficulty == difficulty))
+    return paginate(session, stmt, page, page_size, False, params=params)
+
+
+@lru_cache(maxsize=32)  # a few shapes; a value outside them is refused or finds nothing
+def _datasets(kind: str | None, include_archived: bool) -> Listing:
+    return Listing.of(_datasets_of(kind, include_archived))
+
+
+def _datasets_of(kind: str | None, include_archived: bool) -> Select[*tuple[Any, ...]]:
+    """(dataset, latest version number, its case count) of the project named by the bind
+    parameter `project_id`, newest first."""
     latest = (select(DatasetVersion.dataset_id, func.max(DatasetVersion.number).label("number"))
               .group_by(DatasetVersion.dataset_id).subquery())
     stmt = (select(Dataset, DatasetVersion.number, DatasetVersion.case_count)
             .join(latest, latest.c.dataset_id == Dataset.id)
             .join(DatasetVersion, (DatasetVersion.dataset_id == Dataset.id)
                   & (DatasetVersion.number == latest.c.number))
-            .where(Dataset.project_id == project.id).order_by(Dataset.id.desc()))
-    if query:
-        needle = query.lower()
-        stmt = stmt.where(func.lower(Dataset.name).contains(needle, autoescape=True)
-                          | func.lower(func.coalesce(Dataset.description, "")).contains(
-                              needle, autoescape=True))
+            .where(Dataset.project_id == bindparam("project_id")).order_by(Dataset.id.desc()))
     if kind:
         stmt = stmt.where(Dataset.kind == kind)
     if not include_archived:
         stmt = stmt.where(Dataset.archived_at.is_(None))
-    if tag:
-        stmt = stmt.where(has_tag(tag, Dataset.tags)
-                          | _latest_has_case(DatasetVersion.id, has_tag(tag)))
-    if difficulty:
-        stmt = stmt.where(_latest_has_case(DatasetVersion.id, Case.difficulty == difficulty))
-    return paginate(session, stmt, page, page_size, scalars=False)
+    return stmt
 
 
 def version_cases(session: Session, version_id: int) -> list[Case]:

@@ -7,9 +7,10 @@ archived, not deleted, so history keeps pointing at it.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from assay.core import audit
@@ -19,7 +20,7 @@ from assay.core.errors import Conflict, Invalid, NotFound
 from assay.core.llm import kinds as kinds_
 from assay.core.llm.models import Credential, ModelConfig
 from assay.core.llm.params import validate_params
-from assay.core.pagination import Page, paginate
+from assay.core.pagination import Listing, Page, paginate
 from assay.core.projects.models import Project
 from assay.core.runs.models import RunTarget
 
@@ -44,10 +45,16 @@ def priced(model: ModelConfig) -> bool:
 
 def list_models(session: Session, project: Project, page: int, page_size: int,
                 include_archived: bool = False) -> Page[Any]:
-    stmt = select(ModelConfig).where(ModelConfig.project_id == project.id)
+    return paginate(session, _models(include_archived), page, page_size,
+                    params={"project_id": project.id})
+
+
+@lru_cache(maxsize=2)
+def _models(include_archived: bool) -> Listing:
+    stmt = select(ModelConfig).where(ModelConfig.project_id == bindparam("project_id"))
     if not include_archived:
         stmt = stmt.where(ModelConfig.archived_at.is_(None))
-    return paginate(session, stmt.order_by(ModelConfig.id), page, page_size)
+    return Listing.of(stmt.order_by(ModelConfig.id))
 
 
 def get_model(session: Session, project: Project, model_id: int) -> ModelConfig:

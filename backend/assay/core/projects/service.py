@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import Select, bindparam, delete, func, select
 from sqlalchemy.orm import Session
 
 from assay.core import audit
@@ -15,7 +16,7 @@ from assay.core.base import utcnow
 from assay.core.datasets.models import Dataset, DatasetVersion, VersionCase
 from assay.core.errors import Conflict, Forbidden, NotFound
 from assay.core.llm.models import ModelConfig
-from assay.core.pagination import Page, paginate
+from assay.core.pagination import Listing, Page, paginate
 from assay.core.projects.models import Membership, Project, Role
 from assay.core.runs.models import Run
 
@@ -56,20 +57,30 @@ def touch(project: Project) -> None:
 def list_projects(session: Session, user: User, page: int, page_size: int,
                   query: str | None = None, role: str | None = None) -> Page[Any]:
     """Rows of (project, the user's role, member count), most recently updated first."""
+    params = {"user_id": user.id}
+    if not query:
+        return paginate(session, _projects(role), page, page_size, False, params=params)
+    stmt = _projects_of(role).where(
+        func.lower(Project.name).contains(query.lower(), autoescape=True))
+    return paginate(session, stmt, page, page_size, False, params=params)
+
+
+@lru_cache(maxsize=32)  # a few shapes; a value outside them is refused or finds nothing
+def _projects(role: str | None) -> Listing:
+    return Listing.of(_projects_of(role))
+
+
+def _projects_of(role: str | None) -> Select[*tuple[Any, ...]]:
     counts = (select(Membership.project_id, func.count().label("n"))
               .group_by(Membership.project_id).subquery())
     stmt = (
         select(Project, Membership.role, counts.c.n)
         .join(Membership, Membership.project_id == Project.id)
         .join(counts, counts.c.project_id == Project.id)
-        .where(Membership.user_id == user.id, Project.deleted_at.is_(None))
+        .where(Membership.user_id == bindparam("user_id"), Project.deleted_at.is_(None))
         .order_by(Project.updated_at.desc(), Project.id.desc())
     )
-    if query:
-        stmt = stmt.where(func.lower(Project.name).contains(query.lower(), autoescape=True))
-    if role:
-        stmt = stmt.where(Membership.role == role)
-    return paginate(session, stmt, page, page_size, scalars=False)
+    return stmt.where(Membership.role == role) if role else stmt
 
 
 def access(session: Session, user: User, project_id: int, needed: Role) -> tuple[Project, Role]:

@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any, cast
 
 from sqlalchemy import JSON, Table, bindparam, case, func, null, or_, select, update
@@ -18,7 +19,7 @@ from assay.core.datasets.models import Case
 from assay.core.errors import DomainError, NotFound
 from assay.core.llm.models import Credential, ModelConfig
 from assay.core.llm.secrets import resolve_api_key
-from assay.core.pagination import Page, paginate
+from assay.core.pagination import Listing, Page, paginate
 from assay.core.projects.models import Project
 from assay.core.projects.settings import DEFAULT_MAX_RETRIES
 from assay.core.prompts.models import PromptVersion
@@ -43,10 +44,14 @@ def get_run(session: Session, project: Project, run_id: int) -> Run:
 
 def list_runs(session: Session, project: Project, page: int, page_size: int,
               status: str | None = None) -> Page[Any]:
-    stmt = select(Run).where(Run.project_id == project.id).order_by(Run.id.desc())
-    if status is not None:
-        stmt = stmt.where(Run.status == status)
-    return paginate(session, stmt, page, page_size)
+    return paginate(session, _runs(None if status is None else RunStatus(status)), page,
+                    page_size, params={"project_id": project.id})
+
+
+@lru_cache(maxsize=32)  # a few shapes; a value outside them is refused or finds nothing
+def _runs(status: RunStatus | None) -> Listing:
+    stmt = select(Run).where(Run.project_id == bindparam("project_id")).order_by(Run.id.desc())
+    return Listing.of(stmt if status is None else stmt.where(Run.status == status))
 
 
 def run_concurrency(session: Session, run_id: int, default: int) -> int:
