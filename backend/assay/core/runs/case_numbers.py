@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from datetime import datetime
 
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import and_, bindparam, func, or_, select
 from sqlalchemy.orm import Session
 
 from assay.core.datasets.models import DatasetVersion, VersionCase
@@ -25,6 +25,9 @@ from assay.core.datasets.models import DatasetVersion, VersionCase
 KEPT_VERSIONS = 8
 KEPT_MAX_CASES = 200_000  # a bigger version is ranked per call, not held in memory
 
+# built once: every outputs page, grid page and output read asks it
+_VERSION_ROW = select(DatasetVersion.created_at, DatasetVersion.case_count).where(
+    DatasetVersion.id == bindparam("version_id"))
 _kept: OrderedDict[tuple[int, datetime], dict[int, int]] = OrderedDict()
 _lock = threading.Lock()
 
@@ -32,8 +35,7 @@ _lock = threading.Lock()
 def _version_numbers(session: Session, version_id: int) -> dict[int, int] | None:
     """case id -> number for the whole version, from this process's cache or read once;
     None when the version is missing or too big to keep."""
-    row = session.execute(select(DatasetVersion.created_at, DatasetVersion.case_count)
-                          .where(DatasetVersion.id == version_id)).one_or_none()
+    row = session.execute(_VERSION_ROW, {"version_id": version_id}).one_or_none()
     if row is None or row.case_count > KEPT_MAX_CASES:
         return None
     key = (version_id, row.created_at)
