@@ -28,6 +28,7 @@ from assay.api.generation.documents import blp as documents_blp
 from assay.api.generation.routes import blp as generation_blp
 from assay.api.health.routes import blp as health_blp
 from assay.api.iterations import blp as iterations_blp
+from assay.api.json_bodies import FastJSONProvider
 from assay.api.judgments.routes import blp as judgments_blp
 from assay.api.members.invites import blp as invites_blp
 from assay.api.members.routes import blp as members_blp
@@ -86,6 +87,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     settings = settings or Settings.from_env()
     app = Flask(__name__, instance_path=str(settings.instance_path))
     app.session_interface = _NoSessions()
+    app.json = FastJSONProvider(app)
     app.config.update(_config(settings))
     if settings.trusted_proxies:
         # Rate limits see the client's address; cookies are Secure when it came over HTTPS,

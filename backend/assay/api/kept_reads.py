@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from flask import Flask, Response, current_app, g, request
-from sqlalchemy import Row, bindparam, inspect, select
+from sqlalchemy import Engine, Row, bindparam, inspect, select
 from sqlalchemy.orm import Session, make_transient_to_detached
 
 from assay.core.auth.models import User
@@ -122,8 +122,12 @@ _RUN_ROW = select(Run.__table__).where(Run.id == bindparam("run_id"),
 
 
 def _run_row(project_id: int, run_id: int) -> Row[Any] | None:
-    return db.session.connection().execute(
-        _RUN_ROW, {"run_id": run_id, "project_id": project_id}).first()
+    """On a connection of its own, returned at once: a kept read then never opens the
+    session's transaction (its bookkeeping cost a tenth of such a read)."""
+    engine = cast(Engine, db.session.get_bind())  # the app binds its sessions to engines
+    with engine.connect() as connection:
+        return connection.execute(
+            _RUN_ROW, {"run_id": run_id, "project_id": project_id}).first()
 
 
 def kept_run_views(items: list[Run],
