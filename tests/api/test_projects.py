@@ -320,3 +320,12 @@ def test_patch_without_changes_writes_nothing(factory: Factory) -> None:
     reply = browser.patch(f"/api/projects/{project.id}", json={"name": "Same"})
     assert reply.status_code == 200 and reply.json == before
     assert browser.get(f"/api/projects/{project.id}/audit").json["total"] == audit
+
+
+def test_the_api_writes_its_bodies_with_orjson(factory: Factory) -> None:
+    """api/json_bodies.py serves the API: text beyond ASCII comes as UTF-8, unescaped."""
+    browser = factory.signed_in()
+    _create(browser, "Cafe", description="Café 日本")
+    reply = browser.get("/api/projects")
+    assert "Café 日本".encode() in reply.get_data()
+    assert reply.json["items"][0]["description"] == "Café 日本"

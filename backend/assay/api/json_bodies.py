@@ -3,7 +3,8 @@ took a few percent of every list's and run read's CPU under load (issue 19).
 
 The bodies are what Flask's own encoder wrote: keys sorted, compact, a newline at the end;
 dates, datetimes, decimals and dataclasses still go through Flask's conversions (HTTP dates,
-strings), so no field changes form. What orjson refuses (integers beyond 64 bits) falls
+strings), so no field changes form. Text beyond ASCII is written as UTF-8 instead of
+escaped (the same JSON, shorter). What orjson refuses (integers beyond 64 bits) falls
 back to Flask's encoder whole. (A NaN would be null, where the standard library wrote
 `NaN`, which is not JSON.)"""
 
