@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -37,7 +36,7 @@ def request_id_from(header: str | None) -> str:
     a header is never logged as sent, so it cannot forge log lines."""
     if header and _VALID_ID.fullmatch(header):
         return header
-    return uuid.uuid4().hex
+    return os.urandom(16).hex()  # as random as uuid4().hex, without building a UUID
 
 
 def current() -> dict[str, Any]:
