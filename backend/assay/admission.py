@@ -14,11 +14,12 @@ time a request waited is in its latency metric (ARRIVED)."""
 
 from __future__ import annotations
 
+import tempfile
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import IO, Any
 
 ARRIVED = "assay.arrived"  # environ: time.perf_counter() when the request came to the door
 Environ = dict[str, Any]
@@ -54,13 +55,40 @@ class Places:
 
 
 class Admission:
-    """WSGI middleware: at most `places` requests inside `app` at once."""
+    """WSGI middleware: at most `places` requests inside `app` at once. A request's body
+    (up to `max_body` bytes; a bigger one is refused inside without being read) is read
+    before it waits, so a slow upload holds a thread but not a place."""
 
-    def __init__(self, app: WSGIApp, places: int):
+    def __init__(self, app: WSGIApp, places: int, max_body: int | None = None):
         self.app = app
         self.places = Places(places)
+        self.max_body = max_body
 
     def __call__(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
         environ[ARRIVED] = time.perf_counter()
+        length = _length(environ)
+        if length > 0 and (self.max_body is None or length <= self.max_body):
+            environ["wsgi.input"] = _read(environ["wsgi.input"], length)
         with self.places:
             return self.app(environ, start_response)
+
+
+def _length(environ: Environ) -> int:
+    try:
+        return int(environ.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return 0  # the app refuses it in its own words
+
+
+def _read(stream: IO[bytes], length: int) -> IO[bytes]:
+    """The body, in memory up to 1 MB and in a temporary file beyond; shorter than said if
+    the client went away (the app then answers as for any cut body)."""
+    body = tempfile.SpooledTemporaryFile(max_size=1 << 20)  # noqa: SIM115 (the app's wsgi.input)
+    while length > 0:
+        chunk = stream.read(min(length, 1 << 16))
+        if not chunk:
+            break
+        body.write(chunk)
+        length -= len(chunk)
+    body.seek(0)
+    return body

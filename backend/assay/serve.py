@@ -25,7 +25,8 @@ class _Gunicorn(BaseApplication):
         from assay.admission import Admission
         from assay.app import create_app
 
-        return Admission(create_app(), self.admit)
+        app = create_app()
+        return Admission(app, self.admit, app.config["MAX_CONTENT_LENGTH"])
 
 
 def share_embedded_redis(settings: Settings) -> Settings:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import io
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -85,3 +86,51 @@ def test_a_streamed_body_and_a_failure_leave_their_place() -> None:
     threading.Thread(target=lambda: (admitted({}, None), done.set())).start()
     assert done.wait(5)  # the place was free for the next request
     assert list(stream) == [b"data: 1\n\n"]
+
+
+class _SlowUpload:
+    """A client's body that arrives only when `go` is set."""
+
+    def __init__(self, body: bytes, go: threading.Event):
+        self.body, self.go = body, go
+
+    def read(self, size: int = -1) -> bytes:
+        assert self.go.wait(10)
+        chunk, self.body = self.body[:size], self.body[size:]
+        return chunk
+
+
+def test_a_slow_upload_holds_no_place_and_arrives_whole() -> None:
+    got: list[bytes] = []
+
+    def app(environ: dict[str, Any], _start: Any) -> Iterable[bytes]:
+        got.append(environ["wsgi.input"].read())
+        return [b"ok"]
+
+    admitted = Admission(app, 1, max_body=10 << 20)
+    go = threading.Event()
+    body = b"x" * (3 << 20)  # beyond the part kept in memory
+    upload = threading.Thread(target=admitted, args=(
+        {"CONTENT_LENGTH": str(len(body)), "wsgi.input": _SlowUpload(body, go)}, None),
+        daemon=True)
+    upload.start()
+    other = threading.Thread(target=admitted, args=({"wsgi.input": io.BytesIO()}, None),
+                             daemon=True)
+    other.start()
+    other.join(5)  # the one place is free while the upload is still coming
+    go.set()
+    assert not other.is_alive() and got[0] == b""
+    upload.join(10)
+    assert got[1] == body
+
+
+def test_a_body_over_the_limit_is_left_to_the_app_unread() -> None:
+    seen: list[Any] = []
+
+    def app(environ: dict[str, Any], _start: Any) -> Iterable[bytes]:
+        seen.append(environ["wsgi.input"])
+        return [b"too big"]
+
+    stream = _SlowUpload(b"x" * 100, threading.Event())  # reading it would block
+    Admission(app, 1, max_body=10)({"CONTENT_LENGTH": "100", "wsgi.input": stream}, None)
+    assert seen == [stream]
