@@ -51,7 +51,7 @@ def _sums(session: Session, scorer: ScorerChoice, run_ids: Sequence[int], by_day
     if by_day:
         stmt = stmt.join(Output, Output.id == Score.output_id)
     rows: dict[int, list[tuple[Any, ...]]] = {run_id: [] for run_id in run_ids}
-    for run_id, *values, in session.execute(stmt.group_by(*keys)):
+    for run_id, *values in session.execute(stmt.group_by(*keys)):
         day = rollups.day_number(values.pop()) if by_day else 0
         rows[run_id].append((day, *values))
     return {run_id: np.array(found, dtype=ROW) for run_id, found in rows.items()}
@@ -64,9 +64,8 @@ def run_sums(session: Session, scope: Scope, scorer: ScorerChoice
     that is exact); kept for the stopped runs, live for those still running."""
     runs = list(session.scalars(select(Run).where(
         *run_conditions(scope), Run.id.in_(rollups.runs_in_days(scope)))))
-    spans = rollups.day_spans(session, [run.id for run in runs])
-    whole = [run for run in runs if rollups.within(scope, spans.get(run.id))]
-    cut = _kept(session, scorer, [run for run in runs if run not in whole], by_day=True)
+    whole, cut_runs = rollups.whole_and_cut(session, scope, runs)
+    cut = _kept(session, scorer, cut_runs, by_day=True)
     return [*_kept(session, scorer, whole, by_day=False).values(),
             *(rows[rollups.in_days(scope, rows["day"])] for rows in cut.values())]
 
@@ -75,11 +74,9 @@ def _kept(session: Session, scorer: ScorerChoice, runs: Sequence[Run], by_day: b
           ) -> dict[int, NDArray[Any]]:
     """The sums of `runs` (per day when `by_day`): kept ones, the others computed (and kept
     for the stopped runs)."""
-    return cache.kept_many(
-        session, runs, ("range-days:" if by_day else "range-sums:")
-        + ",".join(str(v) for v in scorer.version_ids),
-        lambda ids: _sums(session, scorer, ids, by_day), lambda sums: sums.tobytes(),
-        lambda payload: np.frombuffer(payload, dtype=ROW))
+    return cache.kept_arrays(session, runs,
+                             scorer.key("range-days" if by_day else "range-sums"),
+                             lambda ids: _sums(session, scorer, ids, by_day), ROW)
 
 
 def warm_sums(session: Session, run: Run, scorer: ScorerChoice, by_day: bool) -> None:

@@ -274,6 +274,17 @@ def day_spans(session: Session, run_ids: Sequence[int]) -> dict[int, tuple[date,
         .group_by(RunTarget.run_id))}
 
 
+def whole_and_cut(session: Session, scope: Scope, runs: Sequence[Run]
+                  ) -> tuple[list[Run], list[Run]]:
+    """(the runs whose outputs all finished in the scope's days, the runs those days cut);
+    without a range every run is whole."""
+    if scope.start is None and scope.end is None:
+        return list(runs), []
+    spans = day_spans(session, [run.id for run in runs])
+    whole = [run for run in runs if within(scope, spans.get(run.id))]
+    return whole, [run for run in runs if run not in whole]
+
+
 def across_days(session: Session, run_id: int) -> bool:
     """Whether the run's outputs finished on more than one UTC day: a date range can cut
     only such a run."""

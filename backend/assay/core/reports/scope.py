@@ -48,6 +48,10 @@ class ScorerChoice:
     version_ids: tuple[int, ...]
     version_numbers: tuple[int, ...]
 
+    def key(self, name: str) -> str:
+        """What a run keeps for readers of these versions under `name` (runs/cache.py)."""
+        return f"{name}:" + ",".join(str(v) for v in self.version_ids)
+
 
 @dataclass(frozen=True)
 class Scope:

@@ -105,17 +105,11 @@ def _points(session: Session, scope: Scope, runs: list[Run]) -> dict[int, Point]
     sums per day, kept the same way: those of the range's days are added up (ranges are
     whole UTC days, so that is exact)."""
     assert scope.scorer is not None
-    ranged = scope.start is not None or scope.end is not None
-    spans = rollups.day_spans(session, [run.id for run in runs]) if ranged else {}
-    whole = [run for run in runs if not ranged or rollups.within(scope, spans.get(run.id))]
-    cut = _day_sums(session, scope.scorer, [run for run in runs if run not in whole])
+    whole, cut_runs = rollups.whole_and_cut(session, scope, runs)
+    cut = _day_sums(session, scope.scorer, cut_runs)
     return {**_whole_points(session, scope.scorer, whole),
             **{run_id: _point(rows[rollups.in_days(scope, rows["day"])])
                for run_id, rows in cut.items()}}
-
-
-def _key(name: str, scorer: ScorerChoice) -> str:
-    return f"{name}:" + ",".join(str(v) for v in scorer.version_ids)
 
 
 def _whole_points(session: Session, scorer: ScorerChoice, runs: list[Run]
@@ -123,7 +117,7 @@ def _whole_points(session: Session, scorer: ScorerChoice, runs: list[Run]
     """The points of `runs` over all their outputs: kept ones, the others computed (and
     kept for the stopped runs)."""
     return cache.kept_many(
-        session, runs, _key("trend", scorer),
+        session, runs, scorer.key("trend"),
         lambda ids: {run_id: _point(rows)
                      for run_id, rows in _sums(session, scorer, ids, by_day=False).items()},
         lambda point: json.dumps(point).encode(), json.loads)
@@ -133,10 +127,8 @@ def _day_sums(session: Session, scorer: ScorerChoice, runs: list[Run]
               ) -> dict[int, NDArray[Any]]:
     """The sums of `runs` per day: kept ones, the others computed (and kept for the
     stopped runs)."""
-    return cache.kept_many(
-        session, runs, _key("trend-days", scorer),
-        lambda ids: _sums(session, scorer, ids, by_day=True), lambda rows: rows.tobytes(),
-        lambda payload: np.frombuffer(payload, dtype=ROW))
+    return cache.kept_arrays(session, runs, scorer.key("trend-days"),
+                             lambda ids: _sums(session, scorer, ids, by_day=True), ROW)
 
 
 def warm_point(session: Session, run: Run, scorer: ScorerChoice, by_day: bool) -> None:

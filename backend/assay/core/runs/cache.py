@@ -23,6 +23,8 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar, cast
 
+import numpy as np
+from numpy.typing import NDArray
 from sqlalchemy import ForeignKey, LargeBinary, String, Table, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Mapped, Session, mapped_column
@@ -93,6 +95,14 @@ def kept_many(session: Session, runs: Sequence[Run], key: str,
         if run_id in stamps:
             put(session, run_id, key, stamps[run_id], dump(value))
     return {**kept, **fresh}
+
+
+def kept_arrays(session: Session, runs: Sequence[Run], key: str,
+                compute: Callable[[list[int]], dict[int, NDArray[Any]]], dtype: np.dtype[Any]
+                ) -> dict[int, NDArray[Any]]:
+    """kept_many for NumPy arrays of `dtype`, kept as their raw bytes."""
+    return kept_many(session, runs, key, compute, lambda rows: rows.tobytes(),
+                     lambda payload: np.frombuffer(payload, dtype=dtype))
 
 
 def kept_json(session: Session, run: Run, key: str,

@@ -8,12 +8,11 @@ return the same recorded value (never an interpolation).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, bindparam, case, func, or_, select
+from sqlalchemy import ColumnElement, and_, bindparam, case, func, or_, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from assay.core.auth.models import User
@@ -112,7 +111,7 @@ def list_outputs(session: Session, run: Run, page: int, page_size: int,
 
 
 def get_output(session: Session, run: Run, output_id: int) -> tuple[Output, RunTarget, Case]:
-    row = session.execute(_output_row(), {"output_id": output_id, "run_id": run.id}
+    row = session.execute(_OUTPUT_ROW, {"output_id": output_id, "run_id": run.id}
                           ).one_or_none()
     if row is None:
         raise NotFound("Output not found")
@@ -123,27 +122,23 @@ def output_scores(session: Session, output_id: int
                   ) -> list[tuple[Score, ScorerConfig, ScorerVersion, User | None]]:
     """Every score of the output with its scorer, version and author (reviewers' scores),
     by scorer name, version and source."""
-    rows = session.execute(_output_scores(), {"output_id": output_id})
+    rows = session.execute(_OUTPUT_SCORES, {"output_id": output_id})
     return [(row[0], row[1], row[2], row[3]) for row in rows]
 
 
 # An output in full is a read people make most, one at a time: its statements are built
 # once, with bind parameters (as the lists', core/pagination.Listing).
-@functools.cache
-def _output_row() -> Select[Output, RunTarget, Case]:
-    return (select(Output, RunTarget, Case).join(RunTarget, RunTarget.id == Output.target_id)
-            .join(Case, Case.id == Output.case_id)
-            .where(Output.id == bindparam("output_id"), Output.run_id == bindparam("run_id")))
-
-
-@functools.cache
-def _output_scores() -> Select[Score, ScorerConfig, ScorerVersion, User]:
-    return (select(Score, ScorerConfig, ScorerVersion, User)
-            .join(ScorerVersion, ScorerVersion.id == Score.scorer_version_id)
-            .join(ScorerConfig, ScorerConfig.id == ScorerVersion.scorer_id)
-            .outerjoin(User, User.id == Score.author_id)
-            .where(Score.output_id == bindparam("output_id"))
-            .order_by(ScorerConfig.name, ScorerVersion.number, Score.source, Score.id))
+_OUTPUT_ROW = (
+    select(Output, RunTarget, Case).join(RunTarget, RunTarget.id == Output.target_id)
+    .join(Case, Case.id == Output.case_id)
+    .where(Output.id == bindparam("output_id"), Output.run_id == bindparam("run_id")))
+_OUTPUT_SCORES = (
+    select(Score, ScorerConfig, ScorerVersion, User)
+    .join(ScorerVersion, ScorerVersion.id == Score.scorer_version_id)
+    .join(ScorerConfig, ScorerConfig.id == ScorerVersion.scorer_id)
+    .outerjoin(User, User.id == Score.author_id)
+    .where(Score.output_id == bindparam("output_id"))
+    .order_by(ScorerConfig.name, ScorerVersion.number, Score.source, Score.id))
 
 
 @dataclass
