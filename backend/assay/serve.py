@@ -7,6 +7,7 @@ from typing import Any
 
 from gunicorn.app.base import BaseApplication
 
+from assay.balanced_worker import SLOTS, BalancedThreadWorker, Shares, pre_fork, release
 from assay.redis_conn import connect, embedded_url
 from assay.settings import Settings
 
@@ -52,12 +53,13 @@ def run_gunicorn(host: str, port: int, threads: int, workers: int | None = None,
         workers = 1  # one writer: more processes would only queue on the file's lock
     os.environ.setdefault("ASSAY_DB_POOL_SIZE", str(threads))
     os.environ.setdefault("ASSAY_DB_PING_IDLE_S", "1")  # db.py: a round trip per read saved
+    BalancedThreadWorker.shares = Shares(SLOTS)
     _Gunicorn({
         "bind": f"{host}:{port}", "workers": workers or os.cpu_count() or 1,
-        "worker_class": "gthread", "threads": threads, "worker_connections": 2 * threads,
+        "worker_class": BalancedThreadWorker, "threads": threads, "worker_connections": 2 * threads,
         "timeout": 0,  # progress streams stay open; gthread still reaps dead clients
         "graceful_timeout": 5, "accesslog": None, "errorlog": "-", "loglevel": "warning",
-        "child_exit": _child_exit, "post_worker_init": _post_worker_init,
+        "pre_fork": pre_fork, "child_exit": _child_exit, "post_worker_init": _post_worker_init,
     }, admit).run()
 
 
@@ -72,6 +74,7 @@ def _post_worker_init(_worker: Any) -> None:
 def _child_exit(_server: Any, worker: Any) -> None:
     from assay.observability.metrics import mark_process_dead
 
+    release(worker)
     mark_process_dead(worker.pid)
 
 

@@ -49,12 +49,14 @@ def statements() -> Iterator[list[str]]:
     def record(*args: Any) -> None:
         seen.append(args[2])
 
-    engine = db.engine
-    event.listen(engine, "before_cursor_execute", record)
+    engines = {db.engine, db.autocommit_engine}  # PostgreSQL's reads run on the second
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", record)
     try:
         yield seen
     finally:
-        event.remove(engine, "before_cursor_execute", record)
+        for engine in engines:
+            event.remove(engine, "before_cursor_execute", record)
 
 
 @pytest.fixture

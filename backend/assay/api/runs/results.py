@@ -63,8 +63,7 @@ def get_output(project_id: int, run_id: int, output_id: int) -> Any:
     """One output with the raw request and response, its case's input and expected, and
     its scores (by scorer name, version and source)."""
     project, _ = project_access(project_id, Role.viewer)
-    run = runs.get_run(session(), project, run_id)
-    output, target, case = results.get_output(session(), run, output_id)
+    run, output, target, case = results.get_output(session(), project, run_id, output_id)
     numbers = case_numbers(session(), run.dataset_version_id, [output.case_id])
     return {**_output(output, target, numbers), "raw_request": output.raw_request,
             "raw_response": output.raw_response, "case_input": case.input,

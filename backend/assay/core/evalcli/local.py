@@ -70,14 +70,11 @@ def isolated_runtime() -> Iterator[None]:
     from assay import runtime
     from assay.extensions import db
 
-    engine, current = db._engine, runtime._current
+    current = runtime._current
     try:
-        yield
+        with db.put_back():
+            yield
     finally:
-        if db._engine is not None and db._engine is not engine:
-            db._engine.dispose()
-        db._engine = engine
-        db.factory.configure(bind=engine)
         runtime._current = current
 
 

@@ -19,10 +19,12 @@ from assay.core.auth.models import User
 from assay.core.datasets.models import Case
 from assay.core.errors import Invalid, NotFound
 from assay.core.pagination import Page, count_rows
+from assay.core.projects.models import Project
 from assay.core.runs import cache
 from assay.core.runs.models import CellStatus, Output, Run, RunTarget
 from assay.core.runs.progress import ENDED_CELLS, errors_by_target
 from assay.core.runs.scoring_outcomes import scoring_outcomes
+from assay.core.runs.service import get_run
 from assay.core.scoring.models import Score, ScorerConfig, ScorerVersion
 
 PERCENTILES = (50, 95)
@@ -110,12 +112,15 @@ def list_outputs(session: Session, run: Run, page: int, page_size: int,
                 page_size=page_size, exact=exact)
 
 
-def get_output(session: Session, run: Run, output_id: int) -> tuple[Output, RunTarget, Case]:
-    row = session.execute(_OUTPUT_ROW, {"output_id": output_id, "run_id": run.id}
-                          ).one_or_none()
+def get_output(session: Session, project: Project, run_id: int,
+               output_id: int) -> tuple[Run, Output, RunTarget, Case]:
+    """The output with its run, target and case, in one statement."""
+    row = session.execute(_OUTPUT_ROW, {"output_id": output_id, "run_id": run_id,
+                                        "project_id": project.id}).one_or_none()
     if row is None:
+        get_run(session, project, run_id)  # the run's own 404 when it is the one missing
         raise NotFound("Output not found")
-    return row[0], row[1], row[2]
+    return row[0], row[1], row[2], row[3]
 
 
 def output_scores(session: Session, output_id: int
@@ -129,9 +134,10 @@ def output_scores(session: Session, output_id: int
 # An output in full is a read people make most, one at a time: its statements are built
 # once, with bind parameters (as the lists', core/pagination.Listing).
 _OUTPUT_ROW = (
-    select(Output, RunTarget, Case).join(RunTarget, RunTarget.id == Output.target_id)
-    .join(Case, Case.id == Output.case_id)
-    .where(Output.id == bindparam("output_id"), Output.run_id == bindparam("run_id")))
+    select(Run, Output, RunTarget, Case).join(Output, Output.run_id == Run.id)
+    .join(RunTarget, RunTarget.id == Output.target_id).join(Case, Case.id == Output.case_id)
+    .where(Output.id == bindparam("output_id"), Run.id == bindparam("run_id"),
+           Run.project_id == bindparam("project_id")))
 _OUTPUT_SCORES = (
     select(Score, ScorerConfig, ScorerVersion, User)
     .join(ScorerVersion, ScorerVersion.id == Score.scorer_version_id)
