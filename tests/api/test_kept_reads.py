@@ -15,7 +15,14 @@ import pytest
 from flask import Flask
 from sqlalchemy import event, select, update
 
-from assay.api.kept_reads import ALONE_ENDPOINTS, KEPT_ENDPOINTS, MEMBERSHIPS, READS, RUN_VIEWS
+from assay.api.kept_reads import (
+    ALONE_ENDPOINTS,
+    KEPT_ENDPOINTS,
+    MEMBERSHIPS,
+    READS,
+    RUN_VIEWS,
+    KeptReadsDoor,
+)
 from assay.core.auth.models import User
 from assay.core.projects.models import Project, Role
 from assay.core.runs.models import Output, Run, RunStatus
@@ -217,3 +224,68 @@ def test_the_runs_list_keeps_a_stopped_runs_view_and_follows_its_row(
             session.execute(update(Run).where(Run.id == stopped).values(failed=1))
             session.commit()
         assert browser.get(url).json["items"][0]["failed"] == 1
+
+
+def test_the_door_answers_a_kept_read_as_flask_does(
+        app: Flask, browser: Session, project: Project, stopped: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second read is the door's (no request context, no view): the same body and
+    headers, the caller's request id echoed, and its latency in the route's metric."""
+    from assay.observability import metrics
+
+    url = f"/api/projects/{project.id}/runs/{stopped}/grid?offset=0&limit=2"
+    route = "/api/projects/<int:project_id>/runs/<int:run_id>/grid"
+    latency = metrics.HTTP_LATENCY.labels("GET", route, "200")
+    door = app.wsgi_app
+    assert isinstance(door, KeptReadsDoor)
+    flask_app, to_flask = door.wsgi_app, []
+    monkeypatch.setattr(door, "wsgi_app", lambda *args: to_flask.append(1) or flask_app(*args))
+    with process(app, worker()):
+        first = browser.get(url)
+        counted = sum(bucket.get() for bucket in latency._buckets)
+        with statements() as seen:
+            again = browser.get(url, headers={"X-Request-ID": "proxy-42"})
+    assert len(to_flask) == 1 and len(seen) == 1  # the run's row: the door answered
+    assert again.status_code == 200 and again.data == first.data
+    assert again.headers["X-Request-ID"] == "proxy-42"
+    assert (sorted((k, v) for k, v in again.headers.items() if k != "X-Request-ID")
+            == sorted((k, v) for k, v in first.headers.items() if k != "X-Request-ID"))
+    assert sum(bucket.get() for bucket in latency._buckets) == counted + 1
+
+
+def test_a_deleted_token_is_refused_at_the_door_here_at_once_and_elsewhere_within_the_ttl(
+        app: Flask, factory: Factory, owner: User, project: Project, stopped: int) -> None:
+    from assay.core.auth.cache import CredentialCache
+
+    client = app.test_client()
+    auth = {"Authorization": f"Bearer {factory.api_token(owner)}"}
+    url = f"/api/projects/{project.id}/runs/{stopped}/progress"
+    here = {**worker(), "assay_credentials": CredentialCache(TTL_S)}
+    there = {**worker(), "assay_credentials": CredentialCache(TTL_S)}
+    for caches in (there, here):
+        with process(app, caches):
+            for _ in range(2):  # kept, then answered by the door
+                assert client.get(url, headers=auth).status_code == 200
+    with process(app, here):
+        token_id = client.get("/api/auth/tokens", headers=auth).json["items"][0]["id"]
+        assert client.delete(f"/api/auth/tokens/{token_id}", headers=auth).status_code == 204
+        assert client.get(url, headers=auth).status_code == 401  # at once, here
+    waited = _until(app, there, lambda: client.get(url, headers=auth).status_code == 401)
+    assert waited <= TTL_S + 0.5
+
+
+def test_what_the_door_cannot_check_goes_on_to_flask(
+        app: Flask, factory: Factory, browser: Session, project: Project,
+        stopped: int) -> None:
+    base = f"/api/projects/{project.id}/runs/{stopped}"
+    stranger = factory.signed_in()
+    with process(app, worker()):
+        for _ in range(2):
+            assert browser.get(f"{base}/progress").status_code == 200
+        assert app.test_client().get(f"{base}/progress").status_code == 401  # no credential
+        for _ in range(2):  # not a member: refused in the view's words, and never kept
+            refused = stranger.get(f"{base}/progress")
+            assert refused.status_code == 404 and refused.json["code"] == "NOT_FOUND"
+        assert browser.get(f"/api/projects/{project.id}/runs/99999999999999/progress"
+                           ).status_code == 404  # beyond the ids' range: no query
+        assert browser.get(f"{base}/outputs?page=0").status_code == 422

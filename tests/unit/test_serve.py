@@ -1,6 +1,7 @@
 """`assay serve`'s gunicorn shape: one gthread process per core unless told, a database
-connection per thread, and at most twice its threads in client connections per process, so
-keep-alive clients spread over the processes (README, Deploying: the API's worker model)."""
+connection per thread, and at most twice its threads in client connections per process,
+taken in turn with its siblings, so keep-alive clients spread evenly over the processes
+(README, Deploying: the API's worker model)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 
 from assay import serve
+from assay.balanced_worker import FREE, BalancedThreadWorker, Shares
 
 
 def test_each_process_takes_at_most_twice_its_threads_in_connections(
@@ -29,9 +31,64 @@ def test_each_process_takes_at_most_twice_its_threads_in_connections(
     monkeypatch.delenv("ASSAY_DB_POOL_SIZE", raising=False)
     monkeypatch.delenv("ASSAY_DB_PING_IDLE_S", raising=False)
     serve.run_gunicorn("127.0.0.1", 8000, threads=16, workers=2)
-    assert (seen["worker_class"], seen["workers"], seen["threads"]) == ("gthread", 2, 16)
+    assert (seen["worker_class"], seen["workers"], seen["threads"]) == (
+        BalancedThreadWorker, 2, 16)
+    assert seen["pre_fork"] is serve.pre_fork  # the arbiter hands each its slot
     assert seen["worker_connections"] == 32
     assert seen["admit"] == 4  # admission.py: the others wait in order
     assert seen["post_worker_init"] is serve._post_worker_init  # collections_policy
     assert os.environ["ASSAY_DB_POOL_SIZE"] == "16"
     assert os.environ["ASSAY_DB_PING_IDLE_S"] == "1"  # its processes ping idle connections
+
+
+class _Worker:
+    """What BalancedThreadWorker's accept limit reads: its slot, its shares, its limit."""
+    worker_connections = BalancedThreadWorker.worker_connections
+
+    def __init__(self, shares: Shares, limit: int):
+        self.shares, self.slot = shares, shares.claim()
+        self.worker_connections = limit
+        self.nr_conns = 0
+
+    def open(self) -> None:
+        self.nr_conns += 1
+        self.shares.counts[self.slot] = self.nr_conns  # as notify() publishes it
+
+    def accepts(self) -> bool:  # gthread's loop: accept while below the limit
+        return self.nr_conns < self.worker_connections
+
+
+def test_processes_take_keep_alive_connections_in_turn() -> None:
+    shares = Shares(4)
+    first, second = _Worker(shares, 32), _Worker(shares, 32)
+    for _ in range(25):  # 50 clients connecting at once: whoever is ready accepts
+        for worker in (first, first, second):  # the first one is always quicker
+            if worker.accepts():
+                worker.open()
+    assert (first.nr_conns, second.nr_conns) == (25, 25)
+
+
+def test_a_lone_process_and_one_at_its_limit_hold_no_one_back() -> None:
+    shares = Shares(4)
+    alone = _Worker(shares, 3)
+    for _ in range(5):
+        if alone.accepts():
+            alone.open()
+    assert alone.nr_conns == 3  # its own limit: no sibling to wait for
+    later = _Worker(shares, 3)
+    for _ in range(5):
+        for worker in (alone, later):
+            if worker.accepts():
+                worker.open()
+    assert (alone.nr_conns, later.nr_conns) == (3, 3)
+
+
+def test_a_dead_workers_slot_is_freed_and_handed_on() -> None:
+    shares = Shares(2)
+    a, b = shares.claim(), shares.claim()
+    with pytest.raises(RuntimeError):
+        shares.claim()
+    shares.counts[a] = 7
+    shares.release(a)
+    assert shares.counts[a] == FREE and shares.fewest_besides(b) is None
+    assert shares.claim() == a and shares.counts[a] == 0
