@@ -30,7 +30,11 @@ class Unsupported(Exception):
 
 def _get(obj: Any, key: str) -> Any:
     """marshmallow.utils.get_value for a plain key: item first, then attribute."""
-    if hasattr(obj, "__getitem__"):
+    if type(obj) is dict:  # most views: a dict's own lookup, without hasattr and a try
+        found = obj.get(key, missing)
+        if found is not missing:
+            return found
+    elif hasattr(obj, "__getitem__"):
         try:
             return obj[key]
         except (KeyError, IndexError, TypeError, AttributeError):
