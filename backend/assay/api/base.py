@@ -24,6 +24,11 @@ from assay.runtime import Runtime, current
 class Blueprint(flask_smorest.Blueprint):
     ARGUMENTS_PARSER = Parser()
 
+    def arguments(self, schema: Any, **kwargs: Any) -> Any:
+        """flask-smorest's, with one schema instance for every request (webargs made one
+        per request from a class: a deep copy of its fields, a twentieth of a list read)."""
+        return super().arguments(resolve_schema_instance(schema), **kwargs)
+
     def response(self, status_code: Any, schema: Any = None, **kwargs: Any) -> Any:
         """flask-smorest's, with the schema's dump compiled (api/dump.py)."""
         if schema is not None:
