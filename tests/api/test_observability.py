@@ -565,3 +565,21 @@ def test_a_dropped_trace_makes_no_span_and_a_kept_one_samples_its_calls(
     assert names.count("chat fake-error-kept") == 3  # every failure
     took = float(done.stdout.strip().splitlines()[-1])  # the 30 calls' seconds
     assert 1 <= names.count("chat fake-fast-kept") <= 2 + 2 * took < 30, (names, took)
+
+
+def test_a_kept_read_answered_in_front_of_flask_logs_the_same_ids(
+        factory: Factory, fake_provider: FakeProviderThread, json_logs: io.StringIO,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The door (api/kept_reads.py) has no request context: its access line still names
+    the request, the user, the project and the run."""
+    monkeypatch.setenv("ASSAY_ACCESS_LOG", "1")
+    browser, pid, run_id, _ = _run_with_key(factory, fake_provider)
+    url = f"/api/projects/{pid}/runs/{run_id}/progress"
+    for request_id in ("req-kept-1", "req-kept-2", "req-kept-3"):  # kept, then the door's
+        assert browser.get(url, headers={"X-Request-ID": request_id}).status_code == 200
+    access = {line["request_id"]: line for line in _lines(json_logs)
+              if line["logger"] == "assay.access" and line.get("run_id") == run_id}
+    first, door = access["req-kept-1"], access["req-kept-3"]
+    assert door["message"] == first["message"] == (
+        "GET /api/projects/<int:project_id>/runs/<int:run_id>/progress 200")
+    assert (door["user_id"], door["project_id"]) == (first["user_id"], pid) != (None, pid)

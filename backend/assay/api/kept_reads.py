@@ -40,7 +40,7 @@ from assay.core.projects.models import Project, Role
 from assay.core.runs.models import TERMINAL, Run
 from assay.core.ttl_cache import TTLCache
 from assay.extensions import db
-from assay.observability.logs import REQUEST_ID_HEADER, request_id_from
+from assay.observability.logs import REQUEST_ID_HEADER, job_context, request_id_from
 from assay.observability.web import observe_request
 from assay.runtime import current
 
@@ -125,8 +125,9 @@ class KeptReadsDoor:
                 return self._answer(environ, start_response, started, *found)
         return self.wsgi_app(environ, start_response)
 
-    def _kept(self, environ: Environ) -> tuple[str, bytes, str] | None:
-        """(route, body, content type) when this read is kept; else marks it to keep."""
+    def _kept(self, environ: Environ) -> tuple[str, bytes, str, dict[str, Any]] | None:
+        """(route, body, content type, the ids its log lines carry) when this read is
+        kept; else marks it to keep."""
         try:
             rule, args = self.app.url_map.bind_to_environ(environ).match(return_rule=True)
         except HTTPException:
@@ -140,15 +141,18 @@ class KeptReadsDoor:
         if role is None or not role.at_least(Role.viewer):
             return None  # Flask checks it, refuses it in its own words, or keeps it
         kept = _lookup(self.app, environ, rule.endpoint, args)
-        return None if kept is None else (rule.rule, *kept)
+        ids = {"user_id": user_id, "project_id": args["project_id"], "run_id": args["run_id"]}
+        return None if kept is None else (rule.rule, *kept, ids)
 
-    def _answer(self, environ: Environ, start_response: StartResponse,
-                started: float, route: str, body: bytes, content_type: str) -> list[bytes]:
+    def _answer(self, environ: Environ, start_response: StartResponse, started: float,
+                route: str, body: bytes, content_type: str,
+                ids: dict[str, Any]) -> list[bytes]:
         request_id = request_id_from(environ.get("HTTP_X_REQUEST_ID"))
         start_response("200 OK", [("Content-Type", content_type),
                                   ("Content-Length", str(len(body))), *HEADERS.items(),
                                   (REQUEST_ID_HEADER, request_id)])
-        observe_request("GET", route, 200, time.perf_counter() - started)
+        with job_context({"log": {**ids, "request_id": request_id}}):  # as Flask's would
+            observe_request("GET", route, 200, time.perf_counter() - started)
         return [body]
 
 
