@@ -429,6 +429,8 @@ from assay.providers.base import ChatRequest, Endpoint
 from assay.providers.client import LLMClient
 app = create_app()
 assert app.test_client().get("/api/health").status_code == 200
+from assay.api.kept_reads import KeptReadsDoor
+assert isinstance(app.wsgi_app, KeptReadsDoor) is not on  # traced: every read through Flask
 
 async def call():
     async with LLMClient() as client:

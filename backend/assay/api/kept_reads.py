@@ -40,6 +40,7 @@ from assay.core.projects.models import Project, Role
 from assay.core.runs.models import TERMINAL, Run
 from assay.core.ttl_cache import TTLCache
 from assay.extensions import db
+from assay.observability import tracing
 from assay.observability.logs import REQUEST_ID_HEADER, job_context, request_id_from
 from assay.observability.web import observe_request
 from assay.runtime import current
@@ -110,7 +111,8 @@ class KeptReadsDoor:
     only what it can check from memory plus the run's row: a credential this process
     verified in the last ASSAY_AUTH_CACHE_S, the member's role kept as long, and a body kept
     for that very row and query string. Anything else goes on to Flask, which answers it in
-    full and fills what the next read finds here."""
+    full and fills what the next read finds here. With tracing on it stands aside: a read's
+    span comes from Flask's instrumentation."""
 
     def __init__(self, app: Flask, wsgi_app: WSGIApp):
         self.app = app
@@ -261,7 +263,8 @@ def init_app(app: Flask) -> None:
     app.extensions[RUN_VIEWS] = TTLCache[dict[str, Any]](settings.read_cache_s, 2_000)
     app.before_request(statements_alone)  # before authentication, whose reads it spares
     app.after_request(keep_or_forget)
-    app.wsgi_app = KeptReadsDoor(app, app.wsgi_app)  # type: ignore[method-assign]
+    if not tracing.enabled():  # traced, every read gets its span from Flask's instrumentation
+        app.wsgi_app = KeptReadsDoor(app, app.wsgi_app)  # type: ignore[method-assign]
 
 
 def init_serving(app: Flask) -> None:
