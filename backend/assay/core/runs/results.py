@@ -24,7 +24,6 @@ from assay.core.runs import cache
 from assay.core.runs.models import CellStatus, Output, Run, RunTarget
 from assay.core.runs.progress import ENDED_CELLS, errors_by_target
 from assay.core.runs.scoring_outcomes import scoring_outcomes
-from assay.core.runs.service import get_run
 from assay.core.scoring.models import Score, ScorerConfig, ScorerVersion
 
 PERCENTILES = (50, 95)
@@ -118,6 +117,8 @@ def get_output(session: Session, project: Project, run_id: int,
     row = session.execute(_OUTPUT_ROW, {"output_id": output_id, "run_id": run_id,
                                         "project_id": project.id}).one_or_none()
     if row is None:
+        from assay.core.runs.service import get_run  # at the top: a cycle via scoring.apply
+
         get_run(session, project, run_id)  # the run's own 404 when it is the one missing
         raise NotFound("Output not found")
     return row[0], row[1], row[2], row[3]
