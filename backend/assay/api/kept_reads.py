@@ -46,6 +46,7 @@ from assay.observability.web import observe_request
 from assay.runtime import current
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+RUN_PATH = "/runs/<int:run_id>"  # in every kept read's route
 KEEP_AS = "assay.kept_read"  # the environ's key for a read to keep, and under which key
 MEMBERSHIPS = "assay_memberships"
 READS = "assay_reads"
@@ -98,9 +99,10 @@ def _unloaded(session: Session, project_id: int) -> Project:
     return session.merge(project, load=False)
 
 
-def _cache(name: str) -> TTLCache[Any]:
-    """This process's cache `name` (the app holds them: tests swap them per "process")."""
-    found: TTLCache[Any] = current_app.extensions[name]
+def _cache(name: str, app: Flask | None = None) -> TTLCache[Any]:
+    """This process's cache `name`, of `app` (outside a request) or the current one (the
+    app holds them: tests swap them per "process")."""
+    found: TTLCache[Any] = (app or current_app).extensions[name]
     return found
 
 
@@ -117,10 +119,13 @@ class KeptReadsDoor:
     def __init__(self, app: Flask, wsgi_app: WSGIApp):
         self.app = app
         self.wsgi_app = wsgi_app
+        assert all(RUN_PATH in rule.rule for rule in app.url_map.iter_rules()
+                   if rule.endpoint in KEPT_ENDPOINTS)  # the cheap test in __call__ holds
 
     def __call__(self, environ: Environ,
                  start_response: StartResponse) -> Iterable[bytes]:
-        if environ["REQUEST_METHOD"] == "GET":
+        # one string test spares the project's lists a second routing
+        if environ["REQUEST_METHOD"] == "GET" and "/runs/" in environ.get("PATH_INFO", ""):
             started = environ.get(ARRIVED) or time.perf_counter()
             found = self._kept(environ)
             if found is not None:
@@ -138,7 +143,7 @@ class KeptReadsDoor:
                 1 <= value <= MAX_ID for value in args.values() if isinstance(value, int)):
             return None
         user_id = credentials.user_id_kept(self.app, environ)
-        role = None if user_id is None else self.app.extensions[MEMBERSHIPS].get(
+        role = None if user_id is None else _cache(MEMBERSHIPS, self.app).get(
             f"{user_id}:{args['project_id']}")
         if role is None or not role.at_least(Role.viewer):
             return None  # Flask checks it, refuses it in its own words, or keeps it
@@ -168,7 +173,7 @@ def _lookup(app: Flask, environ: Environ, endpoint: str,
     if row is None or row.status not in TERMINAL:
         return None
     key = f"{endpoint}|{row.id}|{_digest(tuple(row))}|{environ.get('QUERY_STRING', '')}"
-    kept: tuple[bytes, str] | None = app.extensions[READS].get(key)
+    kept: tuple[bytes, str] | None = _cache(READS, app).get(key)
     if kept is None:
         environ[KEEP_AS] = key
     return kept

@@ -51,8 +51,9 @@ def _session_key(claims: sessions.SessionToken) -> str:
     return "session:" + claims.jti
 
 
-def credential_cache() -> CredentialCache:
-    cache: CredentialCache = current_app.extensions["assay_credentials"]
+def credential_cache(app: Flask | None = None) -> CredentialCache:
+    """This process's credentials, of `app` (outside a request) or the current one."""
+    cache: CredentialCache = (app or current_app).extensions["assay_credentials"]
     return cache
 
 
@@ -140,8 +141,7 @@ def user_id_kept(app: Flask, environ: Environ) -> int | None:
             key = _session_key(sessions.decode(cookie, current().settings.jwt_secret))
         except Unauthorized:
             return None
-    cache: CredentialCache = app.extensions["assay_credentials"]
-    entry = cache.get(key)
+    entry = credential_cache(app).get(key)
     return None if entry is None else entry.user_id
 
 
