@@ -11,7 +11,7 @@ handed to the driver as tuples (`execute_many`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import (
@@ -46,17 +46,43 @@ def _array(values: list[Any], type_: TypeEngine[Any]) -> ColumnElement[Any]:
     return cast(bindparam(None, values, type_=array), array)
 
 
-def rows_table(columns: Mapping[str, TypeEngine[Any]],
-               rows: Sequence[Mapping[str, Any]]) -> TableValuedAlias:
-    """`rows` as a FROM clause (PostgreSQL): json_to_recordset(:rows) AS anon(c type, ...).
-    The rows go as one JSON document (orjson, in C) that the server parses: arrays of text
-    cost psycopg an escaping pass in Python per element, more than the statements saved.
-    Every row has every column of `columns`; a None is NULL (JSON columns included)."""
-    document = bindparam(None, jsonio.dumps([{c: row[c] for c in columns} for row in rows]),
-                         type_=Text())
-    return func.json_to_recordset(cast(document, JSON)).table_valued(
+ROWS = "rows"  # the parameter a `rows_table` statement takes its rows in
+
+
+def rows_table(columns: Mapping[str, TypeEngine[Any]]) -> TableValuedAlias:
+    """The rows of parameter ROWS as a FROM clause (PostgreSQL):
+    json_to_recordset(:rows) AS anon(c type, ...). The rows go as one JSON document
+    (`document`, orjson, in C) that the server parses: arrays of text cost psycopg an
+    escaping pass in Python per element, more than the statements saved. Every row has every
+    column of `columns`; a None is NULL (JSON columns included)."""
+    return func.json_to_recordset(cast(bindparam(ROWS, type_=Text()), JSON)).table_valued(
         *(column(name, type_) for name, type_ in columns.items())).render_derived(
         with_types=True)
+
+
+def document(columns: Iterable[str], rows: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """The ROWS parameter of a `rows_table` statement."""
+    names = list(columns)
+    return {ROWS: jsonio.dumps([{c: row[c] for c in names} for row in rows])}
+
+
+# statement shape -> the statement: built once (building one took longer than its batch of
+# rows took to encode), its text then compiled once by SQLAlchemy's cache
+_BUILT: dict[Hashable, Any] = {}
+
+
+def built(shape: Hashable, build: Callable[[], Any]) -> Any:
+    """The statement `build` makes for `shape` (a key naming everything it depends on)."""
+    stmt = _BUILT.get(shape)
+    if stmt is None:
+        stmt = _BUILT[shape] = build()
+    return stmt
+
+
+def any_param(column: ColumnElement[Any], name: str) -> ColumnElement[bool]:
+    """`column = ANY(:name)` (PostgreSQL), the array given when the statement runs."""
+    array = postgresql.ARRAY(column.type)
+    return column == any_(cast(bindparam(name, type_=array), array))
 
 
 def any_of(column: ColumnElement[Any] | QueryableAttribute[Any], values: Sequence[Any],
@@ -85,11 +111,13 @@ def insert_rows(connection: Connection, table: Table, rows: Sequence[Mapping[str
         execute_many(connection, shape, lambda: _upsert(table, keys, add, skip_existing),
                      rows)
         return
-    source = rows_table({c: table.c[c].type for c in columns}, rows)
-    stmt: Any = postgresql.insert(table).from_select(
-        columns, select(*(source.c[c] for c in columns)).order_by(
-            *(source.c[k] for k in keys)))
-    connection.execute(_on_conflict(stmt, keys, add, skip_existing))
+    def build() -> Any:
+        source = rows_table({c: table.c[c].type for c in columns})
+        return _on_conflict(postgresql.insert(table).from_select(
+            columns, select(*(source.c[c] for c in columns)).order_by(
+                *(source.c[k] for k in keys))), keys, add, skip_existing)
+    shape = ("insert", table.name, tuple(columns), tuple(keys), tuple(add), skip_existing)
+    connection.execute(built(shape, build), document(columns, rows))
 
 
 def _upsert(table: Table, keys: Sequence[str], add: Sequence[str],
@@ -160,9 +188,12 @@ def update_by_id(connection: Connection, table: Table, rows: Sequence[Mapping[st
         return
     columns = [c for c in rows[0] if c != key]
     if on_postgres(connection):
-        source = rows_table({c: table.c[c].type for c in rows[0]}, rows)
-        connection.execute(update(table).where(table.c[key] == source.c[key])
-                           .values({c: source.c[c] for c in columns}))
+        def build() -> Any:
+            source = rows_table({c: table.c[c].type for c in rows[0]})
+            return (update(table).where(table.c[key] == source.c[key])
+                    .values({c: source.c[c] for c in columns}))
+        connection.execute(built(("update", table.name, key, tuple(rows[0])), build),
+                           document(rows[0], rows))
         return
     connection.execute(update(table).where(table.c[key] == bindparam(f"_{key}"))
                        .values({c: bindparam(f"_{c}") for c in columns}),

@@ -4,6 +4,12 @@ Every transaction that moves a run's cells and counters locks run -> outputs -> 
 project, in that order: status changes (pause, cancel, stop for budget) lock the run row
 before they touch its cells, so a writer that took outputs or targets first and then the
 run would deadlock against them. SQLite serialises writers on its own: no row locks there.
+
+One writer goes the other way, on purpose: a shard writing its finished batch locks its
+own leased cells first and the run row only to move the counters, so the run (which every
+claim locks whole) is held for a few statements, not the whole batch. Nothing that holds
+the run waits on such a cell: status changes touch pending, failed or skipped cells, and
+whoever takes running cells over (a claim, the reaper) skips the locked ones.
 """
 
 from __future__ import annotations
@@ -17,10 +23,10 @@ from assay.core.projects.models import Project
 from assay.core.runs.models import Run
 
 
-def for_update(session: Session, stmt: Any) -> Any:
-    """`stmt` FOR UPDATE on PostgreSQL."""
+def for_update(session: Session, stmt: Any, skip_locked: bool = False) -> Any:
+    """`stmt` FOR UPDATE on PostgreSQL (`skip_locked`: leaving out rows locked already)."""
     if session.get_bind().dialect.name == "postgresql":
-        return stmt.with_for_update()
+        return stmt.with_for_update(skip_locked=skip_locked)
     return stmt
 
 

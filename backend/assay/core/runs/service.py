@@ -12,6 +12,7 @@ from typing import Any, cast
 from sqlalchemy import JSON, Table, bindparam, case, func, null, or_, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
 
 from assay.core import bulk
 from assay.core.base import utcnow
@@ -397,6 +398,34 @@ def _sqlite_write() -> Any:
                 lease_owner=bindparam("mark")))
 
 
+def _mine() -> ColumnElement[bool]:
+    """The cell is still leased to the shard writing it (parameter `owner`)."""
+    return (_C.lease_owner == bindparam("owner")) & (_C.status == CellStatus.running)
+
+
+def _locked_mine() -> Any:
+    """PostgreSQL: the cells of `ids` still the writer's, locked, with what they reserved."""
+    return (select(_C.id, _C.target_id, _C.reserved_micros, _C.case_id)
+            .where(bulk.any_param(_C.id, "ids"), _mine()).order_by(_C.id).with_for_update())
+
+
+def _postgres_write() -> Any:
+    """PostgreSQL: the batch's rows (`bulk.document`) onto the writer's cells."""
+    rows = bulk.rows_table(_ROW_TYPES)
+    return update(_OUTPUTS).where(_C.id == rows.c.oid, _mine()).values(
+        status=rows.c.new_status, text=rows.c.new_text,
+        error_class=rows.c.new_error_class, error_message=rows.c.new_error_message,
+        tokens_in=rows.c.new_tokens_in, tokens_out=rows.c.new_tokens_out,
+        cost_micros=rows.c.new_cost, judge_cost_micros=rows.c.new_judged,
+        latency_ms=rows.c.new_latency, ttft_ms=rows.c.new_ttft,
+        cached=rows.c.new_cached, raw_request=rows.c.new_raw_request,
+        raw_response=rows.c.new_raw_response,
+        # the claim counted one attempt; retries add theirs
+        attempts=_C.attempts + rows.c.more_attempts,
+        finished_at=bindparam("now", type_=_C.finished_at.type), lease_until=None,
+        lease_owner=None, reserved_micros=0)
+
+
 def _write_outputs(connection: Connection, owner: str, results: list[CellResult], batch: int,
                    now: datetime) -> Sequence[Any]:
     """Write the results of cells still leased to `owner` (a cell whose lease another worker
@@ -404,28 +433,15 @@ def _write_outputs(connection: Connection, owner: str, results: list[CellResult]
     reserved_micros, case_id) of each row written, with what it had reserved."""
     ids = [r.output_id for r in results]
     if bulk.on_postgres(connection):
-        mine = (_C.lease_owner == owner) & (_C.status == CellStatus.running)
-        # lock the rows and read what they reserved, then one UPDATE ... FROM unnest(...)
-        # for the whole batch (an executemany ran a statement per row)
-        written = connection.execute(
-            select(_C.id, _C.target_id, _C.reserved_micros, _C.case_id)
-            .where(bulk.any_of(_C.id, ids, connection), mine)
-            .order_by(_C.id).with_for_update()).all()
+        # lock the rows and read what they reserved, then one UPDATE ... FROM
+        # json_to_recordset(...) for the whole batch (an executemany ran a statement per row)
+        written = connection.execute(bulk.built("outputs.mine", _locked_mine), {
+            "ids": ids, "owner": owner}).all()
         kept = {row.id for row in written}
-        rows = bulk.rows_table(_ROW_TYPES, [_output_row(r) for r in results
-                                            if r.output_id in kept])
         if kept:
-            connection.execute(update(_OUTPUTS).where(_C.id == rows.c.oid, mine).values(
-                status=rows.c.new_status, text=rows.c.new_text,
-                error_class=rows.c.new_error_class, error_message=rows.c.new_error_message,
-                tokens_in=rows.c.new_tokens_in, tokens_out=rows.c.new_tokens_out,
-                cost_micros=rows.c.new_cost, judge_cost_micros=rows.c.new_judged,
-                latency_ms=rows.c.new_latency, ttft_ms=rows.c.new_ttft,
-                cached=rows.c.new_cached, raw_request=rows.c.new_raw_request,
-                raw_response=rows.c.new_raw_response,
-                # the claim counted one attempt; retries add theirs
-                attempts=_C.attempts + rows.c.more_attempts,
-                finished_at=now, lease_until=None, lease_owner=None, reserved_micros=0))
+            connection.execute(bulk.built("outputs.write", _postgres_write), {
+                "owner": owner, "now": now, **bulk.document(_ROW_TYPES, [
+                    _output_row(r) for r in results if r.output_id in kept])})
         return written
     # SQLite: an executemany (in-process, cheap) that tags the rows it wrote with a mark,
     # then what they had reserved is read back and zeroed
@@ -459,9 +475,11 @@ def record_results(session: Session, run_id: int, owner: str,
     transaction."""
     if not results:
         return Recorded(0, False)
-    lock_run(session, run_id)
     now = utcnow()
+    # the shard's own leased cells first, the run row after: the run stays locked only
+    # while the counters move, so claims (which lock it whole) wait less (locks.py)
     written = _write_outputs(session.connection(), owner, results, batch, now)
+    lock_run(session, run_id)
     by_id = {r.output_id: r for r in results}
     tallies: dict[int, rollups.Tally] = {}
     latencies: Counter[tuple[int, int]] = Counter()
@@ -566,10 +584,11 @@ def skip_expired_cells(session: Session, run_id: int, error_class: str, message:
     skipped, with what they had reserved released. Their worker, if it was only slow, finds
     the lease gone and its write is dropped. The caller commits."""
     lock_run(session, run_id)
+    # a cell locked already is its shard's batch being written (locks.py): it lands there
     rows = session.execute(for_update(session, select(
         Output.id, Output.target_id, Output.reserved_micros).where(
         Output.run_id == run_id, Output.status == CellStatus.running,
-        Output.lease_until < utcnow()))).all()
+        Output.lease_until < utcnow()), skip_locked=True)).all()
     if not rows:
         return 0
     session.execute(update(Output).where(Output.id.in_([row.id for row in rows])).values(
