@@ -50,11 +50,12 @@ from assay.settings import lease_seconds
 log = logging.getLogger(__name__)
 LEASE = timedelta(seconds=lease_seconds())  # ASSAY_LEASE_S
 FLUSH_S = 0.25
-# In windows (the run's concurrency): claimed cells are topped up to CLAIM_AHEAD windows once
-# no more than one waits, results are written a window at a time, and calls start only while
-# fewer than UNWRITTEN windows of results are not yet written. A claim or a write takes tens
-# of milliseconds at a thousand calls a second: with less ahead, slots sat idle waiting for
-# one or the other (measured on PostgreSQL at concurrency 200).
+# In windows (the run's concurrency; a shard's part of it when shards share the run): claimed
+# cells are topped up to CLAIM_AHEAD parts once no more than one part waits, results are
+# written a part at a time, and calls start only while fewer than UNWRITTEN windows of
+# results are not yet written. A claim or a write takes tens of milliseconds at a thousand
+# calls a second: with less ahead, slots sat idle waiting for one or the other (measured on
+# PostgreSQL at concurrency 200).
 CLAIM_AHEAD = 2
 UNWRITTEN = 4
 BUDGET_WAIT_S = 0.2  # the caps are full of reservations: look again after this
@@ -236,6 +237,7 @@ class _Shard:
         finished_at = 0.0  # when the oldest result in `finished` got there
         renewed_at = time.monotonic()
         claim_after = 0.0  # monotonic time before which no claim is made (budget is full)
+        ahead = 1  # windows claimed: the first claim is the shortest, so calls start soon
         try:
             while True:
                 # A slot frees up once its result is in the journal: a worker that dies
@@ -258,11 +260,14 @@ class _Shard:
                     syncing = started(asyncio.create_task(
                         asyncio.to_thread(self.slots.sync, *asked)))
                     sync_in = FLUSH_S
-                if (claiming is None and not exhausted and len(ready) <= window
+                # this shard's part of the window: claimed ahead of what its slots can take,
+                # a shard does not hold cells its siblings could run (a longer end)
+                part = min(window, holder.run.share or window)
+                if (claiming is None and not exhausted and len(ready) <= part
                         and now >= claim_after):
                     # claim ahead, in chunks: a slot that frees up never waits for the database
                     claiming = started(asyncio.create_task(
-                        asyncio.to_thread(self._claim, CLAIM_AHEAD * window - len(ready))))
+                        asyncio.to_thread(self._claim, ahead * part - len(ready))))
                 if renewing is None and now - renewed_at >= self.lease.total_seconds() / 3:
                     held = [*(c.output_id for c in in_flight.values()),
                             *(c.output_id for c in ready)]
@@ -276,10 +281,10 @@ class _Shard:
                         asyncio.to_thread(self.journal.keep, entering)))
                 idle = not in_flight and not ready and claiming is None and (
                     exhausted or now < claim_after)
-                # journaled results are safe: they are written in batches (a window, or what
+                # journaled results are safe: they are written in batches (a part, or what
                 # waited FLUSH_S), which costs the database far less than one by one
                 if flushing is None and finished and (
-                        len(finished) >= window or now - finished_at >= FLUSH_S
+                        len(finished) >= part or now - finished_at >= FLUSH_S
                         or not in_flight):
                     batch, finished, writing = finished, [], len(finished)
                     flushing = started(asyncio.create_task(
@@ -303,6 +308,7 @@ class _Shard:
                     # shard: its leases expire and the reaper hands its cells to another
                     if task is claiming:
                         claiming, (claim, recalled) = None, result
+                        ahead = CLAIM_AHEAD
                         if claim.waiting:  # reservations in flight hold the budget: wait
                             claim_after = time.monotonic() + BUDGET_WAIT_S
                         else:
