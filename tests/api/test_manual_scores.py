@@ -108,6 +108,10 @@ def test_a_reviewer_scores_and_a_second_save_updates(review: Review) -> None:
     assert (score["scorer_id"], score["scorer_version_id"], score["version"]) == (
         review.scorer_id, review.version_id, 1)
     assert score["comment"] == "Clear" and score["error"] is None
+    # the output in full shows it the same, its author named
+    (shown,) = [s for s in review.detail()["scores"] if s["source"] == score["source"]]
+    assert {k: shown[k] for k in ("author_name", "scorer_name", "scorer_id", "version")} == {
+        k: score[k] for k in ("author_name", "scorer_name", "scorer_id", "version")}
     assert score["details"] == {"entered": {"rating": 4, "passed": None, "criteria": {}}}
     assert review.detail()["scores"] == [score]
     second = _put(review, {"rating": 2, "passed": False}).json

@@ -3,6 +3,7 @@ in full, the summary per target."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from assay.api.base import commit, page_dict, page_of, project_access, session
@@ -19,13 +20,14 @@ from assay.core.projects.models import Role
 from assay.core.runs import progress, results
 from assay.core.runs import service as runs
 from assay.core.runs.case_numbers import case_numbers
-from assay.core.runs.models import Output, RunTarget
+from assay.core.runs.models import Output
 
 _OUTPUT_COLUMNS = [name for name in OutputSchema().fields
                    if name not in {"model_id", "label", "error", "case_number"}]
 
 
-def _output(output: Output, target: RunTarget, numbers: dict[int, int]) -> dict[str, Any]:
+def _output(output: Output, target: Any, numbers: Mapping[int, int | None]) -> dict[str, Any]:
+    """`target`: its model_id and label (a RunTarget, or a row of the two)."""
     return {**{name: getattr(output, name) for name in _OUTPUT_COLUMNS},
             "model_id": target.model_id, "label": target.label, "error": output.error_message,
             "case_number": numbers.get(output.case_id)}
@@ -63,11 +65,11 @@ def get_output(project_id: int, run_id: int, output_id: int) -> Any:
     """One output with the raw request and response, its case's input and expected, and
     its scores (by scorer name, version and source)."""
     project, _ = project_access(project_id, Role.viewer)
-    run, output, target, case = results.get_output(session(), project, run_id, output_id)
-    numbers = case_numbers(session(), run.dataset_version_id, [output.case_id])
-    return {**_output(output, target, numbers), "raw_request": output.raw_request,
-            "raw_response": output.raw_response, "case_input": case.input,
-            "case_expected": case.expected,
+    found = results.get_output(session(), project, run_id, output_id)
+    output = found.output
+    return {**_output(output, found.target, {output.case_id: found.case_number}),
+            "raw_request": output.raw_request, "raw_response": output.raw_response,
+            "case_input": found.case_input, "case_expected": found.case_expected,
             "finished_at": output.finished_at.isoformat() if output.finished_at else None,
             "scores": [score_view(*row) for row in results.output_scores(session(), output.id)]}
 

@@ -16,6 +16,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from datetime import datetime
+from typing import NamedTuple
 
 from sqlalchemy import and_, bindparam, func, or_, select
 from sqlalchemy.orm import Session
@@ -32,10 +33,21 @@ _kept: OrderedDict[tuple[int, datetime], dict[int, int]] = OrderedDict()
 _lock = threading.Lock()
 
 
-def _version_numbers(session: Session, version_id: int) -> dict[int, int] | None:
+class Version(NamedTuple):
+    """What tells a version's numbering apart (its id aside), and how many cases it has."""
+
+    created_at: datetime
+    case_count: int
+
+
+def _version_numbers(session: Session, version_id: int,
+                     row: Version | None = None) -> dict[int, int] | None:
     """case id -> number for the whole version, from this process's cache or read once;
-    None when the version is missing or too big to keep."""
-    row = session.execute(_VERSION_ROW, {"version_id": version_id}).one_or_none()
+    None when the version is missing or too big to keep. `row`: the version's, when the
+    caller read it already."""
+    if row is None:
+        read = session.execute(_VERSION_ROW, {"version_id": version_id}).one_or_none()
+        row = None if read is None else Version(*read)
     if row is None or row.case_count > KEPT_MAX_CASES:
         return None
     key = (version_id, row.created_at)
@@ -56,7 +68,8 @@ def _version_numbers(session: Session, version_id: int) -> dict[int, int] | None
     return numbers
 
 
-def case_numbers(session: Session, version_id: int, case_ids: Iterable[int]) -> dict[int, int]:
+def case_numbers(session: Session, version_id: int, case_ids: Iterable[int],
+                 version: Version | None = None) -> dict[int, int]:
     """case id -> its number in the version: from this process's numbering of the version
     when it is kept, else the cases before the first one wanted are counted (an index range)
     and only the span from the first to the last one wanted is ranked, so a page of a
@@ -64,7 +77,7 @@ def case_numbers(session: Session, version_id: int, case_ids: Iterable[int]) -> 
     wanted = list(set(case_ids))
     if not wanted:
         return {}
-    numbers = _version_numbers(session, version_id)
+    numbers = _version_numbers(session, version_id, version)
     if numbers is not None:
         return {case_id: numbers[case_id] for case_id in wanted if case_id in numbers}
     in_version = VersionCase.version_id == version_id
