@@ -41,9 +41,11 @@ def on_postgres(connection: Connection) -> bool:
     return connection.dialect.name == "postgresql"
 
 
-def _array(values: list[Any], type_: TypeEngine[Any]) -> ColumnElement[Any]:
+def _array(type_: TypeEngine[Any], values: list[Any] | None = None,
+           name: str | None = None) -> ColumnElement[Any]:
+    """An array parameter: `values`, or parameter `name`'s when the statement runs."""
     array = postgresql.ARRAY(type_)
-    return cast(bindparam(None, values, type_=array), array)
+    return cast(bindparam(name, values, type_=array), array)
 
 
 ROWS = "rows"  # the parameter a `rows_table` statement takes its rows in
@@ -81,8 +83,7 @@ def built(shape: Hashable, build: Callable[[], Any]) -> Any:
 
 def any_param(column: ColumnElement[Any], name: str) -> ColumnElement[bool]:
     """`column = ANY(:name)` (PostgreSQL), the array given when the statement runs."""
-    array = postgresql.ARRAY(column.type)
-    return column == any_(cast(bindparam(name, type_=array), array))
+    return column == any_(_array(column.type, name=name))
 
 
 def any_of(column: ColumnElement[Any] | QueryableAttribute[Any], values: Sequence[Any],
@@ -91,7 +92,7 @@ def any_of(column: ColumnElement[Any] | QueryableAttribute[Any], values: Sequenc
     statement's text (and psycopg's parsing of it) is the same however many values."""
     if not on_postgres(connection):
         return column.in_(values)
-    return column == any_(_array(list(values), column.type))
+    return column == any_(_array(column.type, list(values)))
 
 
 def insert_rows(connection: Connection, table: Table, rows: Sequence[Mapping[str, Any]], *,

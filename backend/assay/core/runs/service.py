@@ -368,7 +368,7 @@ def _output_row(r: CellResult) -> dict[str, Any]:
 
 _OUTPUTS = cast(Table, Output.__table__)
 _C = _OUTPUTS.c
-# the columns of `_output_row`, typed (for PostgreSQL's arrays)
+# the columns of `_output_row`, typed (for PostgreSQL's json_to_recordset)
 _ROW_TYPES: dict[str, Any] = {
     "oid": _C.id.type, "new_status": _C.status.type, "new_text": _C.text.type,
     "new_error_class": _C.error_class.type, "new_error_message": _C.error_message.type,
