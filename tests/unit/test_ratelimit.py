@@ -63,10 +63,12 @@ WORKER = textwrap.dedent("""
     import asyncio, sys, time
     from assay.providers.ratelimit import RedisRateLimiter
 
-    url, prefix, start, span = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+    url, prefix, span = sys.argv[1], sys.argv[2], float(sys.argv[3])
 
     async def main():
         limiter = RedisRateLimiter(url, prefix)
+        print("ready", flush=True)
+        start = float(sys.stdin.readline())  # once every process is ready
         await asyncio.sleep(max(0.0, start - time.time()))
         taken = 0
         while True:
@@ -83,11 +85,18 @@ WORKER = textwrap.dedent("""
 
 def test_two_processes_share_one_bucket(prefix: str) -> None:
     """rpm 120: a burst of 120, then 2 a second, whoever asks: over 3 s at most 126."""
-    start, span = time.time() + 3.0, 3.0  # both start together
+    span = 3.0
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    procs = [subprocess.Popen([sys.executable, "-c", WORKER, REDIS_URL, prefix, str(start),
-                               str(span)], stdout=subprocess.PIPE, env=env)
+    procs = [subprocess.Popen([sys.executable, "-c", WORKER, REDIS_URL, prefix, str(span)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
              for _ in range(2)]
+    # both start together once both are up (a loaded machine can take seconds to start one)
+    assert all(p.stdout is not None and p.stdout.readline() == "ready\n" for p in procs)
+    start = time.time() + 0.5
+    for proc in procs:
+        assert proc.stdin is not None
+        proc.stdin.write(f"{start}\n")
+        proc.stdin.flush()
     counts = [int(p.communicate(timeout=30)[0]) for p in procs]
     assert all(p.returncode == 0 for p in procs)
     total = sum(counts)
