@@ -67,6 +67,8 @@ WORKER = textwrap.dedent("""
 
     async def main():
         limiter = RedisRateLimiter(url, prefix)
+        await limiter.acquire("warm-up", rpm=1000, tpm=None)  # connected, script loaded
+        asked = limiter.roundtrips
         print("ready", flush=True)
         start = float(sys.stdin.readline())  # once every process is ready
         await asyncio.sleep(max(0.0, start - time.time()))
@@ -77,7 +79,7 @@ WORKER = textwrap.dedent("""
                 break
             taken += 1
         await limiter.aclose()
-        print(taken)
+        print(taken, limiter.roundtrips - asked)
 
     asyncio.run(main())
 """)
@@ -97,12 +99,15 @@ def test_two_processes_share_one_bucket(prefix: str) -> None:
         assert proc.stdin is not None
         proc.stdin.write(f"{start}\n")
         proc.stdin.flush()
-    counts = [int(p.communicate(timeout=30)[0]) for p in procs]
+    answers = [p.communicate(timeout=30)[0].split() for p in procs]
     assert all(p.returncode == 0 for p in procs)
+    counts, asked = [int(a[0]) for a in answers], [int(a[1]) for a in answers]
     total = sum(counts)
     assert total <= 120 + 2 * 3 + 1, counts  # the limit, whichever process asked
     assert total >= 110, counts  # and not much less (slack for a loaded machine)
-    assert min(counts) > 0, f"one process took everything: {counts}"
+    # both asked all along, so what one got the other did not: which of them wins a token
+    # is a race (on a loaded machine one can miss the whole burst and every refill)
+    assert min(asked) > 2, (counts, asked)
 
 
 def test_tokens_bucket_waits_for_the_tokens(prefix: str) -> None:
