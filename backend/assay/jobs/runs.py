@@ -237,7 +237,7 @@ class _Shard:
         finished_at = 0.0  # when the oldest result in `finished` got there
         renewed_at = time.monotonic()
         claim_after = 0.0  # monotonic time before which no claim is made (budget is full)
-        ahead = 1  # windows claimed: the first claim is the shortest, so calls start soon
+        ahead = 1  # parts claimed: the first claim is the shortest, so calls start soon
         try:
             while True:
                 # A slot frees up once its result is in the journal: a worker that dies
