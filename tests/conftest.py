@@ -150,8 +150,7 @@ def clean_state(request: pytest.FixtureRequest) -> Iterator[None]:
         _settle_warm_jobs(queue)
         db.scoped.remove()
         app = request.getfixturevalue("app")
-        app.extensions["assay_credentials"].clear()
-        kept_reads.forget(app)
+        kept_reads.forget(app)  # credentials too
         _empty_tables()
         prefix = settings.redis_prefix
         keys = list(conn.scan_iter(f"{prefix}:*", count=1000))  # RQ's keys stay: workers live on

@@ -69,8 +69,9 @@ def discard_embedded(settings: Settings) -> None:
         server._cleanup()  # type: ignore[attr-defined]
 
 
-def connect(settings: Settings) -> redis.Redis:
+def connect(settings: Settings, name: str | None = None) -> redis.Redis:
+    """A client; `name` names its connections in the server's CLIENT LIST."""
     import redis
 
     url = settings.redis_url or embedded_url(settings)
-    return redis.Redis.from_url(url, health_check_interval=30)
+    return redis.Redis.from_url(url, health_check_interval=30, client_name=name)

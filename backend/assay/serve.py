@@ -24,9 +24,11 @@ class _Gunicorn(BaseApplication):
 
     def load(self) -> Any:
         from assay.admission import Admission
+        from assay.api.kept_reads import hear_other_processes
         from assay.app import create_app
 
-        app = create_app()
+        app = create_app()  # in the worker (no preload): the listener's thread lives there
+        hear_other_processes(app)
         return Admission(app, self.admit, app.config["MAX_CONTENT_LENGTH"])
 
 

@@ -1,6 +1,7 @@
 """The credential cache (core/auth/cache.py) through HTTP: a process trusts a token or a
-session it checked for a few seconds, and revocation still takes effect within that time
-everywhere (at once in the process that revoked). Two cache objects stand for two gunicorn
+session it checked for a few seconds, and revocation still takes effect within that time in
+a process that did not hear of it (at once in the process that revoked, and in those that
+hear: test_kept_reads.py). Two cache objects stand for two gunicorn
 workers: the app looks its cache up per request, so swapping it switches "process"."""
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ from contextlib import contextmanager
 from flask import Flask
 from flask.testing import FlaskClient
 
+from assay.api.security import CREDENTIALS
 from assay.core.auth.cache import CredentialCache
 from assay.core.auth.service import token_digest
 from assay.core.projects.models import Role
 from tests.factories import Factory
 
 TTL_S = 1.5
-KEY = "assay_credentials"
+KEY = CREDENTIALS
 
 
 @contextmanager

@@ -1,8 +1,9 @@
 """What an API process keeps between reads (api/kept_reads.py), through HTTP: a stopped
 run's reads are answered from memory and their numbers are never stale; names from other
-rows follow within the TTL elsewhere and at once where they were changed; a removed member
-is refused within the TTL elsewhere and at once here; nothing else is kept. Two sets of
-cache objects stand for two gunicorn workers: the app looks them up per request."""
+rows and revocations show at once where they were made and in every process that hears of
+the write over Redis (forget_everywhere.py), and within the TTL in one that did not; a
+process that lost Redis forgets everything when it hears again; nothing else is kept. Sets
+of cache objects stand for gunicorn workers: the app looks them up per request."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 from flask import Flask
 from sqlalchemy import event, select, update
 
+from assay.api import forget_everywhere
 from assay.api.kept_reads import (
     ALONE_ENDPOINTS,
     KEPT_ENDPOINTS,
@@ -23,6 +25,8 @@ from assay.api.kept_reads import (
     RUN_VIEWS,
     KeptReadsDoor,
 )
+from assay.api.security import CREDENTIALS
+from assay.core.auth.cache import CredentialCache
 from assay.core.auth.models import User
 from assay.core.projects.models import Project, Role
 from assay.core.runs.models import Output, Run, RunStatus
@@ -255,13 +259,11 @@ def test_the_door_answers_a_kept_read_as_flask_does(
 
 def test_a_deleted_token_is_refused_at_the_door_here_at_once_and_elsewhere_within_the_ttl(
         app: Flask, factory: Factory, owner: User, project: Project, stopped: int) -> None:
-    from assay.core.auth.cache import CredentialCache
-
     client = app.test_client()
     auth = {"Authorization": f"Bearer {factory.api_token(owner)}"}
     url = f"/api/projects/{project.id}/runs/{stopped}/progress"
-    here = {**worker(), "assay_credentials": CredentialCache(TTL_S)}
-    there = {**worker(), "assay_credentials": CredentialCache(TTL_S)}
+    here = {**worker(), CREDENTIALS: CredentialCache(TTL_S)}
+    there = {**worker(), CREDENTIALS: CredentialCache(TTL_S)}
     for caches in (there, here):
         with process(app, caches):
             for _ in range(2):  # kept, then answered by the door
@@ -289,3 +291,106 @@ def test_what_the_door_cannot_check_goes_on_to_flask(
         assert browser.get(f"/api/projects/{project.id}/runs/99999999999999/progress"
                            ).status_code == 404  # beyond the ids' range: no query
         assert browser.get(f"{base}/outputs?page=0").status_code == 422
+
+
+@contextmanager
+def hearing(caches: dict[str, TTLCache[Any]]) -> Iterator[forget_everywhere.Listener]:
+    """`caches` as held by a serving process that hears the others' writes (real Redis)."""
+    listener = forget_everywhere.listen(lambda: [cache.clear() for cache in caches.values()])
+    try:
+        assert listener.hearing.wait(10), "never subscribed"
+        yield listener
+    finally:
+        listener.stop()
+
+
+def long_lived() -> dict[str, TTLCache[Any]]:
+    """A worker whose entries outlive the test: only a write heard can clear them."""
+    return {MEMBERSHIPS: TTLCache[Role](600), READS: TTLCache[Any](600),
+            CREDENTIALS: CredentialCache(600)}
+
+
+def test_a_rename_and_a_revocation_show_at_once_in_every_process_that_hears(
+        app: Flask, factory: Factory, owner: User, browser: Session, project: Project,
+        stopped: int) -> None:
+    url = f"/api/projects/{project.id}/runs/{stopped}"
+    client = app.test_client()
+    auth = {"Authorization": f"Bearer {factory.api_token(owner)}"}
+    here, there = long_lived(), long_lived()
+    with hearing(there):
+        with process(app, there):
+            for _ in range(2):  # kept, then answered from memory
+                model_id = client.get(url, headers=auth).json["targets"][0]["model_id"]
+            assert there[READS]._entries and there[CREDENTIALS]._entries
+        with process(app, here):
+            renamed = browser.patch(f"/api/projects/{project.id}/models/{model_id}",
+                                    json={"name": "Renamed model"})
+            assert renamed.status_code == 200, renamed.json
+        waited = _until(app, there, lambda: client.get(url, headers=auth).json[
+            "targets"][0]["model_name"] == "Renamed model", seconds=5)
+        assert waited < 2  # not the 600 s the entries would otherwise live
+        with process(app, here):
+            token_id = client.get("/api/auth/tokens", headers=auth).json["items"][0]["id"]
+            assert client.delete(f"/api/auth/tokens/{token_id}",
+                                 headers=auth).status_code == 204
+        waited = _until(app, there, lambda: client.get(url, headers=auth).status_code == 401,
+                        seconds=5)
+        assert waited < 2
+
+
+def test_a_process_that_stopped_hearing_forgets_everything_when_it_hears_again(
+        app: Flask, browser: Session, project: Project, stopped: int,
+        redis_conn: Any) -> None:
+    """Writes announced while its connection was down are lost to it: it clears what it
+    keeps once subscribed again, and goes on hearing."""
+    url = f"/api/projects/{project.id}/runs/{stopped}/progress"
+    there = long_lived()
+    with hearing(there) as listener:
+        with process(app, there):
+            assert browser.get(url).status_code == 200
+        assert there[READS]._entries
+        listener.hearing.clear()
+        name = listener.redis.get_connection_kwargs()["client_name"]
+        ours = [c for c in redis_conn.client_list(_type="pubsub") if c["name"] == name]
+        assert len(ours) == 1, ours
+        redis_conn.client_kill_filter(_id=ours[0]["id"])
+        assert listener.hearing.wait(10), "never heard again"
+        assert not there[READS]._entries and not there[MEMBERSHIPS]._entries
+        with process(app, there):
+            assert browser.get(url).status_code == 200
+        assert there[READS]._entries
+        forget_everywhere.announce()
+        _until_empty(there[READS])
+
+
+def test_a_write_succeeds_when_no_process_can_be_told(
+        app: Flask, browser: Session, project: Project, stopped: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Redis unreachable: the write stands, this process forgets, the others follow within
+    their entries' lifetimes."""
+    from redis import ConnectionError as RedisDown
+
+    from assay.runtime import current
+
+    def down(*_args: Any) -> None:
+        raise RedisDown("Connection refused")
+
+    monkeypatch.setattr(current().redis, "publish", down)
+    here = long_lived()
+    with process(app, here):
+        model_id = browser.get(f"/api/projects/{project.id}/runs/{stopped}").json[
+            "targets"][0]["model_id"]
+        assert here[READS]._entries
+        renamed = browser.patch(f"/api/projects/{project.id}/models/{model_id}",
+                                json={"name": "Renamed model"})
+        assert renamed.status_code == 200, renamed.json
+        assert not here[READS]._entries
+        assert browser.get(f"/api/projects/{project.id}/models/{model_id}").json[
+            "name"] == "Renamed model"
+
+
+def _until_empty(cache: TTLCache[Any], seconds: float = 5) -> None:
+    deadline = time.monotonic() + seconds
+    while cache._entries:
+        assert time.monotonic() < deadline, "never cleared"
+        time.sleep(0.02)

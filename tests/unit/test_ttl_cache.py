@@ -49,3 +49,16 @@ def test_no_ttl_keeps_until_evicted() -> None:
     assert forever.get("a") == "1"
     forever.put("b", "2")
     assert (forever.get("a"), forever.get("b")) == (None, "2")
+
+
+def test_a_value_read_before_a_clear_is_not_kept_after_it() -> None:
+    cache = TTLCache[str](60)
+    since = cache.generation
+    cache.put("a", "read in time", since=since)
+    assert cache.get("a") == "read in time"
+    since = cache.generation  # a read starts ...
+    cache.clear()  # ... a write elsewhere clears ...
+    cache.put("a", "read before the write", since=since)  # ... the read ends
+    assert cache.get("a") is None
+    cache.put("a", "read after the write", since=cache.generation)
+    assert cache.get("a") == "read after the write"

@@ -3,16 +3,19 @@ load (issue 19: p95 < 50 ms for 50 clients over a million outputs):
 
 - **A member's access to a project**, for safe requests (GET, HEAD), for
   ASSAY_AUTH_CACHE_S like credentials: a removed member, a lowered role or a deleted
-  project takes effect within those seconds in every process, and at once in the process
-  that made the change. Writes always ask the database. The project comes back unloaded:
-  a view that reads more than its id loads it then, so its figures are never stale.
+  project takes effect at once in every process (forget_everywhere.py), and within those
+  seconds when made outside the API. Writes always ask the database. The project comes
+  back unloaded: a view that reads more than its id loads it then, so its figures are
+  never stale.
 - **The bodies of a stopped run's reads** (the run, its progress, summary, statistics, an
   outputs page, a grid page), keyed by the run's whole row, its scores' version included,
   and the query string. A number on them cannot be stale: whatever moves a run's numbers
   moves its row (core/runs/cache.py). What they show from other rows (a model's or a
-  scorer's name) follows within ASSAY_READ_CACHE_S, at once in the writer's process.
+  scorer's name) follows at once, or within ASSAY_READ_CACHE_S when changed outside the API.
 
-Every successful write clears both in the process that served it. Only bodies that were
+Every successful write through the API clears these and the credentials in every process:
+the one that served it at once, the others when they hear of it (forget_everywhere.py). An
+entry read before a clear is not kept after it (TTLCache's generation). Only bodies that were
 answered 200 are kept, for the exact query string that got them, so a kept read answers
 what the view would: access is checked first, with the view's own rules.
 """
@@ -30,9 +33,10 @@ from sqlalchemy.orm import Session, make_transient_to_detached
 from werkzeug.exceptions import HTTPException
 
 from assay.admission import ARRIVED, Environ, StartResponse, WSGIApp
+from assay.api import forget_everywhere
 from assay.api import security as credentials
 from assay.api.fields import MAX_ID
-from assay.api.security import HEADERS
+from assay.api.security import CREDENTIALS, HEADERS
 from assay.core.auth.models import User
 from assay.core.errors import Forbidden, NotFound
 from assay.core.projects import service as projects
@@ -86,8 +90,9 @@ def _kept_role(session: Session, user: User, project_id: int) -> tuple[Role, Pro
     role = memberships.get(key)
     if role is not None:
         return role, None
+    since = memberships.generation
     project, role = projects.membership(session, user, project_id)
-    memberships.put(key, role)
+    memberships.put(key, role, since=since)
     return role, project
 
 
@@ -169,13 +174,15 @@ def _lookup(app: Flask, environ: Environ, endpoint: str,
     the read marked to keep (keep_or_forget). The key is the run's row read before the
     view: a body can then be newer than its key, never older."""
     environ[KEEP_AS] = None  # looked up: Flask's hook need not look again
+    reads = _cache(READS, app)
+    since = reads.generation
     row = _run_row(args["project_id"], args["run_id"])
     if row is None or row.status not in TERMINAL:
         return None
     key = f"{endpoint}|{row.id}|{_digest(tuple(row))}|{environ.get('QUERY_STRING', '')}"
-    kept: tuple[bytes, str] | None = _cache(READS, app).get(key)
+    kept: tuple[bytes, str] | None = reads.get(key)
     if kept is None:
-        environ[KEEP_AS] = key
+        environ[KEEP_AS] = (key, since)
     return kept
 
 
@@ -215,6 +222,7 @@ def kept_run_views(items: list[Run],
     if request.method != "GET":  # a write's answer is made from what it just changed
         return compute(items)
     views = _cache(RUN_VIEWS)
+    since = views.generation
     keys = {run.id: "|".join((str(run.id), _digest(tuple(
         getattr(run, name) for name in _RUN_ATTRS)))) for run in items
         if run.status in TERMINAL}
@@ -225,7 +233,7 @@ def kept_run_views(items: list[Run],
     for run in items:
         view = kept.get(run.id) or next(fresh)
         if run.id in keys and run.id not in kept:
-            views.put(keys[run.id], view)
+            views.put(keys[run.id], view, since=since)
         out.append(view)
     return out
 
@@ -245,19 +253,27 @@ def statements_alone() -> None:
 
 
 def keep_or_forget(response: Response) -> Response:
-    key = request.environ.pop(KEEP_AS, None)
-    if key is not None and response.status_code == 200 and not response.is_streamed:
+    keep = request.environ.pop(KEEP_AS, None)
+    if keep is not None and response.status_code == 200 and not response.is_streamed:
+        key, since = keep
         body = response.get_data()
-        _cache(READS).put(key, (body, response.content_type), len(body))
+        _cache(READS).put(key, (body, response.content_type), len(body), since=since)
     elif request.method not in SAFE_METHODS and response.status_code < 400:
         forget(current_app)
+        forget_everywhere.announce()
     return response
 
 
 def forget(app: Flask) -> None:
-    """Drop what this process keeps (a write went through; tests between cases)."""
-    for name in (MEMBERSHIPS, READS, RUN_VIEWS):
+    """Drop what this process keeps (a write went through here or in another process;
+    tests between cases)."""
+    for name in (MEMBERSHIPS, READS, RUN_VIEWS, CREDENTIALS):
         app.extensions[name].clear()
+
+
+def hear_other_processes(app: Flask) -> forget_everywhere.Listener:
+    """A serving process forgets what it keeps when another one serves a write."""
+    return forget_everywhere.listen(lambda: forget(app))
 
 
 def init_app(app: Flask) -> None:

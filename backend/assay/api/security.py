@@ -22,6 +22,7 @@ from assay.runtime import current
 SESSION_COOKIE = "assay_session"
 CSRF_COOKIE = "assay_csrf"
 CSRF_HEADER = "X-CSRF-Token"
+CREDENTIALS = "assay_credentials"  # the app's extension: this process's CredentialCache
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 PUBLIC_ENDPOINTS = frozenset({
     "auth.register", "auth.login", "health.health", "health.ready", "api-docs.openapi_json",
@@ -53,7 +54,7 @@ def _session_key(claims: sessions.SessionToken) -> str:
 
 def credential_cache(app: Flask | None = None) -> CredentialCache:
     """This process's credentials, of `app` (outside a request) or the current one."""
-    cache: CredentialCache = (app or current_app).extensions["assay_credentials"]
+    cache: CredentialCache = (app or current_app).extensions[CREDENTIALS]
     return cache
 
 
@@ -69,18 +70,20 @@ def _cached_user(key: str) -> User | None:
     return db.session.merge(user, load=False)
 
 
-def _keep(key: str, user: User) -> None:
+def _keep(key: str, user: User, since: int) -> None:
+    """Keep what was read in generation `since` (dropped if a write cleared the cache since)."""
     columns = {attr.key: getattr(user, attr.key) for attr in inspect(User).column_attrs
                if attr.key != "id"}
-    credential_cache().put(key, Entry(user.id, columns))
+    credential_cache().put(key, Entry(user.id, columns), since=since)
 
 
 def _from_bearer(token: str) -> User:
     key = _token_key(token)
     user = _cached_user(key)
     if user is None:
+        since = credential_cache().generation
         user = auth.user_for_api_token(db.session, token)
-        _keep(key, user)
+        _keep(key, user, since)
     return user
 
 
@@ -91,12 +94,13 @@ def _from_cookie(token: str) -> User:
     user = _cached_user(key)
     if user is not None:
         return _check_csrf(claims, user)
+    since = credential_cache().generation
     if auth.is_revoked(db.session, claims.jti):
         raise Unauthorized("You have signed out. Please sign in again.")
     user = db.session.get(User, claims.user_id)
     if user is None:
         raise Unauthorized("Invalid session. Please sign in again.")
-    _keep(key, user)
+    _keep(key, user, since)
     return _check_csrf(claims, user)
 
 
@@ -169,7 +173,7 @@ def cookies_secure() -> bool:
 
 
 def init_app(app: Flask) -> None:
-    app.extensions["assay_credentials"] = CredentialCache(current().settings.auth_cache_s)
+    app.extensions[CREDENTIALS] = CredentialCache(current().settings.auth_cache_s)
     app.before_request(authenticate_request)
     app.before_request(impossible_ids)
     app.after_request(secure_headers)

@@ -17,7 +17,9 @@ V = TypeVar("V")
 class TTLCache(Generic[V]):
     """`ttl_s` <= 0 keeps nothing, None keeps until evicted. Bounded by entries and by the
     sum of their sizes (a response's bytes; 1 each unless told), the least recently read
-    going first."""
+    going first. `generation` moves on every clear: a value read from the database before a
+    clear (another process's write) is put with `since` the generation it started in, and
+    dropped if a clear came between."""
 
     def __init__(self, ttl_s: float | None, max_entries: int = 10_000, max_size: int | None = None):
         self.ttl_s = ttl_s
@@ -26,6 +28,7 @@ class TTLCache(Generic[V]):
         self._entries: OrderedDict[str, tuple[V, float, int]] = OrderedDict()
         self._size = 0
         self._lock = threading.Lock()
+        self.generation = 0
 
     @property
     def off(self) -> bool:
@@ -45,10 +48,12 @@ class TTLCache(Generic[V]):
             self._entries.move_to_end(key)
             return value
 
-    def put(self, key: str, value: V, size: int = 1) -> None:
+    def put(self, key: str, value: V, size: int = 1, since: int | None = None) -> None:
         if self.off or (self.max_size is not None and size > self.max_size):
             return
         with self._lock:
+            if since is not None and since != self.generation:
+                return  # read before a clear: it may show what the clear was for
             if key in self._entries:
                 self._drop(key)
             expires = math.inf if self.ttl_s is None else time.monotonic() + self.ttl_s
@@ -62,6 +67,7 @@ class TTLCache(Generic[V]):
         with self._lock:
             self._entries.clear()
             self._size = 0
+            self.generation += 1
 
     def _drop(self, key: str) -> None:
         self._size -= self._entries.pop(key)[2]

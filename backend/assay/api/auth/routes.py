@@ -18,7 +18,7 @@ from assay.api.auth.schemas import (
     UserSchema,
 )
 from assay.api.base import Blueprint, commit, runtime, session, user
-from assay.api.security import CSRF_COOKIE, SESSION_COOKIE, cookies_secure, credential_cache
+from assay.api.security import CSRF_COOKIE, SESSION_COOKIE, cookies_secure
 from assay.core.auth import service as auth
 from assay.core.auth import sessions
 from assay.core.projects import invites
@@ -80,8 +80,7 @@ def logout() -> Any:
     claims = g.get("session_token")
     if claims is not None:
         auth.revoke_session(session(), user(), claims.jti, claims.expires_at)
-        commit()
-        credential_cache().clear()  # here at once; other processes within their TTL
+        commit()  # every process forgets the session at once (kept_reads.keep_or_forget)
     response = Response(status=204)
     for name in (SESSION_COOKIE, CSRF_COOKIE):
         response.delete_cookie(name, path="/", samesite="Strict", secure=cookies_secure(),
@@ -115,6 +114,5 @@ def create_token(data: dict[str, Any]) -> Any:
 @blp.response(204)
 def delete_token(token_id: int) -> Any:
     auth.delete_api_token(session(), user(), token_id)
-    commit()
-    credential_cache().clear()  # here at once; other processes within their TTL
+    commit()  # every process forgets the token at once (kept_reads.keep_or_forget)
     return None
