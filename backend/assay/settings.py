@@ -96,6 +96,7 @@ class Settings:
     db_ping_idle_s: float | None = None
     auth_cache_s: float = 5.0  # how long a process trusts a credential it checked (0: never)
     read_cache_s: float = 60.0  # how long a process keeps a stopped run's read (0: never)
+    list_cache_s: float = 5.0  # how long a process keeps a project's list (0: never)
     run_concurrency: int = 50
     stream_maxlen: int = 10_000
     block_private_urls: bool = False  # refuse loopback/private provider base URLs (SSRF)
@@ -165,6 +166,7 @@ class Settings:
                             if env.get("ASSAY_DB_PING_IDLE_S") else None),
             auth_cache_s=max(0.0, float(env.get("ASSAY_AUTH_CACHE_S") or 5.0)),
             read_cache_s=max(0.0, float(env.get("ASSAY_READ_CACHE_S") or 60.0)),
+            list_cache_s=max(0.0, float(env.get("ASSAY_LIST_CACHE_S") or 5.0)),
             run_concurrency=_int(env, "ASSAY_RUN_CONCURRENCY", 50),
             block_private_urls=_bool(env, "ASSAY_BLOCK_PRIVATE_URLS", False),
             private_url_allow=_allow_list(env),

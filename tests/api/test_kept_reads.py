@@ -20,6 +20,8 @@ from assay.api import forget_everywhere
 from assay.api.kept_reads import (
     ALONE_ENDPOINTS,
     KEPT_ENDPOINTS,
+    KEPT_LISTS,
+    LISTS,
     MEMBERSHIPS,
     READS,
     RUN_VIEWS,
@@ -49,7 +51,8 @@ def process(app: Flask, caches: dict[str, TTLCache[Any]]) -> Iterator[None]:
 
 
 def worker() -> dict[str, TTLCache[Any]]:
-    return {MEMBERSHIPS: TTLCache[Role](TTL_S), READS: TTLCache[Any](TTL_S)}
+    return {MEMBERSHIPS: TTLCache[Role](TTL_S), READS: TTLCache[Any](TTL_S),
+            LISTS: TTLCache[Any](TTL_S)}
 
 
 @contextmanager
@@ -106,6 +109,7 @@ def _reads(project: Project, run_id: int) -> list[str]:
 
 
 def test_the_named_endpoints_exist(app: Flask) -> None:
+    assert KEPT_LISTS <= ALONE_ENDPOINTS
     assert {rule.endpoint for rule in app.url_map.iter_rules()} >= ALONE_ENDPOINTS
 
 
@@ -307,7 +311,7 @@ def hearing(caches: dict[str, TTLCache[Any]]) -> Iterator[forget_everywhere.List
 def long_lived() -> dict[str, TTLCache[Any]]:
     """A worker whose entries outlive the test: only a write heard can clear them."""
     return {MEMBERSHIPS: TTLCache[Role](600), READS: TTLCache[Any](600),
-            CREDENTIALS: CredentialCache(600)}
+            LISTS: TTLCache[Any](600), CREDENTIALS: CredentialCache(600)}
 
 
 def test_a_rename_and_a_revocation_show_at_once_in_every_process_that_hears(
@@ -394,3 +398,55 @@ def _until_empty(cache: TTLCache[Any], seconds: float = 5) -> None:
     while cache._entries:
         assert time.monotonic() < deadline, "never cleared"
         time.sleep(0.02)
+
+
+def _lists(project: Project) -> list[str]:
+    base = f"/api/projects/{project.id}"
+    return ["/api/projects", f"{base}/datasets", f"{base}/models?include_archived=true"]
+
+
+def test_the_projects_lists_are_kept_and_a_write_through_the_api_shows_at_once(
+        app: Flask, browser: Session, project: Project, stopped: int) -> None:
+    base = f"/api/projects/{project.id}"
+    with process(app, long_lived()):
+        first = [browser.get(url).json for url in _lists(project)]
+        with statements() as seen:
+            assert [browser.get(url).json for url in _lists(project)] == first
+        assert seen == []  # answered by the door from memory
+        model = first[2]["items"][0]
+        writes = [
+            browser.patch(base, json={"name": "Renamed project"}),
+            browser.post(f"{base}/datasets", json={
+                "name": "Added", "kind": "questions",
+                "cases": [{"input": {"question": "Why?"}}]}),
+            browser.patch(f"{base}/models/{model['id']}", json={"name": "Renamed model"}),
+        ]
+        assert [w.status_code for w in writes] == [200, 201, 200], [w.json for w in writes]
+        projects, datasets, models = [browser.get(url).json for url in _lists(project)]
+    assert projects["items"][0]["name"] == "Renamed project"
+    assert datasets["total"] == first[1]["total"] + 1 and datasets["items"][0]["name"] == "Added"
+    assert {m["name"] for m in models["items"]} >= {"Renamed model"}
+
+
+def test_a_list_is_kept_per_user_and_refused_to_a_stranger(
+        app: Flask, factory: Factory, browser: Session, project: Project) -> None:
+    stranger = factory.signed_in()
+    with process(app, long_lived()):
+        for _ in range(2):
+            mine = browser.get("/api/projects").json
+            theirs = stranger.get("/api/projects").json
+            refused = stranger.get(f"/api/projects/{project.id}/datasets")
+            assert [p["id"] for p in mine["items"]] == [project.id]
+            assert theirs["items"] == []
+            assert refused.status_code == 404 and refused.json["code"] == "NOT_FOUND"
+
+
+def test_a_list_changed_outside_the_api_shows_within_its_ttl(
+        app: Flask, factory: Factory, owner: User, browser: Session, project: Project) -> None:
+    url = "/api/projects"
+    caches = worker()
+    with process(app, caches):
+        assert browser.get(url).json["total"] == 1
+    factory.project(owner, "Made by a seed")  # no API write: no process hears of it
+    waited = _until(app, caches, lambda: browser.get(url).json["total"] == 2)
+    assert waited <= TTL_S + 0.5

@@ -13,6 +13,11 @@ load (issue 19: p95 < 50 ms for 50 clients over a million outputs):
   moves its row (core/runs/cache.py). What they show from other rows (a model's or a
   scorer's name) follows at once, or within ASSAY_READ_CACHE_S when changed outside the API.
 
+- **The project's lists** (projects, datasets, models: rows only the API writes), per user
+  and query string, for ASSAY_LIST_CACHE_S (5 s): a change made outside the API (the CLI,
+  a seed) shows within those seconds. Not the runs list: workers move runs (a stopped
+  run's view in it is kept like its reads).
+
 Every successful write through the API clears these and the credentials in every process:
 the one that served it at once, the others when they hear of it (forget_everywhere.py). An
 entry read before a clear is not kept after it (TTLCache's generation). Only bodies that were
@@ -54,8 +59,10 @@ RUN_PATH = "/runs/<int:run_id>"  # in every kept read's route
 KEEP_AS = "assay.kept_read"  # the environ's key for a read to keep, and under which key
 MEMBERSHIPS = "assay_memberships"
 READS = "assay_reads"
+LISTS = "assay_lists"
 RUN_VIEWS = "assay_run_views"
 READS_MAX_BYTES = 64 * 1024 * 1024  # per process; a grid page of 50 columns is ~0.5 MB
+LISTS_MAX_BYTES = 16 * 1024 * 1024
 _RUN_ATTRS = [attr.key for attr in inspect(Run).column_attrs]
 # Reads of one run that depend only on its row, its outputs and their scores, and the
 # names of its targets and scorers: not comparisons or reviews, whose rows move apart.
@@ -63,6 +70,8 @@ KEPT_ENDPOINTS = frozenset({
     "runs.get_run", "runs.get_progress", "runs.get_summary", "runs.get_statistics",
     "runs.list_outputs", "runs.get_grid",
 })
+KEPT_LISTS = frozenset({"projects.list_projects", "datasets.list_datasets", "models.list_models"})
+LIST_PATHS = ("/api/projects", "/datasets", "/models")  # how their paths end
 
 # The run page's reads and the project's lists, the reads people make most: plain SELECTs,
 # none through a server-side cursor (an export's), which PostgreSQL allows only inside a
@@ -112,25 +121,29 @@ def _cache(name: str, app: Flask | None = None) -> TTLCache[Any]:
 
 
 class KeptReadsDoor:
-    """WSGI, in front of Flask: a stopped run's read answered from what this process kept,
-    without a request context, routing through the views or a session (a kept read cost
-    about 0.9 ms of CPU through Flask under load, most of it Flask's own work). It answers
-    only what it can check from memory plus the run's row: a credential this process
-    verified in the last ASSAY_AUTH_CACHE_S, the member's role kept as long, and a body kept
-    for that very row and query string. Anything else goes on to Flask, which answers it in
-    full and fills what the next read finds here. With tracing on it stands aside: a read's
-    span comes from Flask's instrumentation."""
+    """WSGI, in front of Flask: a stopped run's read or a list answered from what this
+    process kept, without a request context, routing through the views or a session (a kept
+    read cost about 0.9 ms of CPU through Flask under load, most of it Flask's own work). It
+    answers only what it can check from memory plus the run's row: a credential this
+    process verified in the last ASSAY_AUTH_CACHE_S, the member's role kept as long, and a
+    body kept for that very row (a list: that user) and query string. Anything else goes on
+    to Flask, which answers it in full and fills what the next read finds here. With
+    tracing on it stands aside: a read's span comes from Flask's instrumentation."""
 
     def __init__(self, app: Flask, wsgi_app: WSGIApp):
         self.app = app
         self.wsgi_app = wsgi_app
         assert all(RUN_PATH in rule.rule for rule in app.url_map.iter_rules()
                    if rule.endpoint in KEPT_ENDPOINTS)  # the cheap test in __call__ holds
+        assert all(rule.rule.endswith(LIST_PATHS) for rule in app.url_map.iter_rules()
+                   if rule.endpoint in KEPT_LISTS)
 
     def __call__(self, environ: Environ,
                  start_response: StartResponse) -> Iterable[bytes]:
-        # one string test spares the project's lists a second routing
-        if environ["REQUEST_METHOD"] == "GET" and "/runs/" in environ.get("PATH_INFO", ""):
+        # string tests spare other reads a second routing
+        path = environ.get("PATH_INFO", "")
+        if environ["REQUEST_METHOD"] == "GET" and ("/runs/" in path
+                                                   or path.endswith(LIST_PATHS)):
             started = environ.get(ARRIVED) or time.perf_counter()
             found = self._kept(environ)
             if found is not None:
@@ -144,17 +157,20 @@ class KeptReadsDoor:
             rule, args = self.app.url_map.bind_to_environ(environ).match(return_rule=True)
         except HTTPException:
             return None
-        if rule.endpoint not in KEPT_ENDPOINTS or not all(
+        endpoint = rule.endpoint
+        if endpoint not in KEPT_ENDPOINTS | KEPT_LISTS or not all(
                 1 <= value <= MAX_ID for value in args.values() if isinstance(value, int)):
             return None
         user_id = credentials.user_id_kept(self.app, environ)
-        role = None if user_id is None else _cache(MEMBERSHIPS, self.app).get(
-            f"{user_id}:{args['project_id']}")
-        if role is None or not role.at_least(Role.viewer):
+        if user_id is None:
             return None  # Flask checks it, refuses it in its own words, or keeps it
-        kept = _lookup(self.app, environ, rule.endpoint, args)
-        ids = {"user_id": user_id, "project_id": args["project_id"], "run_id": args["run_id"]}
-        return None if kept is None else (rule.rule, *kept, ids)
+        if "project_id" in args:
+            role = _cache(MEMBERSHIPS, self.app).get(f"{user_id}:{args['project_id']}")
+            if role is None or not role.at_least(Role.viewer):
+                return None
+        kept = (_lookup(self.app, environ, endpoint, args) if endpoint in KEPT_ENDPOINTS
+                else _list_lookup(self.app, environ, endpoint, user_id))
+        return None if kept is None else (rule.rule, *kept, {"user_id": user_id, **args})
 
     def _answer(self, environ: Environ, start_response: StartResponse, started: float,
                 route: str, body: bytes, content_type: str,
@@ -182,7 +198,17 @@ def _lookup(app: Flask, environ: Environ, endpoint: str,
     key = f"{endpoint}|{row.id}|{_digest(tuple(row))}|{environ.get('QUERY_STRING', '')}"
     kept: tuple[bytes, str] | None = reads.get(key)
     if kept is None:
-        environ[KEEP_AS] = (key, since)
+        environ[KEEP_AS] = (READS, key, since)
+    return kept
+
+
+def _list_lookup(app: Flask, environ: Environ, endpoint: str,
+                 user_id: int) -> tuple[bytes, str] | None:
+    """The kept body of an allowed list read, else None and the read marked to keep."""
+    lists = _cache(LISTS, app)
+    key = f"{endpoint}|{user_id}|{environ.get('PATH_INFO')}|{environ.get('QUERY_STRING', '')}"
+    kept: tuple[bytes, str] | None = lists.get(key)
+    environ[KEEP_AS] = None if kept is not None else (LISTS, key, lists.generation)
     return kept
 
 
@@ -190,15 +216,20 @@ def serve_kept() -> Response | None:
     """Flask's turn at a kept read the door could not check from memory (a credential or a
     role this process had not kept): answered as kept, else marked to keep, once Flask has
     authenticated the request and the member's role is read."""
-    if (request.method != "GET" or request.endpoint not in KEPT_ENDPOINTS
+    endpoint = request.endpoint
+    if (request.method != "GET" or endpoint not in KEPT_ENDPOINTS | KEPT_LISTS
             or KEEP_AS in request.environ):
         return None
     args = request.view_args or {}
-    try:
-        projects.require(_kept_role(db.session, g.user, args["project_id"])[0], Role.viewer)
-    except (NotFound, Forbidden):
-        return None  # the view refuses it in its own words
-    kept = _lookup(current_app, request.environ, request.endpoint, args)
+    if "project_id" in args:
+        try:
+            projects.require(_kept_role(db.session, g.user, args["project_id"])[0],
+                             Role.viewer)
+        except (NotFound, Forbidden):
+            return None  # the view refuses it in its own words
+    kept = (_lookup(current_app, request.environ, endpoint, args)
+            if endpoint in KEPT_ENDPOINTS
+            else _list_lookup(current_app, request.environ, endpoint, g.user.id))
     return None if kept is None else Response(kept[0], 200, content_type=kept[1])
 
 
@@ -255,9 +286,9 @@ def statements_alone() -> None:
 def keep_or_forget(response: Response) -> Response:
     keep = request.environ.pop(KEEP_AS, None)
     if keep is not None and response.status_code == 200 and not response.is_streamed:
-        key, since = keep
+        name, key, since = keep
         body = response.get_data()
-        _cache(READS).put(key, (body, response.content_type), len(body), since=since)
+        _cache(name).put(key, (body, response.content_type), len(body), since=since)
     elif request.method not in SAFE_METHODS and response.status_code < 400:
         forget(current_app)
         forget_everywhere.announce()
@@ -267,7 +298,7 @@ def keep_or_forget(response: Response) -> Response:
 def forget(app: Flask) -> None:
     """Drop what this process keeps (a write went through here or in another process;
     tests between cases)."""
-    for name in (MEMBERSHIPS, READS, RUN_VIEWS, CREDENTIALS):
+    for name in (MEMBERSHIPS, READS, LISTS, RUN_VIEWS, CREDENTIALS):
         app.extensions[name].clear()
 
 
@@ -281,6 +312,8 @@ def init_app(app: Flask) -> None:
     app.extensions[MEMBERSHIPS] = TTLCache[Role](settings.auth_cache_s)
     app.extensions[READS] = TTLCache[tuple[bytes, str]](
         settings.read_cache_s, max_size=READS_MAX_BYTES)
+    app.extensions[LISTS] = TTLCache[tuple[bytes, str]](
+        settings.list_cache_s, max_size=LISTS_MAX_BYTES)
     app.extensions[RUN_VIEWS] = TTLCache[dict[str, Any]](settings.read_cache_s, 2_000)
     app.before_request(statements_alone)  # before authentication, whose reads it spares
     app.after_request(keep_or_forget)
