@@ -1,11 +1,12 @@
-"""Every API process drops what it keeps (credentials, memberships, a stopped run's reads:
-kept_reads.py) as soon as any one of them has served a write: the writer publishes one
-message on Redis, and each serving process hears it on a thread of its own.
+"""Every API process drops what it keeps (credentials, memberships, a stopped run's reads,
+the project's lists: kept_reads.py) as soon as any one of them has served a write: the
+writer publishes one message on Redis, and each serving process hears it on a thread of
+its own.
 
 A process that stops hearing (Redis unreachable, its connection cut) clears what it keeps
 when it hears again, for it may have missed a message; until then its entries' own
-lifetimes bound what it shows (ASSAY_AUTH_CACHE_S, ASSAY_READ_CACHE_S), as they do for
-writes made outside the API (the CLI)."""
+lifetimes bound what it shows (ASSAY_AUTH_CACHE_S, ASSAY_READ_CACHE_S,
+ASSAY_LIST_CACHE_S), as they do for writes made outside the API (the CLI)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def announce() -> None:
         runtime.redis.publish(channel(runtime.settings), str(os.getpid()))
     except RedisError as exc:
         log.warning("could not tell the other API processes to forget what they keep: %s "
-                    "(they follow within ASSAY_AUTH_CACHE_S and ASSAY_READ_CACHE_S)", exc)
+                    "(they follow within their ASSAY_*_CACHE_S)", exc)
 
 
 class Listener(threading.Thread):

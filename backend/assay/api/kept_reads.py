@@ -72,6 +72,7 @@ KEPT_ENDPOINTS = frozenset({
 })
 KEPT_LISTS = frozenset({"projects.list_projects", "datasets.list_datasets", "models.list_models"})
 LIST_PATHS = ("/api/projects", "/datasets", "/models")  # how their paths end
+KEPT = KEPT_ENDPOINTS | KEPT_LISTS
 
 # The run page's reads and the project's lists, the reads people make most: plain SELECTs,
 # none through a server-side cursor (an export's), which PostgreSQL allows only inside a
@@ -158,7 +159,7 @@ class KeptReadsDoor:
         except HTTPException:
             return None
         endpoint = rule.endpoint
-        if endpoint not in KEPT_ENDPOINTS | KEPT_LISTS or not all(
+        if endpoint not in KEPT or not all(
                 1 <= value <= MAX_ID for value in args.values() if isinstance(value, int)):
             return None
         user_id = credentials.user_id_kept(self.app, environ)
@@ -217,7 +218,7 @@ def serve_kept() -> Response | None:
     role this process had not kept): answered as kept, else marked to keep, once Flask has
     authenticated the request and the member's role is read."""
     endpoint = request.endpoint
-    if (request.method != "GET" or endpoint not in KEPT_ENDPOINTS | KEPT_LISTS
+    if (request.method != "GET" or endpoint not in KEPT
             or KEEP_AS in request.environ):
         return None
     args = request.view_args or {}
