@@ -364,7 +364,7 @@ def test_a_process_that_stopped_hearing_forgets_everything_when_it_hears_again(
             assert browser.get(url).status_code == 200
         assert there[READS]._entries
         forget_everywhere.announce()
-        _until_empty(there[READS])
+        _until(app, there, lambda: not there[READS]._entries, seconds=5)
 
 
 def test_a_write_succeeds_when_no_process_can_be_told(
@@ -391,13 +391,6 @@ def test_a_write_succeeds_when_no_process_can_be_told(
         assert not here[READS]._entries
         assert browser.get(f"/api/projects/{project.id}/models/{model_id}").json[
             "name"] == "Renamed model"
-
-
-def _until_empty(cache: TTLCache[Any], seconds: float = 5) -> None:
-    deadline = time.monotonic() + seconds
-    while cache._entries:
-        assert time.monotonic() < deadline, "never cleared"
-        time.sleep(0.02)
 
 
 def _lists(project: Project) -> list[str]:

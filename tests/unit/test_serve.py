@@ -14,8 +14,8 @@ from assay import serve
 from assay.balanced_worker import FREE, BalancedThreadWorker, Shares
 
 
-def test_each_process_takes_at_most_twice_its_threads_in_connections(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def _options(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """The options `assay serve` hands gunicorn (threads 16, 2 workers), and its admit."""
     seen: dict[str, Any] = {}
 
     class Recorder:
@@ -31,6 +31,12 @@ def test_each_process_takes_at_most_twice_its_threads_in_connections(
     monkeypatch.delenv("ASSAY_DB_POOL_SIZE", raising=False)
     monkeypatch.delenv("ASSAY_DB_PING_IDLE_S", raising=False)
     serve.run_gunicorn("127.0.0.1", 8000, threads=16, workers=2)
+    return seen
+
+
+def test_each_process_takes_at_most_twice_its_threads_in_connections(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = _options(monkeypatch)
     assert (seen["worker_class"], seen["workers"], seen["threads"]) == (
         BalancedThreadWorker, 2, 16)
     assert seen["pre_fork"] is serve.pre_fork  # the arbiter hands each its slot
@@ -100,20 +106,8 @@ def test_requests_are_parsed_by_gunicorns_c_parser(monkeypatch: pytest.MonkeyPat
     from gunicorn.config import Config
     from gunicorn.http import message
 
-    seen: dict[str, Any] = {}
-
-    class Recorder:
-        def __init__(self, options: dict[str, Any], admit: int):
-            seen.update(options)
-
-        def run(self) -> None:
-            pass
-
-    monkeypatch.setattr(serve, "_Gunicorn", Recorder)
-    monkeypatch.setenv("DATABASE_URL", "postgresql://nobody@127.0.0.1:1/none")
-    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:1/0")
-    serve.run_gunicorn("127.0.0.1", 8000, threads=16, workers=2)
     config = Config()
-    for key, value in seen.items():
-        config.set(key, value)
+    for key, value in _options(monkeypatch).items():
+        if key != "admit":  # Assay's own, not gunicorn's
+            config.set(key, value)
     assert message._check_fast_parser(config) is True
