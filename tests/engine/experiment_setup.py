@@ -160,14 +160,22 @@ def build(factory: Factory, settings: Settings, fake: FakeProviderThread, *, cas
 
 @pytest.fixture
 def recorded() -> Iterator[list[tuple[str, int]]]:
-    """The loop's dispatches, recorded instead of enqueued: the test runs each step."""
-    calls: list[tuple[str, int]] = []
-    loop.set_dispatcher(lambda kind, ident: calls.append((kind, ident)))
-    yield calls
+    """The loop's dispatches, recorded instead of enqueued: the test runs each step. A live
+    worker's reaper would see the test's run between two steps as abandoned (running, with
+    pending cells and no live lease) and run it too, and advance its iteration: the test
+    holds the reapers' lock meanwhile."""
+    from assay.jobs import reaper
     from assay.jobs.experiments import install
     from assay.runtime import current
 
-    install(current())
+    rt = current()
+    lock = reaper._key(rt, "lock")
+    rt.redis.set(lock, "a test drives its own steps", ex=600)
+    calls: list[tuple[str, int]] = []
+    loop.set_dispatcher(lambda kind, ident: calls.append((kind, ident)))
+    yield calls
+    rt.redis.delete(lock)
+    install(rt)
 
 
 def iterations(experiment_id: int) -> list[Iteration]:
