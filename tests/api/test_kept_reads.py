@@ -261,6 +261,52 @@ def test_the_door_answers_a_kept_read_as_flask_does(
     assert sum(bucket.get() for bucket in latency._buckets) == counted + 1
 
 
+def test_the_door_makes_an_output_in_full_as_flask_does_and_never_keeps_it(
+        app: Flask, factory: Factory, browser: Session, owner: User, project: Project,
+        stopped: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An output is read by the door in one statement, scores and their authors included,
+    byte for byte as the view writes it; a change shows at once; what it cannot find goes
+    on to Flask, which says why."""
+    base = f"/api/projects/{project.id}/runs/{stopped}/outputs"
+    with db.factory() as session:
+        first, other = session.scalars(select(Output.id).where(
+            Output.run_id == stopped).order_by(Output.id).limit(2)).all()
+    _, version_id = factory.scorer(project, "Helpfulness", params={"scale": "1-5"})
+    _, second_id = factory.scorer(project, "Accuracy", params={"scale": "1-5"})
+    for version, value in ((version_id, 4), (second_id, 2)):
+        assert browser.request("PUT", f"{base}/{first}/scores/{version}",
+                               json={"rating": value}).status_code == 200
+    stranger = factory.signed_in()
+    door = app.wsgi_app
+    assert isinstance(door, KeptReadsDoor)
+    flask_app, to_flask = door.wsgi_app, []
+    monkeypatch.setattr(door, "wsgi_app", lambda *args: to_flask.append(1) or flask_app(*args))
+    with process(app, worker()):
+        by_flask = browser.get(f"{base}/{first}")  # the credential and role not yet kept
+        assert by_flask.status_code == 200 and len(to_flask) == 1
+        assert [s["scorer_name"] for s in by_flask.json["scores"]] == ["Accuracy",
+                                                                       "Helpfulness"]
+        assert {s["author_name"] for s in by_flask.json["scores"]} == {owner.name or owner.email}
+        with statements() as seen:
+            by_door = browser.get(f"{base}/{first}")
+        assert len(to_flask) == 1 and len(seen) == 1 and "FROM outputs" in seen[0], seen
+        assert by_door.data == by_flask.data
+        assert (sorted((k, v) for k, v in by_door.headers.items() if k != "X-Request-ID")
+                == sorted((k, v) for k, v in by_flask.headers.items() if k != "X-Request-ID"))
+        unscored = browser.get(f"{base}/{other}")
+        assert len(to_flask) == 1 and unscored.json["scores"] == []
+        succeed(other, "Changed since")  # by a worker, say: no write through the API
+        assert browser.get(f"{base}/{other}").json["text"] == "Changed since"
+        for url in (f"{base}/{other + 10_000}",
+                    f"/api/projects/{project.id}/runs/{stopped + 10_000}/outputs/{other}"):
+            missing = browser.get(url)
+            assert missing.status_code == 404 and missing.json["code"] == "NOT_FOUND", url
+        assert "Output" in browser.get(f"{base}/{other + 10_000}").json["message"]
+        for _ in range(2):
+            assert stranger.get(f"{base}/{first}").status_code == 404
+    assert len(to_flask) == 1 + 2 + 1 + 2  # the 404s and the stranger's went on to Flask
+
+
 def test_a_deleted_token_is_refused_at_the_door_here_at_once_and_elsewhere_within_the_ttl(
         app: Flask, factory: Factory, owner: User, project: Project, stopped: int) -> None:
     client = app.test_client()

@@ -24,11 +24,16 @@ _OPTIONS = (orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_N
 class FastJSONProvider(DefaultJSONProvider):
     def response(self, *args: Any, **kwargs: Any) -> AnyResponse:
         obj = self._prepare_response_obj(args, kwargs)
+        body = self.body(obj)
+        return super().response(obj) if body is None else Response(body, mimetype=self.mimetype)
+
+    def body(self, obj: Any) -> bytes | None:
+        """`obj`'s response body; None where Flask's own encoder writes it: indented for a
+        person reading it (debug), or what orjson refuses."""
         if self.compact is False or (self.compact is None and self._app.debug):
-            return super().response(obj)  # indented for a person reading it
+            return None
         try:
-            body = orjson.dumps(obj, default=self.default, option=_OPTIONS)
+            return orjson.dumps(obj, default=self.default, option=_OPTIONS)
         except TypeError:
-            return super().response(obj)
-        return Response(body, mimetype=self.mimetype)
+            return None
 

@@ -27,26 +27,30 @@ what the view would: access is checked first, with the view's own rules.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
 from flask import Flask, Response, current_app, g, request
+from marshmallow import Schema
 from sqlalchemy import String, bindparam, inspect, literal_column, select
 from sqlalchemy.orm import Session, make_transient_to_detached
 from werkzeug.exceptions import HTTPException
 
 from assay.admission import ARRIVED, Environ, StartResponse, WSGIApp
-from assay.api import forget_everywhere
+from assay.api import dump, forget_everywhere
 from assay.api import security as credentials
 from assay.api.fields import MAX_ID
+from assay.api.json_bodies import FastJSONProvider
 from assay.api.security import CREDENTIALS, HEADERS
 from assay.core.auth.models import User
 from assay.core.errors import Forbidden, NotFound
 from assay.core.projects import service as projects
 from assay.core.projects.models import Project, Role
 from assay.core.runs.models import TERMINAL, Run
+from assay.core.runs.output_detail import output_detail
 from assay.core.ttl_cache import TTLCache
 from assay.extensions import db
 from assay.observability import tracing
@@ -73,12 +77,15 @@ KEPT_ENDPOINTS = frozenset({
 KEPT_LISTS = frozenset({"projects.list_projects", "datasets.list_datasets", "models.list_models"})
 LIST_PATHS = ("/api/projects", "/datasets", "/models")  # how their paths end
 KEPT = KEPT_ENDPOINTS | KEPT_LISTS
+# Made by the door each time, never kept: outputs are many and rarely read twice.
+OUTPUT = "runs.get_output"
+DOOR = KEPT | {OUTPUT}
 
 # The run page's reads and the project's lists, the reads people make most: plain SELECTs,
 # none through a server-side cursor (an export's), which PostgreSQL allows only inside a
 # transaction.
 ALONE_ENDPOINTS = KEPT_ENDPOINTS | {
-    "runs.list_runs", "runs.get_output", "projects.list_projects", "projects.get_project",
+    "runs.list_runs", OUTPUT, "projects.list_projects", "projects.get_project",
     "datasets.list_datasets", "models.list_models", "scorers.list_scorers",
     "prompts.list_prompts",
 }
@@ -135,7 +142,7 @@ class KeptReadsDoor:
         self.app = app
         self.wsgi_app = wsgi_app
         assert all(RUN_PATH in rule.rule for rule in app.url_map.iter_rules()
-                   if rule.endpoint in KEPT_ENDPOINTS)  # the cheap test in __call__ holds
+                   if rule.endpoint in KEPT_ENDPOINTS | {OUTPUT})  # __call__'s test holds
         assert all(rule.rule.endswith(LIST_PATHS) for rule in app.url_map.iter_rules()
                    if rule.endpoint in KEPT_LISTS)
 
@@ -159,7 +166,7 @@ class KeptReadsDoor:
         except HTTPException:
             return None
         endpoint = rule.endpoint
-        if endpoint not in KEPT or not all(
+        if endpoint not in DOOR or not all(
                 1 <= value <= MAX_ID for value in args.values() if isinstance(value, int)):
             return None
         user_id = credentials.user_id_kept(self.app, environ)
@@ -169,8 +176,12 @@ class KeptReadsDoor:
             role = _cache(MEMBERSHIPS, self.app).get(f"{user_id}:{args['project_id']}")
             if role is None or not role.at_least(Role.viewer):
                 return None
-        kept = (_lookup(self.app, environ, endpoint, args) if endpoint in KEPT_ENDPOINTS
-                else _list_lookup(self.app, environ, endpoint, user_id))
+        if endpoint == OUTPUT:
+            kept = _output(self.app, args)
+        elif endpoint in KEPT_ENDPOINTS:
+            kept = _lookup(self.app, environ, endpoint, args)
+        else:
+            kept = _list_lookup(self.app, environ, endpoint, user_id)
         return None if kept is None else (rule.rule, *kept, {"user_id": user_id, **args})
 
     def _answer(self, environ: Environ, start_response: StartResponse, started: float,
@@ -211,6 +222,25 @@ def _list_lookup(app: Flask, environ: Environ, endpoint: str,
     kept: tuple[bytes, str] | None = lists.get(key)
     environ[KEEP_AS] = None if kept is not None else (LISTS, key, lists.generation)
     return kept
+
+
+@functools.cache
+def _output_schema() -> Schema:
+    from assay.api.runs.results_schemas import OutputDetailSchema  # its package imports us
+
+    return dump.install(OutputDetailSchema())
+
+
+def _output(app: Flask, args: Mapping[str, Any]) -> tuple[bytes, str] | None:
+    """One output in full, as the view makes it; None for Flask to say why there is none
+    (or to write it, when its encoder must)."""
+    encoder = app.json
+    if not isinstance(encoder, FastJSONProvider):
+        return None
+    with db.autocommit_engine.connect() as connection:
+        view = output_detail(connection, args["project_id"], args["run_id"], args["output_id"])
+    body = None if view is None else encoder.body(_output_schema().dump(view))
+    return None if body is None else (body, encoder.mimetype)
 
 
 def serve_kept() -> Response | None:

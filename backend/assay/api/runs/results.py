@@ -15,12 +15,13 @@ from assay.api.runs.results_schemas import (
     ProgressSchema,
     RunSummarySchema,
 )
-from assay.api.runs.scores import score_view
+from assay.core.errors import NotFound
 from assay.core.projects.models import Role
 from assay.core.runs import progress, results
 from assay.core.runs import service as runs
 from assay.core.runs.case_numbers import case_numbers
 from assay.core.runs.models import Output
+from assay.core.runs.output_detail import output_detail
 
 _OUTPUT_COLUMNS = [name for name in OutputSchema().fields
                    if name not in {"model_id", "label", "error", "case_number"}]
@@ -65,13 +66,11 @@ def get_output(project_id: int, run_id: int, output_id: int) -> Any:
     """One output with the raw request and response, its case's input and expected, and
     its scores (by scorer name, version and source)."""
     project, _ = project_access(project_id, Role.viewer)
-    found = results.get_output(session(), project, run_id, output_id)
-    output = found.output
-    return {**_output(output, found.target, {output.case_id: found.case_number}),
-            "raw_request": output.raw_request, "raw_response": output.raw_response,
-            "case_input": found.case_input, "case_expected": found.case_expected,
-            "finished_at": output.finished_at.isoformat() if output.finished_at else None,
-            "scores": [score_view(*row) for row in results.output_scores(session(), output.id)]}
+    found = output_detail(session(), project.id, run_id, output_id)
+    if found is None:
+        runs.get_run(session(), project, run_id)  # the run's own 404 when it is the one missing
+        raise NotFound("Output not found")
+    return found
 
 
 @blp.get("/<int:run_id>/summary")

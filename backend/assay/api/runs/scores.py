@@ -19,14 +19,12 @@ from assay.core.auth.models import User
 from assay.core.errors import Conflict
 from assay.core.projects.models import Role
 from assay.core.runs import service as runs
+from assay.core.runs.output_detail import SCORE_COLUMNS
 from assay.core.scoring import manual
 from assay.core.scoring.models import Score, ScorerConfig, ScorerVersion
 from assay.jobs.queues import enqueue_warm
 
 ONE = "/<int:run_id>/outputs/<int:output_id>/scores/<int:scorer_version_id>"
-SCORE_COLUMNS = ("id", "scorer_version_id", "kind", "source", "value", "passed", "criteria",
-                 "rationale", "evidence", "severity", "flags", "details", "error",
-                 "author_id", "comment", "created_at", "updated_at")
 
 
 def score_view(score: Score, config: ScorerConfig, version: ScorerVersion,

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import NamedTuple
 
-from sqlalchemy import and_, bindparam, func, or_, select
+from sqlalchemy import Connection, and_, bindparam, func, or_, select
 from sqlalchemy.orm import Session
 
 from assay.core.datasets.models import DatasetVersion, VersionCase
@@ -40,7 +40,7 @@ class Version(NamedTuple):
     case_count: int
 
 
-def _version_numbers(session: Session, version_id: int,
+def _version_numbers(session: Session | Connection, version_id: int,
                      row: Version | None = None) -> dict[int, int] | None:
     """case id -> number for the whole version, from this process's cache or read once;
     None when the version is missing or too big to keep. `row`: the version's, when the
@@ -68,7 +68,7 @@ def _version_numbers(session: Session, version_id: int,
     return numbers
 
 
-def case_numbers(session: Session, version_id: int, case_ids: Iterable[int],
+def case_numbers(session: Session | Connection, version_id: int, case_ids: Iterable[int],
                  version: Version | None = None) -> dict[int, int]:
     """case id -> its number in the version: from this process's numbering of the version
     when it is kept, else the cases before the first one wanted are counted (an index range)

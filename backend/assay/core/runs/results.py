@@ -12,20 +12,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, bindparam, case, func, or_, select
-from sqlalchemy.orm import Bundle, InstrumentedAttribute, Session
+from sqlalchemy import ColumnElement, and_, case, func, or_, select
+from sqlalchemy.orm import InstrumentedAttribute, Session
 
-from assay.core.auth.models import User
-from assay.core.datasets.models import Case, DatasetVersion
-from assay.core.errors import Invalid, NotFound
+from assay.core.errors import Invalid
 from assay.core.pagination import Page, count_rows
-from assay.core.projects.models import Project
 from assay.core.runs import cache
-from assay.core.runs.case_numbers import Version, case_numbers
 from assay.core.runs.models import CellStatus, Output, Run, RunTarget
 from assay.core.runs.progress import ENDED_CELLS, errors_by_target
 from assay.core.runs.scoring_outcomes import scoring_outcomes
-from assay.core.scoring.models import Score, ScorerConfig, ScorerVersion
 
 PERCENTILES = (50, 95)
 
@@ -110,62 +105,6 @@ def list_outputs(session: Session, run: Run, page: int, page_size: int,
     rows = session.execute(stmt)
     return Page(items=[tuple(row) for row in rows], total=total, page=page,
                 page_size=page_size, exact=exact)
-
-
-@dataclass(frozen=True)
-class OutputInFull:
-    output: Output
-    target: Any  # the target's model_id and label
-    case_input: Any
-    case_expected: Any
-    case_number: int | None
-
-
-def get_output(session: Session, project: Project, run_id: int, output_id: int
-               ) -> OutputInFull:
-    """The output with what its page shows of its target and case, in one statement (the
-    run and the case only the columns it needs: a whole row costs the driver a
-    description of every column, on a read people make most)."""
-    row = session.execute(_OUTPUT_ROW, {"output_id": output_id, "run_id": run_id,
-                                        "project_id": project.id}).one_or_none()
-    if row is None:
-        from assay.core.runs.service import get_run  # at the top: a cycle via scoring.apply
-
-        get_run(session, project, run_id)  # the run's own 404 when it is the one missing
-        raise NotFound("Output not found")
-    output = row.Output
-    numbers = case_numbers(session, row.dataset_version_id, [output.case_id],
-                           Version(row.version_created_at, row.case_count))
-    return OutputInFull(output, row, row.input, row.expected, numbers.get(output.case_id))
-
-
-def output_scores(session: Session, output_id: int) -> list[tuple[Score, Any, Any, Any]]:
-    """Every score of the output with its scorer (id, name), version (number) and author
-    (name, email; None for the scorers'), by scorer name, version and source."""
-    rows = session.execute(_OUTPUT_SCORES, {"output_id": output_id})
-    return [(row[0], row[1], row[2], None if row[3].email is None else row[3])
-            for row in rows]
-
-
-# An output in full is a read people make most, one at a time: its statements are built
-# once, with bind parameters (as the lists', core/pagination.Listing).
-_OUTPUT_ROW = (
-    select(Output, RunTarget.model_id, RunTarget.label, Case.input, Case.expected,
-           Run.dataset_version_id, DatasetVersion.created_at.label("version_created_at"),
-           DatasetVersion.case_count)
-    .join(Run, Run.id == Output.run_id).join(RunTarget, RunTarget.id == Output.target_id)
-    .join(Case, Case.id == Output.case_id)
-    .join(DatasetVersion, DatasetVersion.id == Run.dataset_version_id)
-    .where(Output.id == bindparam("output_id"), Run.id == bindparam("run_id"),
-           Run.project_id == bindparam("project_id")))
-_OUTPUT_SCORES: Any = (
-    select(Score, Bundle("scorer", ScorerConfig.id, ScorerConfig.name),
-           Bundle("version", ScorerVersion.number), Bundle("author", User.name, User.email))
-    .join(ScorerVersion, ScorerVersion.id == Score.scorer_version_id)
-    .join(ScorerConfig, ScorerConfig.id == ScorerVersion.scorer_id)
-    .outerjoin(User, User.id == Score.author_id)
-    .where(Score.output_id == bindparam("output_id"))
-    .order_by(ScorerConfig.name, ScorerVersion.number, Score.source, Score.id))
 
 
 @dataclass
