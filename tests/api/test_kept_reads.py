@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from sqlalchemy import event, select, update
+from sqlalchemy import delete, event, select, update
 
 from assay.api import forget_everywhere
 from assay.api.kept_reads import (
@@ -25,6 +25,7 @@ from assay.api.kept_reads import (
     MEMBERSHIPS,
     READS,
     RUN_VIEWS,
+    RUNS_LIST,
     KeptReadsDoor,
 )
 from assay.api.security import CREDENTIALS
@@ -220,18 +221,61 @@ def _until(app: Flask, caches: dict[str, TTLCache[Any]], check: Callable[[], boo
     raise AssertionError(f"still the old answer {seconds} s later")
 
 
-def test_the_runs_list_keeps_a_stopped_runs_view_and_follows_its_row(
-        app: Flask, browser: Session, project: Project, stopped: int) -> None:
+def test_a_runs_page_with_a_run_going_keeps_the_stopped_runs_views_and_follows_their_rows(
+        app: Flask, factory: Factory, browser: Session, owner: User, project: Project,
+        stopped: int) -> None:
+    factory.planned_run(owner, project, cases=1, targets=1)  # pending: the page is made
     url = f"/api/projects/{project.id}/runs"
-    with process(app, worker() | {RUN_VIEWS: TTLCache[Any](TTL_S)}):
+    caches = worker() | {RUN_VIEWS: TTLCache[Any](TTL_S)}
+    with process(app, caches):
         first = browser.get(url).json
         with statements() as seen:
             assert browser.get(url).json == first
-        assert not any("run_targets" in s for s in seen), seen  # the targets were kept
+        assert sum("run_targets" in s for s in seen) == 1, seen  # the stopped run's was kept
         with db.factory() as session:
             session.execute(update(Run).where(Run.id == stopped).values(failed=1))
             session.commit()
-        assert browser.get(url).json["items"][0]["failed"] == 1
+        assert browser.get(url).json["items"][1]["failed"] == 1
+    assert not any(key.startswith(RUNS_LIST) for key in caches[READS]._entries)
+
+
+def test_a_page_of_stopped_runs_is_kept_and_follows_its_rows_and_their_count(
+        app: Flask, factory: Factory, browser: Session, owner: User, project: Project,
+        stopped: int) -> None:
+    """Answered by the door the second time with one statement; a run's row changed, a run
+    started, a run deleted (retention, say) past the page: each shows at once; a filter and
+    bad arguments are read as the view reads them."""
+    older = factory.finished_run(owner, project)
+    url = f"/api/projects/{project.id}/runs"
+
+    def change(*statements_: Any) -> None:
+        with db.factory() as session:
+            for statement in statements_:
+                session.execute(statement)
+            session.commit()
+
+    with process(app, worker()):
+        first = browser.get(f"{url}?page_size=1").json
+        assert [r["id"] for r in first["items"]] == [older] and first["total"] == 2
+        with statements() as seen:
+            assert browser.get(f"{url}?page_size=1").json == first
+        one = db.engine.dialect.name == "postgresql"  # SQLite: the page's rows, their count
+        assert len(seen) == (1 if one else 2) and all("FROM runs" in s for s in seen), seen
+        change(update(Run).where(Run.id == older).values(failed=7))
+        assert browser.get(f"{url}?page_size=1").json["items"][0]["failed"] == 7
+        assert browser.get(f"{url}?page_size=1&page=2").json["items"][0]["id"] == stopped
+        change(delete(Output).where(Output.run_id == stopped),
+               delete(Run).where(Run.id == stopped))
+        assert browser.get(f"{url}?page_size=1").json["total"] == 1  # past the page
+        assert browser.get(f"{url}?page_size=1&page=2").json["items"] == []
+        started = factory.planned_run(owner, project, cases=1, targets=1).run_id
+        for _ in range(2):
+            assert browser.get(f"{url}?page_size=1").json["items"][0]["id"] == started
+        assert [r["id"] for r in browser.get(f"{url}?status=completed").json["items"]] == [
+            older]
+        for bad in ("status=", "status=finished", "page=0", "page_size=101"):
+            for _ in range(2):
+                assert browser.get(f"{url}?{bad}").status_code == 422, bad
 
 
 def test_the_door_answers_a_kept_read_as_flask_does(

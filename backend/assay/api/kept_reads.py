@@ -15,8 +15,11 @@ load (issue 19: p95 < 50 ms for 50 clients over a million outputs):
 
 - **The project's lists** (projects, datasets, models: rows only the API writes), per user
   and query string, for ASSAY_LIST_CACHE_S (5 s): a change made outside the API (the CLI,
-  a seed) shows within those seconds. Not the runs list: workers move runs (a stopped
-  run's view in it is kept like its reads).
+  a seed) shows within those seconds.
+- **A page of the runs list whose runs have all stopped**, per user and query string, keyed
+  like a stopped run's reads by the page's rows, and by the count of runs it is paged from
+  (workers move runs: a run started, moved or deleted changes one or the other). A page
+  with a run still going is made each time, each stopped run's view kept as for its reads.
 
 Every successful write through the API clears these and the credentials in every process:
 the one that served it at once, the others when they hear of it (forget_everywhere.py). An
@@ -32,10 +35,11 @@ import hashlib
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
+from urllib.parse import parse_qs
 
 from flask import Flask, Response, current_app, g, request
-from marshmallow import Schema
-from sqlalchemy import String, bindparam, inspect, literal_column, select
+from marshmallow import EXCLUDE, Schema, ValidationError
+from sqlalchemy import Select, String, bindparam, func, inspect, literal_column, select
 from sqlalchemy.orm import Session, make_transient_to_detached
 from werkzeug.exceptions import HTTPException
 
@@ -75,8 +79,10 @@ KEPT_ENDPOINTS = frozenset({
     "runs.list_outputs", "runs.get_grid",
 })
 KEPT_LISTS = frozenset({"projects.list_projects", "datasets.list_datasets", "models.list_models"})
-LIST_PATHS = ("/api/projects", "/datasets", "/models")  # how their paths end
-KEPT = KEPT_ENDPOINTS | KEPT_LISTS
+# A page of runs every one of which has stopped, keyed by its rows and the project's count.
+RUNS_LIST = "runs.list_runs"
+LIST_PATHS = ("/api/projects", "/datasets", "/models", "/runs")  # how their paths end
+KEPT = KEPT_ENDPOINTS | KEPT_LISTS | {RUNS_LIST}
 # Made by the door each time, never kept: outputs are many and rarely read twice.
 OUTPUT = "runs.get_output"
 DOOR = KEPT | {OUTPUT}
@@ -144,7 +150,7 @@ class KeptReadsDoor:
         assert all(RUN_PATH in rule.rule for rule in app.url_map.iter_rules()
                    if rule.endpoint in KEPT_ENDPOINTS | {OUTPUT})  # __call__'s test holds
         assert all(rule.rule.endswith(LIST_PATHS) for rule in app.url_map.iter_rules()
-                   if rule.endpoint in KEPT_LISTS)
+                   if rule.endpoint in KEPT_LISTS | {RUNS_LIST})
 
     def __call__(self, environ: Environ,
                  start_response: StartResponse) -> Iterable[bytes]:
@@ -176,12 +182,8 @@ class KeptReadsDoor:
             role = _cache(MEMBERSHIPS, self.app).get(f"{user_id}:{args['project_id']}")
             if role is None or not role.at_least(Role.viewer):
                 return None
-        if endpoint == OUTPUT:
-            kept = _output(self.app, args)
-        elif endpoint in KEPT_ENDPOINTS:
-            kept = _lookup(self.app, environ, endpoint, args)
-        else:
-            kept = _list_lookup(self.app, environ, endpoint, user_id)
+        kept = (_output(self.app, args) if endpoint == OUTPUT
+                else _find(self.app, environ, endpoint, args, user_id))
         return None if kept is None else (rule.rule, *kept, {"user_id": user_id, **args})
 
     def _answer(self, environ: Environ, start_response: StartResponse, started: float,
@@ -194,6 +196,17 @@ class KeptReadsDoor:
         with job_context({"log": {**ids, "request_id": request_id}}):  # as Flask's would
             observe_request("GET", route, 200, time.perf_counter() - started)
         return [body]
+
+
+def _find(app: Flask, environ: Environ, endpoint: str, args: Mapping[str, Any],
+          user_id: int) -> tuple[bytes, str] | None:
+    """A kept read's body (body, content type), else None and the read marked to keep when
+    it may be."""
+    if endpoint in KEPT_ENDPOINTS:
+        return _lookup(app, environ, endpoint, args)
+    if endpoint == RUNS_LIST:
+        return _runs_lookup(app, environ, args["project_id"], user_id)
+    return _list_lookup(app, environ, endpoint, user_id)
 
 
 def _lookup(app: Flask, environ: Environ, endpoint: str,
@@ -212,6 +225,46 @@ def _lookup(app: Flask, environ: Environ, endpoint: str,
     if kept is None:
         environ[KEEP_AS] = (READS, key, since)
     return kept
+
+
+def _runs_lookup(app: Flask, environ: Environ, project_id: int,
+                 user_id: int) -> tuple[bytes, str] | None:
+    """The kept body of a page of runs that have all stopped, keyed by the page's rows and
+    the count of the project's runs it is paged from (a run added, moved or deleted
+    changes one or the other), else None and the read marked to keep."""
+    environ[KEEP_AS] = None
+    page = _page_args(environ.get("QUERY_STRING", ""))
+    if page is None:
+        return None  # Flask refuses it in its own words
+    reads = _cache(READS, app)
+    since = reads.generation
+    stamp = _runs_page_stamp(project_id, page["page"], page["page_size"], page["status"])
+    if stamp is None:
+        return None
+    key = f"{RUNS_LIST}|{user_id}|{project_id}|{stamp}|{environ.get('QUERY_STRING', '')}"
+    kept: tuple[bytes, str] | None = reads.get(key)
+    if kept is None:
+        environ[KEEP_AS] = (READS, key, since)
+    return kept
+
+
+@functools.cache
+def _page_schema() -> Schema:
+    from assay.api.runs.schemas import RunListArgs  # its package imports us
+
+    return RunListArgs(unknown=EXCLUDE)
+
+
+def _page_args(query_string: str) -> dict[str, Any] | None:
+    """A runs page's arguments as the view reads them (the first of repeated values), or
+    None where the view would refuse them."""
+    parsed = parse_qs(query_string, keep_blank_values=True)
+    values = {name: found[0] for name, found in parsed.items()}
+    try:
+        loaded: dict[str, Any] = _page_schema().load(values)
+    except ValidationError:
+        return None
+    return loaded
 
 
 def _list_lookup(app: Flask, environ: Environ, endpoint: str,
@@ -258,9 +311,7 @@ def serve_kept() -> Response | None:
                              Role.viewer)
         except (NotFound, Forbidden):
             return None  # the view refuses it in its own words
-    kept = (_lookup(current_app, request.environ, endpoint, args)
-            if endpoint in KEPT_ENDPOINTS
-            else _list_lookup(current_app, request.environ, endpoint, g.user.id))
+    kept = _find(current_app, request.environ, endpoint, args, g.user.id)
     return None if kept is None else Response(kept[0], 200, content_type=kept[1])
 
 
@@ -289,6 +340,50 @@ def _run_row(project_id: int, run_id: int) -> RunStamp | None:
             return None if stamped is None else RunStamp(stamped[0], stamped[1], stamped[2])
         row = connection.execute(_RUN_ROW, params).first()
     return None if row is None else RunStamp(row.id, row.status, _digest(tuple(row)))
+
+
+def _runs_page(with_status: bool) -> tuple[Select[Any], Select[Any]]:
+    """A project's runs page as the runs list reads it (newest first), and their count."""
+    where = [Run.project_id == bindparam("project_id")]
+    if with_status:
+        where.append(Run.status == bindparam("status"))
+    page = (select(Run.__table__).where(*where).order_by(Run.id.desc())
+            .limit(bindparam("page_limit")).offset(bindparam("page_offset")))
+    return page, select(func.count()).select_from(Run.__table__).where(*where)
+
+
+def _page_stamp(with_status: bool) -> Select[Any]:
+    """PostgreSQL: the count, a digest of the page's rows, and whether they all stopped."""
+    page, count = _runs_page(with_status)
+    rows = page.subquery("page")
+    return select(count.scalar_subquery(),
+                  literal_column("md5(string_agg(md5(page::text), ',' ORDER BY page.id))",
+                                 String),
+                  func.bool_and(rows.c.status.in_(sorted(TERMINAL)))).select_from(rows)
+
+
+_RUNS_PAGES = {with_status: _runs_page(with_status) for with_status in (False, True)}
+_PAGE_STAMPS = {with_status: _page_stamp(with_status) for with_status in (False, True)}
+
+
+def _runs_page_stamp(project_id: int, page: int, page_size: int,
+                     status: str | None) -> str | None:
+    """The runs page's count and a digest of its rows; None when a run on it has not
+    stopped (a running run's view moves with the clock too)."""
+    params = {"project_id": project_id, "status": status, "page_limit": page_size,
+              "page_offset": (page - 1) * page_size}
+    with_status = status is not None
+    with db.autocommit_engine.connect() as connection:
+        if connection.dialect.name == "postgresql":
+            count, digest, stopped = connection.execute(_PAGE_STAMPS[with_status],
+                                                        params).one()
+        else:
+            rows_of, count_of = _RUNS_PAGES[with_status]
+            rows = connection.execute(rows_of, params).all()
+            count = connection.scalar(count_of, params)
+            digest = _digest(tuple(tuple(row) for row in rows))
+            stopped = all(row.status in TERMINAL for row in rows)
+    return None if stopped is False else f"{count}:{digest}"
 
 
 def kept_run_views(items: list[Run],
