@@ -369,7 +369,7 @@ _PAGE_STAMPS = {with_status: _page_stamp(with_status) for with_status in (False,
 def _runs_page_stamp(project_id: int, page: int, page_size: int,
                      status: str | None) -> str | None:
     """The runs page's count and a digest of its rows; None when a run on it has not
-    stopped (a running run's view moves with the clock too)."""
+    stopped (a running run's targets' counters move apart from its row)."""
     params = {"project_id": project_id, "status": status, "page_limit": page_size,
               "page_offset": (page - 1) * page_size}
     with_status = status is not None

@@ -6,7 +6,8 @@ It is a read people make most, one output at a time and rarely the same one twic
 is worth keeping), so it is one Core statement over a connection: the output's row joined
 to its scores (one row per score, at least one), only the columns shown. ORM entities cost
 a description and a conversion per column of every mapped row, and a second statement a
-round trip; on PostgreSQL under load they were two thirds of the read's CPU.
+round trip: over a million outputs on PostgreSQL the read went from 3.0 to 2.4 ms of CPU in
+one process, and to 1.2 ms made by the API's door (api/kept_reads.py) on a connection.
 """
 
 from __future__ import annotations
