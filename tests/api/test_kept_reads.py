@@ -457,6 +457,31 @@ def test_a_process_that_stopped_hearing_forgets_everything_when_it_hears_again(
         _until(app, there, lambda: not there[READS]._entries, seconds=5)
 
 
+def test_a_sign_in_and_an_estimate_leave_what_every_process_keeps(
+        app: Flask, factory: Factory, browser: Session, owner: User, project: Project,
+        stopped: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Writes in FORGETS_NOTHING are answered without clearing or telling anyone; a write
+    that changes something still does both."""
+    from assay.runtime import current
+
+    told: list[Any] = []
+    monkeypatch.setattr(current().redis, "publish", lambda *args: told.append(args))
+    here = long_lived()
+    run = f"/api/projects/{project.id}/runs/{stopped}"
+    with process(app, here):
+        view = browser.get(run).json
+        assert here[READS]._entries
+        factory.login(owner)
+        estimate = browser.post(f"/api/projects/{project.id}/runs/estimate", json={
+            "dataset_id": view["dataset_id"],
+            "targets": [{"model_id": view["targets"][0]["model_id"]}]})
+        assert estimate.status_code == 200, estimate.json
+        assert here[READS]._entries and here[CREDENTIALS]._entries and told == []
+        assert browser.patch(f"/api/projects/{project.id}", json={
+            "name": "Renamed"}).status_code == 200
+        assert not here[READS]._entries and len(told) == 1
+
+
 def test_a_write_succeeds_when_no_process_can_be_told(
         app: Flask, browser: Session, project: Project, stopped: int,
         monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,11 +21,12 @@ load (issue 19: p95 < 50 ms for 50 clients over a million outputs):
   (workers move runs: a run started, moved or deleted changes one or the other). A page
   with a run still going is made each time, each stopped run's view kept as for its reads.
 
-Every successful write through the API clears these and the credentials in every process:
-the one that served it at once, the others when they hear of it (forget_everywhere.py). An
-entry read before a clear is not kept after it (TTLCache's generation). Only bodies that were
-answered 200 are kept, for the exact query string that got them, so a kept read answers
-what the view would: access is checked first, with the view's own rules.
+Every successful write through the API (but those in FORGETS_NOTHING) clears these and
+the credentials in every process: the one that served it at once, the others when they
+hear of it (forget_everywhere.py). An entry read before a clear is not kept after it
+(TTLCache's generation). Only bodies that were answered 200 are kept, for the exact query
+string that got them, so a kept read answers what the view would: access is checked first,
+with the view's own rules.
 """
 
 from __future__ import annotations
@@ -86,6 +87,16 @@ KEPT = KEPT_ENDPOINTS | KEPT_LISTS | {RUNS_LIST}
 # Made by the door each time, never kept: outputs are many and rarely read twice.
 OUTPUT = "runs.get_output"
 DOOR = KEPT | {OUTPUT}
+
+# Writes that change nothing a process keeps (they only compute, or write a person's own
+# practice rows): they leave every process's caches be. A sign-in makes a new credential
+# only; a practice challenge's drafts are saved as people type.
+FORGETS_NOTHING = frozenset({
+    "auth.login", "runs.estimate", "runs.estimate_scorers", "generation.estimate_questions",
+    "generation.estimate_cases", "generation.estimate_conversations",
+    "scorers.preview_judge_prompt", "prompts.preview_diff", "dataset_transfer.preview_import",
+    "experiments.validate_steps", "arena.save_draft", "arena.reveal_hint",
+})
 
 # The run page's reads and the project's lists, the reads people make most: plain SELECTs,
 # none through a server-side cursor (an export's), which PostgreSQL allows only inside a
@@ -429,7 +440,8 @@ def keep_or_forget(response: Response) -> Response:
         name, key, since = keep
         body = response.get_data()
         _cache(name).put(key, (body, response.content_type), len(body), since=since)
-    elif request.method not in SAFE_METHODS and response.status_code < 400:
+    elif (request.method not in SAFE_METHODS and response.status_code < 400
+          and request.endpoint not in FORGETS_NOTHING):
         forget(current_app)
         forget_everywhere.announce()
     return response
