@@ -1113,58 +1113,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/projects/{project_id}/runs/{run_id}/outputs/{output_id}/scores/{scorer_version_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                project_id: number;
-                run_id: number;
-                output_id: number;
-                scorer_version_id: number;
-            };
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Your score of this output by a manual scorer of the project (any of its versions,
-         *     pinned by the run or not); saving again updates it. 422 when the values do not fit the
-         *     scorer's scale (errors name the field), the scorer is archived or not manual, or the
-         *     output has no reply.
-         */
-        put: operations["runs_scores_set"];
-        post?: never;
-        /** Remove your own score (undo); 404 when you have none there. */
-        delete: operations["runs_scores_delete"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/projects/{project_id}/runs/{run_id}/scores/{scorer_version_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                project_id: number;
-                run_id: number;
-                scorer_version_id: number;
-            };
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Your same score of several outputs of this run at once (a cell's repeats), all or
-         *     none: 422 or 404 for any output leaves every one as it was.
-         */
-        put: operations["runs_scores_set_many"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/projects/{project_id}/runs/{run_id}/progress": {
         parameters: {
             query?: never;
@@ -1252,6 +1200,58 @@ export interface paths {
          */
         get: operations["runs_summary"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/outputs/{output_id}/scores/{scorer_version_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+                output_id: number;
+                scorer_version_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Your score of this output by a manual scorer of the project (any of its versions,
+         *     pinned by the run or not); saving again updates it. 422 when the values do not fit the
+         *     scorer's scale (errors name the field), the scorer is archived or not manual, or the
+         *     output has no reply.
+         */
+        put: operations["runs_scores_set"];
+        post?: never;
+        /** Remove your own score (undo); 404 when you have none there. */
+        delete: operations["runs_scores_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/scores/{scorer_version_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+                scorer_version_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Your same score of several outputs of this run at once (a cell's repeats), all or
+         *     none: 422 or 404 for any output leaves every one as it was.
+         */
+        put: operations["runs_scores_set_many"];
         post?: never;
         delete?: never;
         options?: never;
@@ -4349,90 +4349,6 @@ export interface components {
             project_budget_left_micros: number | null;
             scorers: components["schemas"]["RunScorer"][];
         };
-        ManualScore: {
-            /**
-             * @description Scale 1-5: required. Which fields a scorer takes follows its scale (params.scale)
-             * @default null
-             */
-            rating?: number | null;
-            /**
-             * @description Scale pass_fail: required; optional with the other scales
-             * @default null
-             */
-            passed?: boolean | null;
-            /** @description Scale criteria: a rating 1-5 for each of the scorer's criteria */
-            criteria?: {
-                [key: string]: number;
-            };
-            /** @default null */
-            comment?: string | null;
-        };
-        Evidence: {
-            /** @description The message of the conversation or trace it points at */
-            message_index: number | null;
-            start: number | null;
-            end: number | null;
-            text: string;
-            /** @description The rule or criterion it supports */
-            label: string;
-        };
-        Score: {
-            id: number;
-            scorer_id: number;
-            scorer_name: string;
-            scorer_version_id: number;
-            /** @description The version's number */
-            version: number;
-            kind: string;
-            /** @description "" for deterministic kinds, the judge model for judges, "user:<id>" for a reviewer */
-            source: string;
-            /** @description 0..1; null: scoring failed (see error) */
-            value: number | null;
-            passed: boolean | null;
-            /** @description Per-criterion values, 0..1 each */
-            criteria: {
-                [key: string]: number;
-            };
-            rationale: string;
-            evidence: components["schemas"]["Evidence"][];
-            severity: string | null;
-            flags: string[];
-            /** @description Kind-specific; manual scores keep what was entered under entered */
-            details: {
-                [key: string]: unknown;
-            };
-            error: string | null;
-            author_id: number | null;
-            author_name: string | null;
-            comment: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        ManualScoreMany: {
-            /**
-             * @description Scale 1-5: required. Which fields a scorer takes follows its scale (params.scale)
-             * @default null
-             */
-            rating?: number | null;
-            /**
-             * @description Scale pass_fail: required; optional with the other scales
-             * @default null
-             */
-            passed?: boolean | null;
-            /** @description Scale criteria: a rating 1-5 for each of the scorer's criteria */
-            criteria?: {
-                [key: string]: number;
-            };
-            /** @default null */
-            comment?: string | null;
-            /** @description Outputs of this run, e.g. a cell's repeats */
-            output_ids: number[];
-        };
-        ScoreList: {
-            items: components["schemas"]["Score"][];
-        };
         Progress: {
             run_id: number;
             /** @enum {string} */
@@ -4504,6 +4420,49 @@ export interface components {
             page_size: number;
             /** @description false: `total` is approximate, the database's estimate (more than 10,000 rows match and no counter keeps the number) */
             total_exact: boolean;
+        };
+        Evidence: {
+            /** @description The message of the conversation or trace it points at */
+            message_index: number | null;
+            start: number | null;
+            end: number | null;
+            text: string;
+            /** @description The rule or criterion it supports */
+            label: string;
+        };
+        Score: {
+            id: number;
+            scorer_id: number;
+            scorer_name: string;
+            scorer_version_id: number;
+            /** @description The version's number */
+            version: number;
+            kind: string;
+            /** @description "" for deterministic kinds, the judge model for judges, "user:<id>" for a reviewer */
+            source: string;
+            /** @description 0..1; null: scoring failed (see error) */
+            value: number | null;
+            passed: boolean | null;
+            /** @description Per-criterion values, 0..1 each */
+            criteria: {
+                [key: string]: number;
+            };
+            rationale: string;
+            evidence: components["schemas"]["Evidence"][];
+            severity: string | null;
+            flags: string[];
+            /** @description Kind-specific; manual scores keep what was entered under entered */
+            details: {
+                [key: string]: unknown;
+            };
+            error: string | null;
+            author_id: number | null;
+            author_name: string | null;
+            comment: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         OutputDetail: {
             id: number;
@@ -4596,6 +4555,47 @@ export interface components {
             targets: components["schemas"]["TargetSummary"][];
             /** @description Per scorer with scores on the run: passed, failed, errored */
             scoring: components["schemas"]["ScorerOutcome"][];
+        };
+        ManualScore: {
+            /**
+             * @description Scale 1-5: required. Which fields a scorer takes follows its scale (params.scale)
+             * @default null
+             */
+            rating?: number | null;
+            /**
+             * @description Scale pass_fail: required; optional with the other scales
+             * @default null
+             */
+            passed?: boolean | null;
+            /** @description Scale criteria: a rating 1-5 for each of the scorer's criteria */
+            criteria?: {
+                [key: string]: number;
+            };
+            /** @default null */
+            comment?: string | null;
+        };
+        ManualScoreMany: {
+            /**
+             * @description Scale 1-5: required. Which fields a scorer takes follows its scale (params.scale)
+             * @default null
+             */
+            rating?: number | null;
+            /**
+             * @description Scale pass_fail: required; optional with the other scales
+             * @default null
+             */
+            passed?: boolean | null;
+            /** @description Scale criteria: a rating 1-5 for each of the scorer's criteria */
+            criteria?: {
+                [key: string]: number;
+            };
+            /** @default null */
+            comment?: string | null;
+            /** @description Outputs of this run, e.g. a cell's repeats */
+            output_ids: number[];
+        };
+        ScoreList: {
+            items: components["schemas"]["Score"][];
         };
         CaseOfRun: {
             id: number;
@@ -12037,103 +12037,6 @@ export interface operations {
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
-    runs_scores_set: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                project_id: number;
-                run_id: number;
-                output_id: number;
-                scorer_version_id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ManualScore"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Score"];
-                };
-            };
-            401: components["responses"]["UNAUTHORIZED"];
-            403: components["responses"]["FORBIDDEN"];
-            404: components["responses"]["NOT_FOUND"];
-            409: components["responses"]["CONFLICT"];
-            422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            default: components["responses"]["DEFAULT_ERROR"];
-        };
-    };
-    runs_scores_delete: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                project_id: number;
-                run_id: number;
-                output_id: number;
-                scorer_version_id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description No Content */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            401: components["responses"]["UNAUTHORIZED"];
-            403: components["responses"]["FORBIDDEN"];
-            404: components["responses"]["NOT_FOUND"];
-            409: components["responses"]["CONFLICT"];
-            default: components["responses"]["DEFAULT_ERROR"];
-        };
-    };
-    runs_scores_set_many: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                project_id: number;
-                run_id: number;
-                scorer_version_id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ManualScoreMany"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ScoreList"];
-                };
-            };
-            401: components["responses"]["UNAUTHORIZED"];
-            403: components["responses"]["FORBIDDEN"];
-            404: components["responses"]["NOT_FOUND"];
-            409: components["responses"]["CONFLICT"];
-            422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            default: components["responses"]["DEFAULT_ERROR"];
-        };
-    };
     runs_progress: {
         parameters: {
             query?: never;
@@ -12249,6 +12152,103 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    runs_scores_set: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+                output_id: number;
+                scorer_version_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ManualScore"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Score"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    runs_scores_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+                output_id: number;
+                scorer_version_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    runs_scores_set_many: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+                scorer_version_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ManualScoreMany"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScoreList"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
