@@ -232,10 +232,7 @@ def _lookup(app: Flask, environ: Environ, endpoint: str,
     if row is None or row.status not in TERMINAL:
         return None
     key = f"{endpoint}|{row.id}|{row.digest}|{environ.get('QUERY_STRING', '')}"
-    kept: tuple[bytes, str] | None = reads.get(key)
-    if kept is None:
-        environ[KEEP_AS] = (READS, key, since)
-    return kept
+    return _kept_or_marked(environ, READS, reads, key, since)
 
 
 def _runs_lookup(app: Flask, environ: Environ, project_id: int,
@@ -253,10 +250,7 @@ def _runs_lookup(app: Flask, environ: Environ, project_id: int,
     if stamp is None:
         return None
     key = f"{RUNS_LIST}|{user_id}|{project_id}|{stamp}|{environ.get('QUERY_STRING', '')}"
-    kept: tuple[bytes, str] | None = reads.get(key)
-    if kept is None:
-        environ[KEEP_AS] = (READS, key, since)
-    return kept
+    return _kept_or_marked(environ, READS, reads, key, since)
 
 
 @functools.cache
@@ -283,8 +277,15 @@ def _list_lookup(app: Flask, environ: Environ, endpoint: str,
     """The kept body of an allowed list read, else None and the read marked to keep."""
     lists = _cache(LISTS, app)
     key = f"{endpoint}|{user_id}|{environ.get('PATH_INFO')}|{environ.get('QUERY_STRING', '')}"
-    kept: tuple[bytes, str] | None = lists.get(key)
-    environ[KEEP_AS] = None if kept is not None else (LISTS, key, lists.generation)
+    return _kept_or_marked(environ, LISTS, lists, key, lists.generation)
+
+
+def _kept_or_marked(environ: Environ, name: str, cache: TTLCache[Any], key: str,
+                    since: int) -> tuple[bytes, str] | None:
+    """What `cache` (named `name`) keeps under `key`, else None and the read marked to be
+    kept there once answered (unless a clear came after `since`)."""
+    kept: tuple[bytes, str] | None = cache.get(key)
+    environ[KEEP_AS] = None if kept is not None else (name, key, since)
     return kept
 
 
