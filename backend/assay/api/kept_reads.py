@@ -56,6 +56,7 @@ from assay.core.projects import service as projects
 from assay.core.projects.models import Project, Role
 from assay.core.runs.models import TERMINAL, Run
 from assay.core.runs.output_detail import output_detail
+from assay.core.runs.service import runs_listing
 from assay.core.ttl_cache import TTLCache
 from assay.extensions import db
 from assay.observability import tracing
@@ -354,45 +355,31 @@ def _run_row(project_id: int, run_id: int) -> RunStamp | None:
     return None if row is None else RunStamp(row.id, row.status, _digest(tuple(row)))
 
 
-def _runs_page(with_status: bool) -> tuple[Select[Any], Select[Any]]:
-    """A project's runs page as the runs list reads it (newest first), and their count."""
-    where = [Run.project_id == bindparam("project_id")]
-    if with_status:
-        where.append(Run.status == bindparam("status"))
-    page = (select(Run.__table__).where(*where).order_by(Run.id.desc())
-            .limit(bindparam("page_limit")).offset(bindparam("page_offset")))
-    return page, select(func.count()).select_from(Run.__table__).where(*where)
-
-
-def _page_stamp(with_status: bool) -> Select[Any]:
-    """PostgreSQL: the count, a digest of the page's rows, and whether they all stopped."""
-    page, count = _runs_page(with_status)
-    rows = page.subquery("page")
-    return select(count.scalar_subquery(),
+@functools.lru_cache(maxsize=32)
+def _page_stamp(status: str | None) -> Select[Any]:
+    """PostgreSQL: the count, a digest of the page's rows, and whether they all stopped, of
+    the runs list's own page (core/runs/service.runs_listing)."""
+    listing = runs_listing(status)
+    rows = listing.window.subquery("page")
+    return select(listing.count.scalar_subquery(),
                   literal_column("md5(string_agg(md5(page::text), ',' ORDER BY page.id))",
                                  String),
                   func.bool_and(rows.c.status.in_(sorted(TERMINAL)))).select_from(rows)
-
-
-_RUNS_PAGES = {with_status: _runs_page(with_status) for with_status in (False, True)}
-_PAGE_STAMPS = {with_status: _page_stamp(with_status) for with_status in (False, True)}
 
 
 def _runs_page_stamp(project_id: int, page: int, page_size: int,
                      status: str | None) -> str | None:
     """The runs page's count and a digest of its rows; None when a run on it has not
     stopped (a running run's targets' counters move apart from its row)."""
-    params = {"project_id": project_id, "status": status, "page_limit": page_size,
+    params = {"project_id": project_id, "page_limit": page_size,
               "page_offset": (page - 1) * page_size}
-    with_status = status is not None
     with db.autocommit_engine.connect() as connection:
         if connection.dialect.name == "postgresql":
-            count, digest, stopped = connection.execute(_PAGE_STAMPS[with_status],
-                                                        params).one()
+            count, digest, stopped = connection.execute(_page_stamp(status), params).one()
         else:
-            rows_of, count_of = _RUNS_PAGES[with_status]
-            rows = connection.execute(rows_of, params).all()
-            count = connection.scalar(count_of, params)
+            listing = runs_listing(status)
+            rows = connection.execute(listing.window, params).all()
+            count = connection.scalar(listing.count, params)
             digest = _digest(tuple(tuple(row) for row in rows))
             stopped = all(row.status in TERMINAL for row in rows)
     return None if stopped is False else f"{count}:{digest}"

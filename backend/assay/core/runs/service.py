@@ -50,8 +50,13 @@ _RUN = select(Run).where(Run.id == bindparam("run_id"), Run.project_id == bindpa
 
 def list_runs(session: Session, project: Project, page: int, page_size: int,
               status: str | None = None) -> Page[Any]:
-    return paginate(session, _runs(None if status is None else RunStatus(status)), page,
-                    page_size, params={"project_id": project.id})
+    return paginate(session, runs_listing(status), page, page_size,
+                    params={"project_id": project.id})
+
+
+def runs_listing(status: str | None) -> Listing:
+    """The runs list's statements (newest first), for a project bound as `project_id`."""
+    return _runs(None if status is None else RunStatus(status))
 
 
 @lru_cache(maxsize=32)  # a few shapes; a value outside them is refused or finds nothing
