@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tests.parallel import redis_url_for
 
 # a stand-in for make: records when each target starts and ends, prints two lines, and
