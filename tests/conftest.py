@@ -78,11 +78,17 @@ def test_env(tmp_path_factory: pytest.TempPathFactory,
     url = os.environ.get("ASSAY_TEST_DATABASE_URL") or f"sqlite:///{instance / 'test.db'}"
     if url.startswith("postgres"):
         url = _fresh_postgres(url)
+    prefix = f"assay-test-{uuid.uuid4().hex[:8]}"
+    # The retention job is the tests' to run: a live worker's reaper would otherwise enqueue
+    # it at its first tick (the default policy, on whatever a test had just aged) in the
+    # middle of a retention test. This interval's election is taken for the session.
+    redis.Redis.from_url(REDIS_URL).set(f"{prefix}:retention:scheduled", "the test session",
+                                        ex=6 * 3600)
     return {
         "ASSAY_INSTANCE_PATH": str(instance),
         "DATABASE_URL": url,
         "REDIS_URL": REDIS_URL,
-        "ASSAY_REDIS_PREFIX": f"assay-test-{uuid.uuid4().hex[:8]}",
+        "ASSAY_REDIS_PREFIX": prefix,
         "ASSAY_BCRYPT_ROUNDS": "4",
         "ASSAY_REGISTER_IP_LIMIT": "100000",
         "ASSAY_FAKE_PROVIDER_URL": fake_provider.url,
