@@ -18,6 +18,7 @@ same interval."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, TypeVar
@@ -31,6 +32,8 @@ K = TypeVar("K", bound=Hashable)
 Method = Literal["percentile", "bca"]
 METHODS = ("percentile", "bca")
 BLOCK = 2_000_000  # drawn indices per block: 16 MB of int64
+# up to this many draws (cases x resamples) the draws' counts are kept, 4 MB each, 4 kept
+KEPT_DRAWS = 500_000
 
 
 @dataclass(frozen=True)
@@ -79,20 +82,37 @@ def bootstrap_interval(x: NDArray[np.float64], *, confidence: float, n_resamples
     observed = float(x.mean())
     if np.all(x == x[0]):
         return observed, observed
-    rng = np.random.default_rng(seed)
     n = x.size
-    boot = np.empty(n_resamples)
-    rows = max(1, BLOCK // n)
-    for start in range(0, n_resamples, rows):
-        stop = min(start + rows, n_resamples)
-        drawn = rng.integers(0, n, size=(stop - start, n), dtype=np.int32)
-        boot[start:stop] = np.take(x, drawn).sum(axis=1) / n
+    if n * n_resamples <= KEPT_DRAWS:
+        boot = _draw_counts(n, n_resamples, seed) @ x / n
+    else:
+        rng = np.random.default_rng(seed)
+        boot = np.empty(n_resamples)
+        rows = max(1, BLOCK // n)
+        for start in range(0, n_resamples, rows):
+            stop = min(start + rows, n_resamples)
+            drawn = rng.integers(0, n, size=(stop - start, n), dtype=np.int32)
+            boot[start:stop] = np.take(x, drawn).sum(axis=1) / n
     alpha = 1 - confidence
     levels = np.array([alpha / 2, 1 - alpha / 2])
     if method == "bca":
         levels = _bca_levels(boot, observed, x, levels)
     low, high = np.quantile(boot, levels)
     return float(low), float(high)
+
+
+@functools.lru_cache(maxsize=4)
+def _draw_counts(n: int, n_resamples: int, seed: int) -> NDArray[np.float64]:
+    """How often each of n cases is drawn in each resample: the same draws as the blocks
+    above (one block at this size). Kept, since one aggregate asks for many intervals over
+    the same cases (criteria, splits, targets), and a resample's mean is then one product
+    with the case means (0.3 against 2.6 ms for 140 cases and 2,000 resamples)."""
+    drawn = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n), dtype=np.int32)
+    drawn += (np.arange(n_resamples, dtype=np.int32) * n)[:, None]  # row r's cells
+    counts = np.bincount(drawn.ravel(), minlength=n_resamples * n)
+    kept = counts.reshape(n_resamples, n).astype(np.float64)
+    kept.flags.writeable = False  # shared by every caller
+    return kept
 
 
 def check_method(method: str) -> None:
