@@ -134,3 +134,26 @@ def test_bad_input_is_a_clear_error(data: object, kwargs: dict[str, object],
                                     message: str) -> None:
     with pytest.raises(ValueError, match=message):
         mean_ci(data, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("cases", [2, 60, 140, 249])
+def test_kept_draws_give_the_intervals_of_drawing_anew(monkeypatch: pytest.MonkeyPatch,
+                                                       cases: int) -> None:
+    """Small problems keep their draws' counts (one product a resample); large ones draw
+    in blocks. Both are the same draws: the same interval, to rounding."""
+    from assay.core.stats import bootstrap
+
+    x = np.random.default_rng(cases).exponential(size=cases)
+    kept = bootstrap.bootstrap_interval(x, confidence=0.95, n_resamples=2000, seed=4,
+                                        method="percentile")
+    again = bootstrap.bootstrap_interval(x + 1, confidence=0.95, n_resamples=2000, seed=4,
+                                         method="percentile")
+    monkeypatch.setattr(bootstrap, "KEPT_DRAWS", 0)
+    drawn = bootstrap.bootstrap_interval(x, confidence=0.95, n_resamples=2000, seed=4,
+                                         method="percentile")
+    assert kept == pytest.approx(drawn, rel=1e-12, abs=1e-12)
+    assert again == pytest.approx((drawn[0] + 1, drawn[1] + 1), rel=1e-12)  # kept, reused
+    if cases > 2:  # (two cases' resample means take three values: any seed's quantiles)
+        another = bootstrap.bootstrap_interval(x, confidence=0.95, n_resamples=2000, seed=5,
+                                               method="percentile")
+        assert another != drawn
