@@ -13,8 +13,9 @@ Degenerate inputs give a clear result instead of an error:
 - all case means equal: an interval of zero width at the mean.
 
 Resampling is vectorised in blocks of at most ~2M drawn indices, so 10,000 cases with
-2,000 resamples take a fraction of a second and bounded memory. The same seed gives the
-same interval."""
+2,000 resamples take a fraction of a second and bounded memory; up to a few hundred cases,
+the draws' counts are kept and reused (an experiment's aggregate asks for dozens of
+intervals over the same cases). The same seed gives the same interval."""
 
 from __future__ import annotations
 
