@@ -82,8 +82,8 @@ def test_env(tmp_path_factory: pytest.TempPathFactory,
     # The retention job is the tests' to run: a live worker's reaper would otherwise enqueue
     # it at its first tick (the default policy, on whatever a test had just aged) in the
     # middle of a retention test. This interval's election is taken for the session.
-    redis.Redis.from_url(REDIS_URL).set(f"{prefix}:retention:scheduled", "the test session",
-                                        ex=6 * 3600)
+    with redis.Redis.from_url(REDIS_URL) as conn:
+        conn.set(f"{prefix}:retention:scheduled", "the test session", ex=6 * 3600)
     return {
         "ASSAY_INSTANCE_PATH": str(instance),
         "DATABASE_URL": url,

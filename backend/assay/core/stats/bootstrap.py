@@ -107,7 +107,7 @@ def _draw_counts(n: int, n_resamples: int, seed: int) -> NDArray[np.float64]:
     """How often each of n cases is drawn in each resample: the same draws as the blocks
     above (one block at this size). Kept, since one aggregate asks for many intervals over
     the same cases (criteria, splits, targets), and a resample's mean is then one product
-    with the case means (0.3 against 2.6 ms for 140 cases and 2,000 resamples)."""
+    with the case means (0.2 against 2.6 ms for 140 cases and 2,000 resamples)."""
     drawn = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n), dtype=np.int32)
     drawn += (np.arange(n_resamples, dtype=np.int32) * n)[:, None]  # row r's cells
     counts = np.bincount(drawn.ravel(), minlength=n_resamples * n)
