@@ -6,12 +6,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import flask_smorest
-from flask import Response, g, stream_with_context
+from flask import Response, g
 from flask_smorest.utils import resolve_schema_instance
 from marshmallow import Schema, fields, validate
 from sqlalchemy.orm import Session
 
 from assay.api import dump, kept_reads
+from assay.api.bodies import streamed
 from assay.api.errors import Parser
 from assay.core.auth.models import User
 from assay.core.errors import Unauthorized
@@ -88,7 +89,7 @@ def page_of(item: type[Schema], estimated: bool = False) -> type[Schema]:
 
 def event_stream(frames: Iterator[str]) -> Response:
     """A Server-Sent Events response that no proxy buffers or caches."""
-    return Response(stream_with_context(frames), mimetype="text/event-stream", headers={
+    return Response(streamed(frames), mimetype="text/event-stream", headers={
         "Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"})
 
 

@@ -18,11 +18,12 @@ from contextlib import contextmanager
 from functools import wraps
 from typing import Any
 
-from flask import Response, request, stream_with_context
+from flask import Response, request
 from marshmallow import RAISE, Schema, ValidationError, fields
 from webargs.multidictproxy import MultiDictProxy
 from werkzeug.datastructures import CombinedMultiDict, FileStorage
 
+from assay.api.bodies import streamed
 from assay.api.errors import Parser
 from assay.core.errors import Invalid
 
@@ -108,7 +109,7 @@ BINARY = {"schema": {"type": "string", "format": "binary"}}
 
 
 def download(chunks: Iterator[str], content_type: str, filename: str) -> Response:
-    return Response(stream_with_context(chunks), content_type=content_type, headers={
+    return Response(streamed(chunks), content_type=content_type, headers={
         "Content-Disposition": f'attachment; filename="{filename}"'})
 
 
