@@ -24,6 +24,18 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cursor.close()
 
 
+def pool_shape(settings: Settings) -> dict[str, Any]:
+    """The same queue pool on either database (SQLite's default, 5 + 10, was smaller than the
+    API's 16 threads); a caller waits `db_pool_timeout_s` at most for a connection, then the
+    request gets 503 (api/errors.py) instead of hanging 30 s."""
+    return {"pool_size": settings.db_pool_size, "max_overflow": settings.db_max_overflow,
+            "pool_timeout": settings.db_pool_timeout_s}
+
+
+def _in_memory(url: str) -> bool:
+    return url in ("sqlite://", "sqlite:///:memory:") or "mode=memory" in url
+
+
 def make_engine(settings: Settings, autocommit: bool = False) -> Engine:
     """The database's engine; `autocommit` (PostgreSQL): its connections commit each
     statement on their own from the start, so none is switched in and out of that mode,
@@ -31,18 +43,26 @@ def make_engine(settings: Settings, autocommit: bool = False) -> Engine:
     if settings.is_sqlite:
         engine = create_engine(
             settings.database_url, connect_args={"check_same_thread": False, "timeout": 10},
-            json_serializer=jsonio.dumps, json_deserializer=jsonio.loads)
+            json_serializer=jsonio.dumps, json_deserializer=jsonio.loads,
+            **({} if _in_memory(settings.database_url) else pool_shape(settings)))
         event.listen(engine, "connect", _sqlite_pragmas)
+        _observe(engine, "main")
         return engine
     modes: dict[str, Any] = {"isolation_level": "AUTOCOMMIT",
                              "pool_reset_on_return": None} if autocommit else {}
-    engine = create_engine(settings.database_url, pool_size=settings.db_pool_size,
-                           max_overflow=20, pool_pre_ping=settings.db_ping_idle_s is None,
+    engine = create_engine(settings.database_url, pool_pre_ping=settings.db_ping_idle_s is None,
                            json_serializer=jsonio.dumps, json_deserializer=jsonio.loads,
-                           **modes)
+                           **pool_shape(settings), **modes)
     if settings.db_ping_idle_s is not None:
         _ping_when_idle(engine, settings.db_ping_idle_s)
+    _observe(engine, "autocommit" if autocommit else "main")
     return engine
+
+
+def _observe(engine: Engine, name: str) -> None:
+    from assay.observability.metrics import observe_pool  # once PROMETHEUS_MULTIPROC_DIR is set
+
+    observe_pool(engine, name)
 
 
 def _ping_when_idle(engine: Engine, idle_s: float) -> None:

@@ -90,7 +90,9 @@ class Settings:
     fake_provider_url: str = "http://127.0.0.1:8100"
     max_body_bytes: int = 1_000_000
     sse_heartbeat_s: float = 15.0
-    db_pool_size: int = 10  # PostgreSQL connections a process keeps (assay serve: threads)
+    db_pool_size: int = 10  # connections a process keeps (assay serve: its threads)
+    db_max_overflow: int = 20  # more it may open at a peak, closed again when returned
+    db_pool_timeout_s: float = 3.0  # a request waits this long for one, then gets 503
     # a pooled PostgreSQL connection is pinged before use: always (None), or only once it
     # sat idle this long (assay serve: 1 s; db.py says why)
     db_ping_idle_s: float | None = None
@@ -162,6 +164,8 @@ class Settings:
             or f"http://127.0.0.1:{fake_port}",
             sse_heartbeat_s=float(env.get("ASSAY_SSE_HEARTBEAT_S") or 15.0),
             db_pool_size=max(1, _int(env, "ASSAY_DB_POOL_SIZE", 10)),
+            db_max_overflow=max(0, _int(env, "ASSAY_DB_MAX_OVERFLOW", 20)),
+            db_pool_timeout_s=max(0.1, float(env.get("ASSAY_DB_POOL_TIMEOUT_S") or 3.0)),
             db_ping_idle_s=(max(0.0, float(env["ASSAY_DB_PING_IDLE_S"]))
                             if env.get("ASSAY_DB_PING_IDLE_S") else None),
             auth_cache_s=max(0.0, float(env.get("ASSAY_AUTH_CACHE_S") or 5.0)),

@@ -33,10 +33,10 @@ READ_SECURITY: list[dict[str, list[str]]] = [{"bearer": []}, {"cookie": []}]
 WRITE_SECURITY: list[dict[str, list[str]]] = [{"bearer": []}, {"cookie": [], "csrf": []}]
 
 # Status -> response component: flask-smorest registers one per HTTP status (lazily, with
-# the Error schema); 423 and 429 are ours, to document Retry-After.
+# the Error schema); 423, 429 and 503 are ours, to document Retry-After.
 ERROR_RESPONSES = {401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 409: "CONFLICT",
                    422: "UNPROCESSABLE_ENTITY", 423: "ACCOUNT_LOCKED", 429: "RATE_LIMITED",
-                   502: "BAD_GATEWAY"}
+                   502: "BAD_GATEWAY", 503: "DATABASE_BUSY"}
 RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait before trying again",
                                "schema": {"type": "integer", "minimum": 0}}}
 UNSAFE = frozenset({"post", "put", "patch", "delete"})
@@ -151,7 +151,7 @@ def operation_id(endpoint: str, method: str) -> str:
 
 def _errors(rule: Rule, method: str, operation: dict[str, Any]) -> set[int]:
     public = rule.endpoint in security.PUBLIC_ENDPOINTS
-    statuses = set() if public else {401, 403}
+    statuses = {503} if public else {401, 403, 503}  # 503: no database connection came free
     if rule.arguments:
         statuses.add(404)
     if method in UNSAFE and not public:
@@ -168,7 +168,9 @@ class ContractPlugin(BasePlugin):
         for name, scheme in SECURITY_SCHEMES.items():
             spec.components.security_scheme(name, scheme)
         for status, description in ((423, "The account is locked for a while"),
-                                    (429, "Too many requests: wait before trying again")):
+                                    (429, "Too many requests: wait before trying again"),
+                                    (503, "Busy: no database connection came free in time "
+                                          "(DATABASE_BUSY); try again after Retry-After")):
             spec.components.response(ERROR_RESPONSES[status], {
                 "description": description, "headers": RETRY_AFTER, "content": {
                     "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}})

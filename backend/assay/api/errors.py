@@ -10,12 +10,14 @@ from flask import Flask, jsonify
 from flask.typing import ResponseReturnValue
 from flask_smorest import Api
 from marshmallow import Schema, ValidationError, fields
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException, InternalServerError, UnprocessableEntity
 from werkzeug.routing import IntegerConverter
 
 from assay.api.fields import MAX_ID
 from assay.core.errors import DomainError
+from assay.observability.metrics import record_pool_timeout
 
 log = logging.getLogger(__name__)
 
@@ -23,6 +25,9 @@ CODES = {400: "BAD_REQUEST", 401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FO
          405: "METHOD_NOT_ALLOWED", 409: "CONFLICT", 413: "PAYLOAD_TOO_LARGE",
          415: "UNSUPPORTED_MEDIA_TYPE", 422: "VALIDATION_ERROR", 423: "ACCOUNT_LOCKED",
          429: "RATE_LIMITED", 500: "INTERNAL_SERVER_ERROR", 503: "UNAVAILABLE"}
+
+
+POOL_RETRY_AFTER_S = 1  # a connection comes back within a request's time
 
 
 class ErrorSchema(Schema):
@@ -143,5 +148,17 @@ def register_error_handlers(app: Flask) -> None:
         log.exception("unhandled error")
         return jsonify(error_body(500, InternalServerError.description)), 500
 
+    def pool_exhausted(error: PoolTimeout) -> ResponseReturnValue:
+        """No database connection came free within ASSAY_DB_POOL_TIMEOUT_S: a busy moment,
+        not a fault of the request, so the client is told when to try again."""
+        log.warning("no database connection free: %s", error)
+        record_pool_timeout()
+        response = jsonify(error_body(503, "The server is busy: try again in a moment.",
+                                      "DATABASE_BUSY"))
+        response.status_code = 503
+        response.headers["Retry-After"] = str(POOL_RETRY_AFTER_S)
+        return response
+
     app.register_error_handler(DomainError, domain)
+    app.register_error_handler(PoolTimeout, pool_exhausted)
     app.register_error_handler(Exception, unexpected)

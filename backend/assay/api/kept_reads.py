@@ -41,6 +41,7 @@ from urllib.parse import parse_qs
 from flask import Flask, Response, current_app, g, request
 from marshmallow import EXCLUDE, Schema, ValidationError
 from sqlalchemy import Select, String, bindparam, func, inspect, literal_column, select
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session, make_transient_to_detached
 from werkzeug.exceptions import HTTPException
 
@@ -171,7 +172,10 @@ class KeptReadsDoor:
         if environ["REQUEST_METHOD"] == "GET" and ("/runs/" in path
                                                    or path.endswith(LIST_PATHS)):
             started = environ.get(ARRIVED) or time.perf_counter()
-            found = self._kept(environ)
+            try:
+                found = self._kept(environ)
+            except PoolTimeout:  # no connection free: Flask answers it (503 if still none)
+                found = None
             if found is not None:
                 return self._answer(environ, start_response, started, *found)
         return self.wsgi_app(environ, start_response)

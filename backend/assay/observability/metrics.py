@@ -33,6 +33,7 @@ from prometheus_client import (
 from prometheus_client import (
     CollectorRegistry,
     Counter,
+    Gauge,
     Histogram,
     generate_latest,
     multiprocess,
@@ -107,6 +108,50 @@ JOBS = Counter(
 JOB_DURATION = Histogram(
     "assay_job_duration_seconds", "RQ job duration", ["job"],
     buckets=(0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600, 4 * 3600))
+# The database pools of live processes (a dead one's are dropped, mark_process_dead),
+# summed; `pool` is the engine: main, or autocommit (PostgreSQL's statements alone).
+POOL_CHECKED_OUT = Gauge(
+    "assay_db_pool_checked_out", "Database connections in use (checked out of the pool)",
+    ["pool"], multiprocess_mode="livesum")
+POOL_OVERFLOW = Gauge(
+    "assay_db_pool_overflow", "Connections in use beyond the pools' size (their overflow)",
+    ["pool"], multiprocess_mode="livesum")
+POOL_SIZE = Gauge(
+    "assay_db_pool_size", "Connections the pools keep", ["pool"], multiprocess_mode="livesum")
+POOL_TIMEOUTS = Counter(
+    "assay_db_pool_timeouts_total", "Waits for a connection that timed out "
+    "(ASSAY_DB_POOL_TIMEOUT_S; the request got 503)")
+
+
+def observe_pool(engine: Any, name: str) -> None:
+    """Keep the pool gauges of `engine` current as connections leave and come back. Counted
+    here, under a lock: SQLAlchemy's checkin event fires before the pool takes the
+    connection back, so reading the pool's own figures then would be one off."""
+    import threading
+
+    from sqlalchemy import event
+
+    pool = engine.pool
+    if not ENABLED or not hasattr(pool, "size"):
+        return  # SQLite in memory: no queue pool
+    size = pool.size()
+    checked_out, overflow = _child(POOL_CHECKED_OUT, name), _child(POOL_OVERFLOW, name)
+    _child(POOL_SIZE, name).set(size)
+    lock, out = threading.Lock(), [0]
+
+    def moved(by: int) -> None:
+        with lock:
+            out[0] += by
+            checked_out.set(out[0])
+            overflow.set(max(0, out[0] - size))
+
+    event.listen(engine, "checkout", lambda *_: moved(1))
+    event.listen(engine, "checkin", lambda *_: moved(-1))
+
+
+def record_pool_timeout() -> None:
+    if ENABLED:
+        POOL_TIMEOUTS.inc()
 
 
 @contextmanager

@@ -26,7 +26,10 @@ class WorkersSchema(Schema):
 
 
 class HealthSchema(Schema):
-    status = fields.String(required=True, metadata={"enum": ["ok", "degraded"]})
+    status = fields.String(required=True, metadata={
+        "enum": ["ok", "degraded", "down"],
+        "description": "ok: all reachable; degraded: Redis or the workers are not (200); "
+                       "down: the database cannot serve a query (503)"})
     database = fields.Nested(CheckSchema, required=True)
     redis = fields.Nested(CheckSchema, required=True)
     workers = fields.Nested(WorkersSchema, required=True)
@@ -42,7 +45,10 @@ def _check(probe: Any) -> dict[str, Any]:
 
 @blp.get("/health")
 @blp.doc(security=[])  # public: see security.PUBLIC_ENDPOINTS
-@blp.response(200, HealthSchema)
+@blp.response(200, HealthSchema, description="The database answers (status ok or degraded)")
+@blp.alt_response(503, schema=HealthSchema,
+                  description="Down: the database cannot serve a query (a connection did not "
+                              "come free in ASSAY_DB_POOL_TIMEOUT_S, or the query failed)")
 def health() -> Any:
     rt = runtime()
     database = _check(lambda: session().execute(text("SELECT 1")))
@@ -53,8 +59,10 @@ def health() -> Any:
     except Exception:
         count = 0
     ok = database["ok"] and redis["ok"] and count > 0
-    return {"status": "ok" if ok else "degraded", "database": database, "redis": redis,
-            "workers": {"ok": count > 0, "count": count}}
+    status = "ok" if ok else "degraded" if database["ok"] else "down"
+    found = {"status": status, "database": database, "redis": redis,
+             "workers": {"ok": count > 0, "count": count}}
+    return found, 503 if status == "down" else 200
 
 
 class MigrationsSchema(Schema):
