@@ -11,6 +11,7 @@ import sys
 import time
 import urllib.request
 
+from assay.ports import Port, problems
 from assay.seeds import DEMO_EMAIL, DEMO_PASSWORD
 from assay.serve import share_embedded_redis
 from assay.settings import REPO_ROOT, Settings
@@ -53,10 +54,16 @@ def _interrupt(_signum: int, _frame: object) -> None:
 
 
 def run_all(settings: Settings, build: bool = True) -> int:
-    settings = share_embedded_redis(settings)  # children share this process's Redis
     api_port = os.environ.get("ASSAY_PORT", "8000")
     web_port = os.environ.get("ASSAY_WEB_PORT", "5173")
     fake_port = os.environ.get("ASSAY_FAKE_PORT", "8100")
+    busy = problems([Port("the API", "ASSAY_PORT", int(api_port)),
+                     Port("the SPA", "ASSAY_WEB_PORT", int(web_port)),
+                     Port("the fake provider", "ASSAY_FAKE_PORT", int(fake_port))])
+    if busy:  # before anything is built, seeded or started
+        print("\n".join(["Assay cannot start:", *busy]), file=sys.stderr)
+        return 2
+    settings = share_embedded_redis(settings)  # children share this process's Redis
     assay = [sys.executable, "-m", "assay"]
     npm = shutil.which("npm") or "npm"
     if build:
