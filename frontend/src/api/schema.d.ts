@@ -6116,8 +6116,11 @@ export interface components {
             count: number;
         };
         Health: {
-            /** @enum {string} */
-            status: "ok" | "degraded";
+            /**
+             * @description ok: all reachable; degraded: Redis or the workers are not (200); down: the database cannot serve a query (503)
+             * @enum {string}
+             */
+            status: "ok" | "degraded" | "down";
             database: components["schemas"]["Check"];
             redis: components["schemas"]["Check"];
             workers: components["schemas"]["Workers"];
@@ -9691,6 +9694,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Busy: no database connection came free in time (DATABASE_BUSY); try again after Retry-After */
+        DATABASE_BUSY: {
+            headers: {
+                /** @description Seconds to wait before trying again */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Unprocessable Entity */
         UNPROCESSABLE_ENTITY: {
             headers: {
@@ -9787,6 +9801,7 @@ export interface operations {
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -9815,6 +9830,7 @@ export interface operations {
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             423: components["responses"]["ACCOUNT_LOCKED"];
             429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -9837,6 +9853,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -9860,6 +9877,7 @@ export interface operations {
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -9883,6 +9901,7 @@ export interface operations {
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -9912,6 +9931,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -9937,6 +9957,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -9966,6 +9987,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -9995,6 +10017,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10021,6 +10044,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10046,6 +10070,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10078,6 +10103,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10108,6 +10134,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10138,6 +10165,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10170,6 +10198,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10196,6 +10225,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10229,6 +10259,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10252,6 +10283,7 @@ export interface operations {
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10282,6 +10314,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10314,6 +10347,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10341,6 +10375,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10367,6 +10402,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10400,6 +10436,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10428,6 +10465,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10457,6 +10495,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             502: components["responses"]["BAD_GATEWAY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10489,6 +10528,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10521,6 +10561,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10548,6 +10589,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10574,6 +10616,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10607,6 +10650,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10635,6 +10679,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10663,6 +10708,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10701,6 +10747,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10733,6 +10780,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10759,6 +10807,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10791,6 +10840,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10823,6 +10873,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10850,6 +10901,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10876,6 +10928,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10909,6 +10962,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10937,6 +10991,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10965,6 +11020,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11001,6 +11057,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11034,6 +11091,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11067,6 +11125,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11096,6 +11155,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11130,6 +11190,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11161,6 +11222,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11194,6 +11256,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11227,6 +11290,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11260,6 +11324,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11295,6 +11360,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11326,6 +11392,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11357,6 +11424,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11389,6 +11457,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11416,6 +11485,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11447,6 +11517,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11480,6 +11551,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11512,6 +11584,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11545,6 +11618,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11578,6 +11652,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11611,6 +11686,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11638,6 +11714,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11665,6 +11742,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11697,6 +11775,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11729,6 +11808,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11762,6 +11842,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11794,6 +11875,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11821,6 +11903,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11852,6 +11935,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11885,6 +11969,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11913,6 +11998,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11941,6 +12027,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11974,6 +12061,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12007,6 +12095,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12034,6 +12123,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12061,6 +12151,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12097,6 +12188,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12125,6 +12217,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12152,6 +12245,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12187,6 +12281,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12215,6 +12310,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12249,6 +12345,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12277,6 +12374,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12326,6 +12424,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12359,6 +12458,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12396,6 +12496,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12423,6 +12524,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12456,6 +12558,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12484,6 +12587,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12512,6 +12616,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12540,6 +12645,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12568,6 +12674,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12619,6 +12726,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12650,6 +12758,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12682,6 +12791,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12714,6 +12824,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12741,6 +12852,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12768,6 +12880,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12799,6 +12912,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12834,6 +12948,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12869,6 +12984,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12901,6 +13017,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12936,6 +13053,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12974,6 +13092,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13010,6 +13129,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13036,6 +13156,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13073,6 +13194,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13099,6 +13221,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13133,6 +13256,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13167,6 +13291,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13207,6 +13332,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13240,6 +13366,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13276,6 +13403,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13306,6 +13434,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13338,6 +13467,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13370,6 +13500,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13402,6 +13533,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13434,6 +13566,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13466,6 +13599,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13498,6 +13632,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13525,6 +13660,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13558,6 +13694,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13585,6 +13722,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13615,6 +13753,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13652,6 +13791,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13679,6 +13819,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13705,6 +13846,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13736,6 +13878,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13769,6 +13912,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13800,6 +13944,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13826,6 +13971,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13838,7 +13984,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The database answers (status ok or degraded) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13847,6 +13993,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13868,15 +14015,7 @@ export interface operations {
                     "application/json": components["schemas"]["Ready"];
                 };
             };
-            /** @description Not ready: see which probe failed */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Ready"];
-                };
-            };
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13910,6 +14049,7 @@ export interface operations {
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             502: components["responses"]["BAD_GATEWAY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13936,6 +14076,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13968,6 +14109,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13994,6 +14136,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14026,6 +14169,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14052,6 +14196,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14079,6 +14224,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14105,6 +14251,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14138,6 +14285,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14166,6 +14314,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14198,6 +14347,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14230,6 +14380,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14263,6 +14414,7 @@ export interface operations {
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             502: components["responses"]["BAD_GATEWAY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14290,6 +14442,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14317,6 +14470,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14353,6 +14507,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14386,6 +14541,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14418,6 +14574,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14450,6 +14607,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14477,6 +14635,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14510,6 +14669,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14543,6 +14703,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14572,6 +14733,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14600,6 +14762,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14631,6 +14794,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14658,6 +14822,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14684,6 +14849,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14712,6 +14878,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14744,6 +14911,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14776,6 +14944,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14808,6 +14977,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14840,6 +15010,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14872,6 +15043,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14903,6 +15075,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14931,6 +15104,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14959,6 +15133,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14993,6 +15168,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15027,6 +15203,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15061,6 +15238,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15095,6 +15273,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15129,6 +15308,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15157,6 +15337,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15185,6 +15366,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15213,6 +15395,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15240,6 +15423,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15267,6 +15451,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15299,6 +15484,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["DATABASE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
