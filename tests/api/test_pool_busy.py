@@ -34,6 +34,10 @@ def one_connection(settings: Settings) -> Iterator[None]:
         db.scoped.remove()
 
 
+def _gauge(name: str) -> float | None:
+    return REGISTRY.get_sample_value(name, {"pool": "main"})
+
+
 def _timeouts() -> float:
     return REGISTRY.get_sample_value("assay_db_pool_timeouts_total") or 0.0
 
@@ -53,6 +57,9 @@ def test_no_connection_free_is_503_with_retry_after(factory: Factory,
         busy = browser.get(f"{url}?page_size=5")  # not a list this process kept
         waited = time.monotonic() - started
         health = browser.get("/api/health")
+        assert _gauge("assay_db_pool_checked_out") == 1  # the one held, on /metrics
+    assert _gauge("assay_db_pool_checked_out") == 0
+    assert _gauge("assay_db_pool_size") == 1
     assert busy.status_code == 503, busy.json
     assert busy.headers["Retry-After"] == "1"
     assert busy.json == {"code": "DATABASE_BUSY", "status": 503, "errors": {},

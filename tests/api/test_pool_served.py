@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -75,10 +76,11 @@ def _returned(client: httpx.Client) -> None:
         time.sleep(0.2)
 
 
-def _abandon(url: str, path: str, token: str) -> None:
-    """Reads the headers and some of the body, then closes the socket. The client's small
-    receive buffer and the body's size (over the kernel's largest send buffer) keep the
-    server's body suspended mid-way when it does."""
+@contextmanager
+def _partly_read(url: str, path: str, token: str) -> Iterator[None]:
+    """Reads the headers and some of the body, then (on leaving) closes the socket. The
+    client's small receive buffer and the body's size (over the kernel's largest send
+    buffer) keep the server's body suspended mid-way meanwhile."""
     host, port = url.removeprefix("http://").split(":")
     with socket.socket() as sock:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -92,6 +94,7 @@ def _abandon(url: str, path: str, token: str) -> None:
             assert chunk, got[:300]
             got += chunk
         assert got.startswith(b"HTTP/1.1 200"), got[:300]
+        yield
 
 
 def _big_dataset(client: httpx.Client, base: str) -> tuple[str, int]:
@@ -135,8 +138,13 @@ def test_exports_read_or_abandoned_return_every_connection(
                 assert reply.status_code == 200 and reply.content, (path, reply.text[:300])
         _returned(client)
 
+        with _partly_read(served, f"{dataset}/export?format=jsonl", token):
+            assert _checked_out(client) == 1  # the gauge sees the body's connection
+        _returned(client)
         for i in range(EXPORTS):
-            _abandon(served, f"{dataset}/export?format={('jsonl', 'csv')[i % 2]}", token)
+            with _partly_read(served, f"{dataset}/export?format={('jsonl', 'csv')[i % 2]}",
+                              token):
+                pass  # abandoned halfway
         _returned(client)
         assert client.get(f"{base}/datasets").status_code == 200  # and the API still answers
         assert client.get("/api/health").json()["database"] == {"ok": True}

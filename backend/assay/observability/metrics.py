@@ -130,10 +130,11 @@ def observe_pool(engine: Any, name: str) -> None:
     import threading
 
     from sqlalchemy import event
+    from sqlalchemy.pool import QueuePool
 
     pool = engine.pool
-    if not ENABLED or not hasattr(pool, "size"):
-        return  # SQLite in memory: no queue pool
+    if not isinstance(pool, QueuePool):
+        return  # SQLite in memory: one connection per thread, nothing to run out of
     size = pool.size()
     checked_out, overflow = _child(POOL_CHECKED_OUT, name), _child(POOL_OVERFLOW, name)
     _child(POOL_SIZE, name).set(size)
@@ -142,8 +143,9 @@ def observe_pool(engine: Any, name: str) -> None:
     def moved(by: int) -> None:
         with lock:
             out[0] += by
-            checked_out.set(out[0])
-            overflow.set(max(0, out[0] - size))
+            if ENABLED:  # not inside unrecorded(): a local eval's checkouts
+                checked_out.set(out[0])
+                overflow.set(max(0, out[0] - size))
 
     event.listen(engine, "checkout", lambda *_: moved(1))
     event.listen(engine, "checkin", lambda *_: moved(-1))
