@@ -33,10 +33,10 @@ READ_SECURITY: list[dict[str, list[str]]] = [{"bearer": []}, {"cookie": []}]
 WRITE_SECURITY: list[dict[str, list[str]]] = [{"bearer": []}, {"cookie": [], "csrf": []}]
 
 # Status -> response component: flask-smorest registers one per HTTP status (lazily, with
-# the Error schema); 423 and 429 are ours, to document Retry-After.
+# the Error schema); 423, 429 and 503 are ours, to document Retry-After.
 ERROR_RESPONSES = {401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 409: "CONFLICT",
                    422: "UNPROCESSABLE_ENTITY", 423: "ACCOUNT_LOCKED", 429: "RATE_LIMITED",
-                   502: "BAD_GATEWAY"}
+                   502: "BAD_GATEWAY", 503: "SERVICE_BUSY"}
 RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait before trying again",
                                "schema": {"type": "integer", "minimum": 0}}}
 UNSAFE = frozenset({"post", "put", "patch", "delete"})
@@ -168,7 +168,8 @@ class ContractPlugin(BasePlugin):
         for name, scheme in SECURITY_SCHEMES.items():
             spec.components.security_scheme(name, scheme)
         for status, description in ((423, "The account is locked for a while"),
-                                    (429, "Too many requests: wait before trying again")):
+                                    (429, "Too many requests: wait before trying again"),
+                                    (503, "The server is busy: wait before trying again")):
             spec.components.response(ERROR_RESPONSES[status], {
                 "description": description, "headers": RETRY_AFTER, "content": {
                     "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}})
