@@ -11,8 +11,8 @@ took all four, and every other user's reads waited behind them (`/api/auth/me`: 
   (serve.py: gunicorn's threads are the reads' plus `ASSAY_WEB_SLOW`), so reads keep
   every place and thread they had;
 - admits at most ASSAY_WEB_SLOW of them per process at once (8), and of those at most
-  ASSAY_WEB_SLOW_PER_USER (4) for one user (a credential this process has checked names
-  its user; one it has not, the credential itself counts). Past either it refuses at once
+  ASSAY_WEB_SLOW_PER_USER (4) for one user (signed in in the browser; an API token counts
+  as its own requester). Past either it refuses at once
   with 503 SLOW_WORK_BUSY or 429 SLOW_WORK_LIMIT and `Retry-After`: a refused request holds
   no thread waiting, and a user can always read while their trials run;
 - holds the place until the body is sent (a download's whole stream);
@@ -32,7 +32,6 @@ charges what came back before, nothing is half-written)."""
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
@@ -170,7 +169,7 @@ class SlowLane:
     def __call__(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
         if not self.is_slow(environ):
             return self.wsgi_app(environ, start_response)
-        who = _who(self.app, environ)
+        who = security.requester_key(environ)
         refusal = self.lane.take(who)
         if refusal is not None:
             environ[REFUSED] = refusal
@@ -184,16 +183,6 @@ class SlowLane:
             self.lane.give(who)  # the work is done: the body is in memory
             return body
         return _Held(body, lambda: self.lane.give(who))
-
-
-def _who(app: Flask, environ: Environ) -> str:
-    """Whose slow request this is: the user, when this process checked the credential
-    lately; else the credential itself (a first request; Flask then checks it)."""
-    user_id = security.user_id_kept(app, environ)
-    if user_id is not None:
-        return f"user:{user_id}"
-    credential = environ.get("HTTP_AUTHORIZATION") or environ.get("HTTP_COOKIE") or ""
-    return "credential:" + hashlib.sha256(credential.encode()).hexdigest()
 
 
 def refuse_when_full() -> None:
