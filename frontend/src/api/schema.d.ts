@@ -222,6 +222,7 @@ export interface paths {
         /**
          * Checks the input (422), tests the connection and saves, even when the test fails:
          *     the result is in last_test_ok and last_test_error.
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
         post: operations["credentials_create"];
         delete?: never;
@@ -253,6 +254,7 @@ export interface paths {
         /**
          * A change of base URL, key, environment variable or config tests the connection
          *     again; the kind cannot change (add another credential).
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
         patch: operations["credentials_update"];
         trace?: never;
@@ -269,7 +271,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** One small real call to the provider; the result is recorded on the credential. */
+        /**
+         * One small real call to the provider; the result is recorded on the credential.
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
+         */
         post: operations["credentials_test"];
         delete?: never;
         options?: never;
@@ -290,6 +295,7 @@ export interface paths {
         /**
          * The provider's model ids, where it lists them (409 DISCOVERY_UNSUPPORTED for Azure,
          *     502 PROVIDER_ERROR when the provider fails).
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
         get: operations["credentials_discover_models"];
         put?: never;
@@ -679,6 +685,7 @@ export interface paths {
          *     (text/csv; questions and cases datasets) or JSONL (application/x-ndjson), which import
          *     back to the same cases. CSV cells a spreadsheet would run as formulas start with an
          *     apostrophe, which the import takes off.
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
         get: operations["datasets_export"];
         put?: never;
@@ -936,6 +943,8 @@ export interface paths {
         /**
          * Score one output (a run's, or pasted text) with these params through the real
          *     judges. Records no score; the judge calls' cost is added to the project's spend.
+         *     Bounded by ASSAY_SLOW_DEADLINE_S: past it the result carries the error.
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
         post: operations["scorers_try"];
         delete?: never;
@@ -1692,6 +1701,7 @@ export interface paths {
          *     a spreadsheet would run as a formula are quoted). json: the same, nested. junit: one
          *     testsuite per target, one testcase per case x repeat, failing when a scorer failed it
          *     (its rationale is the message), erring when the call failed.
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
         get: operations["runs_export"];
         put?: never;
@@ -2288,10 +2298,12 @@ export interface paths {
         /**
          * Critique a rubric against a contract
          * @description One call to the judge model (it is billed by its provider), answered within 90 s.
-         *     Whether the rubric covers the contract, defines evidence, avoids vague language, and
-         *     would make judges disagree. 422 for an empty rubric or a judge that is no model of the
-         *     project (or has no API key); 502 JUDGE_FAILED when the judge fails or answers with
-         *     something else than the critique, JUDGE_TIMEOUT when it takes too long.
+         *         Whether the rubric covers the contract, defines evidence, avoids vague language, and
+         *         would make judges disagree. 422 for an empty rubric or a judge that is no model of the
+         *         project (or has no API key); 502 JUDGE_FAILED when the judge fails or answers with
+         *         something else than the critique, JUDGE_TIMEOUT when it takes too long.
+         *
+         *     Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
         post: operations["critiques_create"];
         delete?: never;
@@ -2468,8 +2480,10 @@ export interface paths {
         /**
          * Run an eval on the dev set, or ship it to the hidden test set
          * @description Rules answer at once; the judge tab calls the judge model of `project_id` on every
-         *     trace plus the meta-judge (billed to that project, budgeted). 422 RULES_INVALID lists
-         *     the rules' problems; 422 BUDGET_EXCEEDED; 502 JUDGE_FAILED / JUDGE_TIMEOUT.
+         *         trace plus the meta-judge (billed to that project, budgeted). 422 RULES_INVALID lists
+         *         the rules' problems; 422 BUDGET_EXCEEDED; 502 JUDGE_FAILED / JUDGE_TIMEOUT.
+         *
+         *     Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
         post: operations["arena_attempts_create"];
         delete?: never;
@@ -2534,6 +2548,7 @@ export interface paths {
         /**
          * pdf, md (the report), csv (every score), prompt-txt / prompt-md (the best prompt),
          *     bundle (zip that imports back with POST .../experiments/import).
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
         get: operations["experiment_reports_export"];
         put?: never;
@@ -2776,7 +2791,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Draft objectives from hints (clarity-, creativity- and efficiency-focused). */
+        /**
+         * Draft objectives from hints (clarity-, creativity- and efficiency-focused).
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
+         */
         post: operations["assist_draft_objectives"];
         delete?: never;
         options?: never;
@@ -2795,7 +2813,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Improve an objective, or add the details it lacks. */
+        /**
+         * Improve an objective, or add the details it lacks.
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
+         */
         post: operations["assist_improve_objective"];
         delete?: never;
         options?: never;
@@ -2814,7 +2835,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Draft a rubric of 4-6 criteria from the objective (weights normalised to 1). */
+        /**
+         * Draft a rubric of 4-6 criteria from the objective (weights normalised to 1).
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
+         */
         post: operations["assist_draft_rubric"];
         delete?: never;
         options?: never;
@@ -2833,7 +2857,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Draft seed prompts (structured, conversational, minimal). */
+        /**
+         * Draft seed prompts (structured, conversational, minimal).
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
+         */
         post: operations["assist_draft_prompts"];
         delete?: never;
         options?: never;
@@ -2852,7 +2879,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Improve a prompt for the objective, keeping its variables. */
+        /**
+         * Improve a prompt for the objective, keeping its variables.
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
+         */
         post: operations["assist_improve_prompt"];
         delete?: never;
         options?: never;
@@ -9691,6 +9721,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The server is busy: wait before trying again */
+        SERVICE_BUSY: {
+            headers: {
+                /** @description Seconds to wait before trying again */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Unprocessable Entity */
         UNPROCESSABLE_ENTITY: {
             headers: {
@@ -10314,6 +10355,8 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10400,6 +10443,8 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10428,6 +10473,8 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10456,7 +10503,9 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            429: components["responses"]["RATE_LIMITED"];
             502: components["responses"]["BAD_GATEWAY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11295,6 +11344,8 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11729,6 +11780,8 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12936,6 +12989,8 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13909,7 +13964,9 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            429: components["responses"]["RATE_LIMITED"];
             502: components["responses"]["BAD_GATEWAY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14262,7 +14319,9 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            429: components["responses"]["RATE_LIMITED"];
             502: components["responses"]["BAD_GATEWAY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14353,6 +14412,8 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14744,6 +14805,8 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14776,6 +14839,8 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14808,6 +14873,8 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14840,6 +14907,8 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14872,6 +14941,8 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
