@@ -10,7 +10,11 @@ p95 of the mixed load fell from ~110 to ~60 ms at the same throughput).
 A progress stream is admitted like any request, and leaves its place as soon as its
 headers are out: it then holds its thread (README, Deploying) but not a place. So do
 other streamed bodies (exports), which are read outside the place they were made in. The
-time a request waited is in its latency metric (ARRIVED)."""
+time a request waited is in its latency metric (ARRIVED).
+
+Slow work (a model call, a sandbox, a big download: `aside`) never takes one of these
+places: it has its own, on threads of its own (api/slow_lane.py), so however much of it is
+in flight the reads keep all their places."""
 
 from __future__ import annotations
 
@@ -59,16 +63,20 @@ class Admission:
     (up to `max_body` bytes; a bigger one is refused inside without being read) is read
     before it waits, so a slow upload holds a thread but not a place."""
 
-    def __init__(self, app: WSGIApp, places: int, max_body: int | None = None):
+    def __init__(self, app: WSGIApp, places: int, max_body: int | None = None,
+                 aside: Callable[[Environ], bool] | None = None):
         self.app = app
         self.places = Places(places)
         self.max_body = max_body
+        self.aside = aside  # True: the request is admitted by a lane of its own
 
     def __call__(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
         environ[ARRIVED] = time.perf_counter()
         length = _length(environ)
         if length > 0 and (self.max_body is None or length <= self.max_body):
             environ["wsgi.input"] = _read(environ["wsgi.input"], length)
+        if self.aside is not None and self.aside(environ):
+            return self.app(environ, start_response)
         with self.places:
             return self.app(environ, start_response)
 

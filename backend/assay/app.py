@@ -10,7 +10,7 @@ from flask_migrate import Migrate
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from assay import __version__, runtime
-from assay.api import docs, kept_reads, security
+from assay.api import docs, kept_reads, security, slow_lane
 from assay.api.arena.routes import blp as arena_blp
 from assay.api.auth.routes import blp as auth_blp
 from assay.api.contract import READ_SECURITY, ContractPlugin
@@ -105,6 +105,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     observability.init_app(app)  # request ids first: errors log them
     kept_reads.init_app(app)
     security.init_app(app)
+    slow_lane.init_app(app, settings)  # its refusals after authentication's
     kept_reads.init_serving(app)
     auth_service.dummy_hash(settings.bcrypt_rounds)  # the first unknown email costs no more
     register_error_handlers(app)

@@ -24,12 +24,14 @@ class _Gunicorn(BaseApplication):
 
     def load(self) -> Any:
         from assay.admission import Admission
+        from assay.api import slow_lane
         from assay.api.kept_reads import hear_other_processes
         from assay.app import create_app
 
         app = create_app()  # in the worker (no preload): the listener's thread lives there
         hear_other_processes(app)
-        return Admission(app, self.admit, app.config["MAX_CONTENT_LENGTH"])
+        return Admission(app, self.admit, app.config["MAX_CONTENT_LENGTH"],
+                         aside=slow_lane.of(app).is_slow)
 
 
 def share_embedded_redis(settings: Settings) -> Settings:
@@ -49,16 +51,19 @@ def run_gunicorn(host: str, port: int, threads: int, workers: int | None = None,
     pile onto whichever process accepted first, and it alone works while the others idle
     (measured: 50 keep-alive clients on 2 workers used 1.0 core of 2, capped 1.7). Of its
     threads, `admit` at most work on a request at once, the others wait in order
-    (admission.py)."""
+    (admission.py). Slow work (model calls, tests, downloads) gets ASSAY_WEB_SLOW threads
+    on top, and places of its own (api/slow_lane.py): it never takes the reads' threads."""
     settings = share_embedded_redis(Settings.from_env())
     if settings.is_sqlite:
         workers = 1  # one writer: more processes would only queue on the file's lock
+    reads, threads = threads, threads + settings.slow_places
     os.environ.setdefault("ASSAY_DB_POOL_SIZE", str(threads))
     os.environ.setdefault("ASSAY_DB_PING_IDLE_S", "1")  # db.py: a round trip per read saved
     BalancedThreadWorker.shares = Shares(SLOTS)
     _Gunicorn({
         "bind": f"{host}:{port}", "workers": workers or os.cpu_count() or 1,
-        "worker_class": BalancedThreadWorker, "threads": threads, "worker_connections": 2 * threads,
+        "worker_class": BalancedThreadWorker, "threads": threads,
+        "worker_connections": 2 * reads + settings.slow_places,
         "timeout": 0,  # progress streams stay open; gthread still reaps dead clients
         "graceful_timeout": 5, "accesslog": None, "errorlog": "-", "loglevel": "warning",
         "pre_fork": pre_fork, "child_exit": _child_exit, "post_worker_init": _post_worker_init,

@@ -32,6 +32,26 @@ def _int(env: dict[str, str], name: str, default: int) -> int:
         raise ValueError(f"{name} must be an integer, got {raw!r}") from exc
 
 
+def _at_least(env: dict[str, str], name: str, default: int, low: int) -> int:
+    value = _int(env, name, default)
+    if value < low:
+        raise ValueError(f"{name} must be at least {low}, got {value}")
+    return value
+
+
+def _seconds(env: dict[str, str], name: str, default: float) -> float:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError as exc:
+        raise ValueError(f"{name} must be a number of seconds, got {raw!r}") from exc
+    if not 0 < value < 3600:
+        raise ValueError(f"{name} must be between 0 and 3600 seconds, got {raw!r}")
+    return value
+
+
 def _bool(env: dict[str, str], name: str, default: bool) -> bool:
     raw = env.get(name)
     if raw is None or raw == "":
@@ -99,6 +119,11 @@ class Settings:
     auth_cache_s: float = 5.0  # how long a process trusts a credential it checked (0: never)
     read_cache_s: float = 60.0  # how long a process keeps a stopped run's read (0: never)
     list_cache_s: float = 5.0  # how long a process keeps a project's list (0: never)
+    # slow work (model calls, sandboxes, downloads) per API process: its own places and
+    # threads beside the reads' (api/slow_lane.py), a user's share of them, its time bound
+    slow_places: int = 8
+    slow_per_user: int = 4
+    slow_deadline_s: float = 90.0
     run_concurrency: int = 50
     stream_maxlen: int = 10_000
     block_private_urls: bool = False  # refuse loopback/private provider base URLs (SSRF)
@@ -171,6 +196,9 @@ class Settings:
             auth_cache_s=max(0.0, float(env.get("ASSAY_AUTH_CACHE_S") or 5.0)),
             read_cache_s=max(0.0, float(env.get("ASSAY_READ_CACHE_S") or 60.0)),
             list_cache_s=max(0.0, float(env.get("ASSAY_LIST_CACHE_S") or 5.0)),
+            slow_places=_at_least(env, "ASSAY_WEB_SLOW", 8, 1),
+            slow_per_user=_at_least(env, "ASSAY_WEB_SLOW_PER_USER", 4, 1),
+            slow_deadline_s=_seconds(env, "ASSAY_SLOW_DEADLINE_S", 90.0),
             run_concurrency=_int(env, "ASSAY_RUN_CONCURRENCY", 50),
             block_private_urls=_bool(env, "ASSAY_BLOCK_PRIVATE_URLS", False),
             private_url_allow=_allow_list(env),

@@ -30,6 +30,7 @@ def _options(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:1/0")
     monkeypatch.delenv("ASSAY_DB_POOL_SIZE", raising=False)
     monkeypatch.delenv("ASSAY_DB_PING_IDLE_S", raising=False)
+    monkeypatch.setenv("ASSAY_WEB_SLOW", "8")
     serve.run_gunicorn("127.0.0.1", 8000, threads=16, workers=2)
     return seen
 
@@ -37,13 +38,14 @@ def _options(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
 def test_each_process_takes_at_most_twice_its_threads_in_connections(
         monkeypatch: pytest.MonkeyPatch) -> None:
     seen = _options(monkeypatch)
+    # 16 for reads and 8 for slow work (api/slow_lane.py), which never takes the reads'
     assert (seen["worker_class"], seen["workers"], seen["threads"]) == (
-        BalancedThreadWorker, 2, 16)
+        BalancedThreadWorker, 2, 24)
     assert seen["pre_fork"] is serve.pre_fork  # the arbiter hands each its slot
-    assert seen["worker_connections"] == 32
+    assert seen["worker_connections"] == 2 * 16 + 8
     assert seen["admit"] == 4  # admission.py: the others wait in order
     assert seen["post_worker_init"] is serve._post_worker_init  # collections_policy
-    assert os.environ["ASSAY_DB_POOL_SIZE"] == "16"
+    assert os.environ["ASSAY_DB_POOL_SIZE"] == "24"
     assert os.environ["ASSAY_DB_PING_IDLE_S"] == "1"  # its processes ping idle connections
 
 

@@ -36,7 +36,7 @@ WRITE_SECURITY: list[dict[str, list[str]]] = [{"bearer": []}, {"cookie": [], "cs
 # the Error schema); 423, 429 and 503 are ours, to document Retry-After.
 ERROR_RESPONSES = {401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 409: "CONFLICT",
                    422: "UNPROCESSABLE_ENTITY", 423: "ACCOUNT_LOCKED", 429: "RATE_LIMITED",
-                   502: "BAD_GATEWAY", 503: "DATABASE_BUSY"}
+                   502: "BAD_GATEWAY", 503: "SERVICE_BUSY"}
 RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait before trying again",
                                "schema": {"type": "integer", "minimum": 0}}}
 UNSAFE = frozenset({"post", "put", "patch", "delete"})
@@ -170,7 +170,8 @@ class ContractPlugin(BasePlugin):
         for status, description in ((423, "The account is locked for a while"),
                                     (429, "Too many requests: wait before trying again"),
                                     (503, "Busy: no database connection came free in time "
-                                          "(DATABASE_BUSY); try again after Retry-After")):
+                                          "(DATABASE_BUSY) or the slow-work lane is full "
+                                          "(SLOW_WORK_BUSY); try again after Retry-After")):
             spec.components.response(ERROR_RESPONSES[status], {
                 "description": description, "headers": RETRY_AFTER, "content": {
                     "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}})

@@ -149,6 +149,22 @@ def user_id_kept(app: Flask, environ: Environ) -> int | None:
     return None if entry is None else entry.user_id
 
 
+def requester_key(environ: Environ) -> str:
+    """Who sends this request, without a query and the same on every request: the user of
+    a signed session, else the API token (or whatever credential it carries; Flask then
+    checks it). For counting a requester's requests, not for trusting them."""
+    bearer = _bearer(environ.get("HTTP_AUTHORIZATION", ""))
+    if bearer is not None:
+        return _token_key(bearer)
+    cookie = parse_cookie(environ).get(SESSION_COOKIE)
+    if cookie:
+        try:
+            return f"user:{sessions.decode(cookie, current().settings.jwt_secret).user_id}"
+        except Unauthorized:
+            pass
+    return "other:" + auth.token_digest(environ.get("HTTP_AUTHORIZATION", "") + (cookie or ""))
+
+
 def impossible_ids() -> None:
     """An id in the path outside the database's integer range cannot exist: 404 before a
     query sees it (it would overflow the column type and fail as a 500)."""

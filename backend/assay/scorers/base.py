@@ -102,6 +102,9 @@ class Context:
 
     judge: JudgeCall | None = None  # None: judge kinds fail with an actionable error
     code_execution: bool = False  # the project opted in to the code sandbox
+    # time.monotonic() by which a scorer that may run long (the sandbox's tests) stops:
+    # work a person waits for (a trial) is bounded; None for runs (their jobs are)
+    deadline: float | None = None
 
 
 class Scorer(Protocol):

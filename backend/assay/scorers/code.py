@@ -35,6 +35,7 @@ import asyncio
 import inspect
 import json
 import math
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
@@ -66,6 +67,7 @@ BRIEF_CHARS = 60  # of a value quoted in the rationale
 FAILURES_NAMED = 5  # failures spelled out in the rationale
 REL_TOL = 1e-9
 NO_CODE = "the output contains no code"
+OUT_OF_TIME = "not run: the time for this scoring ran out before this test"
 
 
 class CodeExecutionScorer:
@@ -108,11 +110,12 @@ class CodeExecutionScorer:
         if not code.strip():
             return [self._not_run(tests, NO_CODE)]
         try:
-            return [await asyncio.to_thread(self._check, code, tests)]
+            return [await asyncio.to_thread(self._check, code, tests, ctx.deadline)]
         except SandboxError as exc:
             return [ScoreResult.failed(f"The code sandbox could not run: {exc}")]
 
-    def _check(self, code: str, tests: Sequence[CallTest | ProgramTest]) -> ScoreResult:
+    def _check(self, code: str, tests: Sequence[CallTest | ProgramTest],
+               deadline: float | None = None) -> ScoreResult:
         """must_compile first (one sandbox run that only compiles), then the tests."""
         if self.params.must_compile:
             compiled = self._compile(code)
@@ -122,7 +125,7 @@ class CodeExecutionScorer:
             if not tests:
                 return ScoreResult(1.0, True, rationale="the code compiles",
                                    details=self._details(True, 0, [compiled]))
-        outcomes = self._run_all(code, tests)
+        outcomes = self._run_all(code, tests, deadline)
         compiles = not any(o.stage == "compile" for o in outcomes)
         return _summarise(tests, outcomes, self._details(compiles, len(tests), outcomes))
 
@@ -155,29 +158,38 @@ class CodeExecutionScorer:
         return replace(outcome, duration_ms=round(result.duration_s * 1000),
                        network_namespace=result.network_namespace)
 
-    def _run_all(self, code: str, tests: Sequence[CallTest | ProgramTest]) -> list[Outcome]:
+    def _run_all(self, code: str, tests: Sequence[CallTest | ProgramTest],
+                 deadline: float | None = None) -> list[Outcome]:
+        """Each test in turn; past the deadline the rest are not run (a thread cannot be
+        cancelled, so it stops itself: 100 tests x 30 s would hold it for 50 minutes)."""
         outcomes: list[Outcome] = []
-        for test in tests:
-            outcome = self._run_one(code, test)
+        for index, test in enumerate(tests):
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return [*outcomes, *[Outcome(False, None, OUT_OF_TIME)] * (len(tests) - index)]
+            outcome = self._run_one(code, test, left)
             if outcome.stage == "compile":  # the same for every test: run no others
                 return [*outcomes, *[outcome] * (len(tests) - len(outcomes))]
             outcomes.append(outcome)
         return outcomes
 
-    def _run_one(self, code: str, test: CallTest | ProgramTest) -> Outcome:
+    def _run_one(self, code: str, test: CallTest | ProgramTest,
+                 left: float | None = None) -> Outcome:
         if isinstance(test, CallTest):
             result = self._sandbox(code, "call", {"call": test.call,
-                                                  "entrypoint": self.params.entrypoint}, "")
+                                                  "entrypoint": self.params.entrypoint}, "",
+                                   left)
         else:
-            result = self._sandbox(code, "program", {}, test.stdin)
+            result = self._sandbox(code, "program", {}, test.stdin, left)
         return _judge(test, result, self.params)
 
     def _sandbox(self, code: str, mode: str, request: dict[str, Any],
-                 stdin: str) -> SandboxResult:
-        """One run of the harness in `mode` (compile, call, program) in a sandbox."""
+                 stdin: str, left: float | None = None) -> SandboxResult:
+        """One run of the harness in `mode` (compile, call, program) in a sandbox, for at
+        most its timeout (or the `left` seconds before a deadline)."""
         params = self.params
-        limits = Limits(wall_s=params.timeout_s, cpu_s=math.ceil(params.timeout_s),
-                        memory_mb=params.memory_mb)
+        wall = params.timeout_s if left is None else max(0.1, min(params.timeout_s, left))
+        limits = Limits(wall_s=wall, cpu_s=math.ceil(wall), memory_mb=params.memory_mb)
         return run_sandboxed(
             [sandbox_python(), "-I", "-S", "-B", "harness.py", mode],
             files={"harness.py": _source("code_harness.py"),

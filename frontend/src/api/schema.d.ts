@@ -222,6 +222,7 @@ export interface paths {
         /**
          * Checks the input (422), tests the connection and saves, even when the test fails:
          *     the result is in last_test_ok and last_test_error.
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
         post: operations["credentials_create"];
         delete?: never;
@@ -253,6 +254,7 @@ export interface paths {
         /**
          * A change of base URL, key, environment variable or config tests the connection
          *     again; the kind cannot change (add another credential).
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
         patch: operations["credentials_update"];
         trace?: never;
@@ -269,7 +271,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** One small real call to the provider; the result is recorded on the credential. */
+        /**
+         * One small real call to the provider; the result is recorded on the credential.
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
+         */
         post: operations["credentials_test"];
         delete?: never;
         options?: never;
@@ -290,6 +295,7 @@ export interface paths {
         /**
          * The provider's model ids, where it lists them (409 DISCOVERY_UNSUPPORTED for Azure,
          *     502 PROVIDER_ERROR when the provider fails).
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
         get: operations["credentials_discover_models"];
         put?: never;
@@ -679,6 +685,7 @@ export interface paths {
          *     (text/csv; questions and cases datasets) or JSONL (application/x-ndjson), which import
          *     back to the same cases. CSV cells a spreadsheet would run as formulas start with an
          *     apostrophe, which the import takes off.
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
         get: operations["datasets_export"];
         put?: never;
@@ -936,6 +943,8 @@ export interface paths {
         /**
          * Score one output (a run's, or pasted text) with these params through the real
          *     judges. Records no score; the judge calls' cost is added to the project's spend.
+         *     Bounded by ASSAY_SLOW_DEADLINE_S: past it the result carries the error.
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
         post: operations["scorers_try"];
         delete?: never;
@@ -1692,6 +1701,7 @@ export interface paths {
          *     a spreadsheet would run as a formula are quoted). json: the same, nested. junit: one
          *     testsuite per target, one testcase per case x repeat, failing when a scorer failed it
          *     (its rationale is the message), erring when the call failed.
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
         get: operations["runs_export"];
         put?: never;
@@ -2288,10 +2298,12 @@ export interface paths {
         /**
          * Critique a rubric against a contract
          * @description One call to the judge model (it is billed by its provider), answered within 90 s.
-         *     Whether the rubric covers the contract, defines evidence, avoids vague language, and
-         *     would make judges disagree. 422 for an empty rubric or a judge that is no model of the
-         *     project (or has no API key); 502 JUDGE_FAILED when the judge fails or answers with
-         *     something else than the critique, JUDGE_TIMEOUT when it takes too long.
+         *         Whether the rubric covers the contract, defines evidence, avoids vague language, and
+         *         would make judges disagree. 422 for an empty rubric or a judge that is no model of the
+         *         project (or has no API key); 502 JUDGE_FAILED when the judge fails or answers with
+         *         something else than the critique, JUDGE_TIMEOUT when it takes too long.
+         *
+         *     Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
         post: operations["critiques_create"];
         delete?: never;
@@ -2468,8 +2480,10 @@ export interface paths {
         /**
          * Run an eval on the dev set, or ship it to the hidden test set
          * @description Rules answer at once; the judge tab calls the judge model of `project_id` on every
-         *     trace plus the meta-judge (billed to that project, budgeted). 422 RULES_INVALID lists
-         *     the rules' problems; 422 BUDGET_EXCEEDED; 502 JUDGE_FAILED / JUDGE_TIMEOUT.
+         *         trace plus the meta-judge (billed to that project, budgeted). 422 RULES_INVALID lists
+         *         the rules' problems; 422 BUDGET_EXCEEDED; 502 JUDGE_FAILED / JUDGE_TIMEOUT.
+         *
+         *     Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
         post: operations["arena_attempts_create"];
         delete?: never;
@@ -2534,6 +2548,7 @@ export interface paths {
         /**
          * pdf, md (the report), csv (every score), prompt-txt / prompt-md (the best prompt),
          *     bundle (zip that imports back with POST .../experiments/import).
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
         get: operations["experiment_reports_export"];
         put?: never;
@@ -2776,7 +2791,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Draft objectives from hints (clarity-, creativity- and efficiency-focused). */
+        /**
+         * Draft objectives from hints (clarity-, creativity- and efficiency-focused).
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
+         */
         post: operations["assist_draft_objectives"];
         delete?: never;
         options?: never;
@@ -2795,7 +2813,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Improve an objective, or add the details it lacks. */
+        /**
+         * Improve an objective, or add the details it lacks.
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
+         */
         post: operations["assist_improve_objective"];
         delete?: never;
         options?: never;
@@ -2814,7 +2835,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Draft a rubric of 4-6 criteria from the objective (weights normalised to 1). */
+        /**
+         * Draft a rubric of 4-6 criteria from the objective (weights normalised to 1).
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
+         */
         post: operations["assist_draft_rubric"];
         delete?: never;
         options?: never;
@@ -2833,7 +2857,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Draft seed prompts (structured, conversational, minimal). */
+        /**
+         * Draft seed prompts (structured, conversational, minimal).
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
+         */
         post: operations["assist_draft_prompts"];
         delete?: never;
         options?: never;
@@ -2852,7 +2879,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Improve a prompt for the objective, keeping its variables. */
+        /**
+         * Improve a prompt for the objective, keeping its variables.
+         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
+         */
         post: operations["assist_improve_prompt"];
         delete?: never;
         options?: never;
@@ -9694,8 +9724,8 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Busy: no database connection came free in time (DATABASE_BUSY); try again after Retry-After */
-        DATABASE_BUSY: {
+        /** @description Busy: no database connection came free in time (DATABASE_BUSY) or the slow-work lane is full (SLOW_WORK_BUSY); try again after Retry-After */
+        SERVICE_BUSY: {
             headers: {
                 /** @description Seconds to wait before trying again */
                 "Retry-After"?: number;
@@ -9801,7 +9831,7 @@ export interface operations {
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             429: components["responses"]["RATE_LIMITED"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -9830,7 +9860,7 @@ export interface operations {
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             423: components["responses"]["ACCOUNT_LOCKED"];
             429: components["responses"]["RATE_LIMITED"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -9853,7 +9883,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -9877,7 +9907,7 @@ export interface operations {
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -9901,7 +9931,7 @@ export interface operations {
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -9931,7 +9961,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -9957,7 +9987,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -9987,7 +10017,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10017,7 +10047,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10044,7 +10074,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10070,7 +10100,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10103,7 +10133,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10134,7 +10164,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10165,7 +10195,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10198,7 +10228,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10225,7 +10255,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10259,7 +10289,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10283,7 +10313,7 @@ export interface operations {
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10314,7 +10344,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10347,7 +10377,8 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10375,7 +10406,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10402,7 +10433,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10436,7 +10467,8 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10465,7 +10497,8 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10494,8 +10527,9 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            429: components["responses"]["RATE_LIMITED"];
             502: components["responses"]["BAD_GATEWAY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10528,7 +10562,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10561,7 +10595,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10589,7 +10623,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10616,7 +10650,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10650,7 +10684,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10679,7 +10713,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10708,7 +10742,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10747,7 +10781,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10780,7 +10814,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10807,7 +10841,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10840,7 +10874,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10873,7 +10907,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10901,7 +10935,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10928,7 +10962,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10962,7 +10996,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -10991,7 +11025,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11020,7 +11054,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11057,7 +11091,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11091,7 +11125,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11125,7 +11159,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11155,7 +11189,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11190,7 +11224,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11222,7 +11256,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11256,7 +11290,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11290,7 +11324,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11324,7 +11358,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11360,7 +11394,8 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11392,7 +11427,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11424,7 +11459,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11457,7 +11492,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11485,7 +11520,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11517,7 +11552,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11551,7 +11586,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11584,7 +11619,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11618,7 +11653,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11652,7 +11687,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11686,7 +11721,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11714,7 +11749,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11742,7 +11777,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11775,7 +11810,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11808,7 +11843,8 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11842,7 +11878,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11875,7 +11911,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11903,7 +11939,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11935,7 +11971,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11969,7 +12005,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -11998,7 +12034,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12027,7 +12063,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12061,7 +12097,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12095,7 +12131,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12123,7 +12159,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12151,7 +12187,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12188,7 +12224,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12217,7 +12253,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12245,7 +12281,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12281,7 +12317,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12310,7 +12346,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12345,7 +12381,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12374,7 +12410,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12424,7 +12460,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12458,7 +12494,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12496,7 +12532,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12524,7 +12560,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12558,7 +12594,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12587,7 +12623,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12616,7 +12652,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12645,7 +12681,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12674,7 +12710,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12726,7 +12762,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12758,7 +12794,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12791,7 +12827,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12824,7 +12860,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12852,7 +12888,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12880,7 +12916,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12912,7 +12948,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12948,7 +12984,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -12984,7 +13020,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13017,7 +13053,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13053,7 +13089,8 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13092,7 +13129,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13129,7 +13166,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13156,7 +13193,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13194,7 +13231,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13221,7 +13258,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13256,7 +13293,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13291,7 +13328,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13332,7 +13369,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13366,7 +13403,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13403,7 +13440,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13434,7 +13471,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13467,7 +13504,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13500,7 +13537,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13533,7 +13570,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13566,7 +13603,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13599,7 +13636,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13632,7 +13669,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13660,7 +13697,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13694,7 +13731,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13722,7 +13759,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13753,7 +13790,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13791,7 +13828,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13819,7 +13856,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13846,7 +13883,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13878,7 +13915,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13912,7 +13949,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13944,7 +13981,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13971,7 +14008,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -13993,7 +14030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14015,7 +14052,7 @@ export interface operations {
                     "application/json": components["schemas"]["Ready"];
                 };
             };
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14048,8 +14085,9 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            429: components["responses"]["RATE_LIMITED"];
             502: components["responses"]["BAD_GATEWAY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14076,7 +14114,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14109,7 +14147,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14136,7 +14174,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14169,7 +14207,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14196,7 +14234,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14224,7 +14262,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14251,7 +14289,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14285,7 +14323,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14314,7 +14352,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14347,7 +14385,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14380,7 +14418,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14413,8 +14451,9 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            429: components["responses"]["RATE_LIMITED"];
             502: components["responses"]["BAD_GATEWAY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14442,7 +14481,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14470,7 +14509,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14507,7 +14546,8 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14541,7 +14581,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14574,7 +14614,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14607,7 +14647,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14635,7 +14675,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14669,7 +14709,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14703,7 +14743,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14733,7 +14773,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14762,7 +14802,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14794,7 +14834,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14822,7 +14862,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14849,7 +14889,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14878,7 +14918,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14911,7 +14951,8 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14944,7 +14985,8 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -14977,7 +15019,8 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15010,7 +15053,8 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15043,7 +15087,8 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            429: components["responses"]["RATE_LIMITED"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15075,7 +15120,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15104,7 +15149,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15133,7 +15178,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15168,7 +15213,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15203,7 +15248,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15238,7 +15283,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15273,7 +15318,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15308,7 +15353,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15337,7 +15382,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15366,7 +15411,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15395,7 +15440,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15423,7 +15468,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15451,7 +15496,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -15484,7 +15529,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
-            503: components["responses"]["DATABASE_BUSY"];
+            503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };

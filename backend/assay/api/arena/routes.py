@@ -8,6 +8,7 @@ from typing import Any
 
 from assay.api.arena import schemas as s
 from assay.api.base import Blueprint, page_dict, page_of, runtime, session, user
+from assay.api.slow_lane import slow_work
 from assay.core.challenges import attempts, service
 from assay.core.errors import NotFound
 
@@ -66,6 +67,7 @@ def validate_eval(data: dict[str, Any], challenge_id: str) -> Any:
 @blp.post("/<string:challenge_id>/attempts")
 @blp.arguments(s.ArenaAttemptBodySchema)
 @blp.response(201, s.ArenaAttemptSchema)
+@slow_work
 def create_attempt(data: dict[str, Any], challenge_id: str) -> Any:
     """Run an eval on the dev set, or ship it to the hidden test set
 

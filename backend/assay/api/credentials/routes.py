@@ -26,6 +26,7 @@ from assay.api.credentials.schemas import (
     DiscoveredSchema,
     ProviderKindSchema,
 )
+from assay.api.slow_lane import slow_work
 from assay.core.base import utcnow
 from assay.core.llm import credentials as service
 from assay.core.llm import kinds
@@ -81,6 +82,7 @@ def list_credentials(args: dict[str, Any], project_id: int) -> Any:
 @blp.post("")
 @blp.arguments(CredentialCreateSchema)
 @blp.response(201, CredentialSchema)
+@slow_work
 def create_credential(data: dict[str, Any], project_id: int) -> Any:
     """Checks the input (422), tests the connection and saves, even when the test fails:
     the result is in last_test_ok and last_test_error."""
@@ -100,6 +102,7 @@ def get_credential(project_id: int, credential_id: int) -> Any:
 @blp.patch(ONE)
 @blp.arguments(CredentialUpdateSchema)
 @blp.response(200, CredentialSchema)
+@slow_work
 def update_credential(data: dict[str, Any], project_id: int, credential_id: int) -> Any:
     """A change of base URL, key, environment variable or config tests the connection
     again; the kind cannot change (add another credential)."""
@@ -124,6 +127,7 @@ def delete_credential(project_id: int, credential_id: int) -> Any:
 
 @blp.post(ONE + "/test")
 @blp.response(200, ConnectionTestSchema)
+@slow_work
 def test_credential(project_id: int, credential_id: int) -> Any:
     """One small real call to the provider; the result is recorded on the credential."""
     project, _ = project_access(project_id, Role.admin)
@@ -138,6 +142,7 @@ def test_credential(project_id: int, credential_id: int) -> Any:
 
 @blp.get(ONE + "/discover")
 @blp.response(200, DiscoveredSchema)
+@slow_work
 def discover_models(project_id: int, credential_id: int) -> Any:
     """The provider's model ids, where it lists them (409 DISCOVERY_UNSUPPORTED for Azure,
     502 PROVIDER_ERROR when the provider fails)."""

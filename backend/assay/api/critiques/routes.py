@@ -7,6 +7,7 @@ from typing import Any
 
 from assay.api.base import Blueprint, project_access, runtime, session
 from assay.api.critiques.schemas import CritiqueRequestSchema, CritiqueSchema
+from assay.api.slow_lane import slow_work
 from assay.core.projects.models import Role
 from assay.core.scoring.critiques import critique
 
@@ -17,6 +18,7 @@ blp = Blueprint("critiques", __name__, url_prefix="/api/projects/<int:project_id
 @blp.post("")
 @blp.arguments(CritiqueRequestSchema)
 @blp.response(200, CritiqueSchema)
+@slow_work
 def critique_rubric(data: dict[str, Any], project_id: int) -> Any:
     """Critique a rubric against a contract
 

@@ -30,6 +30,7 @@ from assay.api.files import (
     is_form,
     json_or_form,
 )
+from assay.api.slow_lane import slow_work
 from assay.core.datasets import coverage, exporting, importing, service
 from assay.core.errors import Invalid
 from assay.core.projects.models import Role
@@ -97,6 +98,7 @@ def import_cases(data: dict[str, Any], project_id: int, dataset_id: int) -> Any:
 @blp.arguments(ExportArgs, location="query")
 @blp.response(200)
 @blp.doc(responses=download_doc("The file, streamed", *exporting.FORMATS.values()))
+@slow_work
 def export_cases(args: dict[str, Any], project_id: int, dataset_id: int) -> Any:
     """One version as a download (Content-Disposition names the file), streamed: CSV
     (text/csv; questions and cases datasets) or JSONL (application/x-ndjson), which import

@@ -15,6 +15,7 @@ from assay.api.experiments.schemas import (
     AssistReplySchema,
     AssistRubricSchema,
 )
+from assay.api.slow_lane import slow_work
 from assay.core.experiments import assist as assist_
 from assay.core.experiments import service
 from assay.core.projects.models import Role
@@ -43,6 +44,7 @@ DOC = ("422 for a model that is not the project's; 409 BUDGET_EXCEEDED when the 
 @blp.post("/objectives")
 @blp.arguments(AssistObjectivesSchema)
 @blp.response(200, AssistReplySchema)
+@slow_work
 def draft_objectives(data: dict[str, Any], project_id: int) -> Any:
     """Draft objectives from hints (clarity-, creativity- and efficiency-focused)."""
     return _ask("objectives", data, project_id)
@@ -51,6 +53,7 @@ def draft_objectives(data: dict[str, Any], project_id: int) -> Any:
 @blp.post("/objective")
 @blp.arguments(AssistObjectiveSchema)
 @blp.response(200, AssistReplySchema)
+@slow_work
 def improve_objective(data: dict[str, Any], project_id: int) -> Any:
     """Improve an objective, or add the details it lacks."""
     return _ask("objective", data, project_id)
@@ -59,6 +62,7 @@ def improve_objective(data: dict[str, Any], project_id: int) -> Any:
 @blp.post("/rubric")
 @blp.arguments(AssistRubricSchema)
 @blp.response(200, AssistReplySchema)
+@slow_work
 def draft_rubric(data: dict[str, Any], project_id: int) -> Any:
     """Draft a rubric of 4-6 criteria from the objective (weights normalised to 1)."""
     return _ask("rubric", data, project_id)
@@ -67,6 +71,7 @@ def draft_rubric(data: dict[str, Any], project_id: int) -> Any:
 @blp.post("/prompts")
 @blp.arguments(AssistPromptsSchema)
 @blp.response(200, AssistReplySchema)
+@slow_work
 def draft_prompts(data: dict[str, Any], project_id: int) -> Any:
     """Draft seed prompts (structured, conversational, minimal)."""
     return _ask("prompts", data, project_id)
@@ -75,6 +80,7 @@ def draft_prompts(data: dict[str, Any], project_id: int) -> Any:
 @blp.post("/prompt")
 @blp.arguments(AssistImproveSchema)
 @blp.response(200, AssistReplySchema)
+@slow_work
 def improve_prompt(data: dict[str, Any], project_id: int) -> Any:
     """Improve a prompt for the objective, keeping its variables."""
     return _ask("prompt", data, project_id)

@@ -26,6 +26,7 @@ from assay.api.files import (
     is_form,
     json_or_form,
 )
+from assay.api.slow_lane import slow_work
 from assay.core.errors import Invalid
 from assay.core.experiments import bundle, exports, report, service
 from assay.core.projects.models import Role
@@ -62,6 +63,7 @@ def get_report(project_id: int, experiment_id: int) -> Any:
 @blp.arguments(ExportArgs, location="query")
 @blp.response(200)
 @blp.doc(responses=download_doc("The file", *TYPES.values()))
+@slow_work
 def export_report(args: dict[str, Any], project_id: int, experiment_id: int) -> Any:
     """pdf, md (the report), csv (every score), prompt-txt / prompt-md (the best prompt),
     bundle (zip that imports back with POST .../experiments/import)."""

@@ -9,6 +9,7 @@ from marshmallow import Schema, fields
 from assay.api.base import Blueprint, project_access, session
 from assay.api.files import download, download_doc
 from assay.api.reports.schemas import ExportArgs, ScorerRefSchema
+from assay.api.slow_lane import slow_work
 from assay.core.projects.models import Role
 from assay.core.reports import exports
 from assay.core.runs import service as runs
@@ -103,6 +104,7 @@ class RunExportSchema(Schema):
 @blp.doc(responses=download_doc(
     "The file, streamed", exports.FORMATS["csv"][0], exports.FORMATS["junit"][0],
     json_schema=RunExportSchema))
+@slow_work
 def export_run(args: dict[str, Any], project_id: int, run_id: int) -> Any:
     """Every output of the run as a download (Content-Disposition names the file), streamed.
     csv: one row per output (case input and expected as JSON, target, model, status, text,

@@ -33,6 +33,7 @@ from assay.api.scorers.schemas import (
     TrialSchema,
     TryRequestSchema,
 )
+from assay.api.slow_lane import slow_work
 from assay.core.errors import Conflict
 from assay.core.projects.models import Role
 from assay.core.scoring import service, trial
@@ -99,16 +100,18 @@ def preview_judge_prompt(data: dict[str, Any], project_id: int) -> Any:
 @blp.post("/try")
 @blp.arguments(TryRequestSchema)
 @blp.response(200, TrialSchema)
+@slow_work
 def try_scorer(data: dict[str, Any], project_id: int) -> Any:
     """Score one output (a run's, or pasted text) with these params through the real
-    judges. Records no score; the judge calls' cost is added to the project's spend."""
+    judges. Records no score; the judge calls' cost is added to the project's spend.
+    Bounded by ASSAY_SLOW_DEADLINE_S: past it the result carries the error."""
     project, _ = project_access(project_id, Role.editor)
     subject = (trial.output_subject(session(), project, data["output_id"])
                if data["output_id"] is not None else trial.sample_subject(data["sample"]))
     settings = runtime().settings
     found = trial.try_scorer(session(), user(), project, data["kind"], data["params"],
                              subject, settings.secret_key, settings.url_policy,
-                             data["output_id"])
+                             data["output_id"], settings.slow_deadline_s)
     commit()
     return found
 

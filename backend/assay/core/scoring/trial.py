@@ -5,6 +5,7 @@ judge call it makes is charged to the project's spend, like any other judge call
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Mapping
 from dataclasses import asdict
 from datetime import UTC, datetime
@@ -30,9 +31,14 @@ from assay.providers.ssrf import UrlPolicy
 from assay.scorers.base import Context, JudgeReply, ScoreResult, Subject
 from assay.scorers.judge_guard import new_nonce
 
-TRIAL_TIMEOUT_S = 60.0
+TRIAL_TIMEOUT_S = 60.0  # one judge call; the whole trial has its deadline (try_scorer)
 TRIAL_KIND = "scorer_trials"  # a kind of spend in the cost report
 NO_JUDGE = "This kind calls no judge model, so it has no judge prompt to show"
+
+
+def out_of_time(deadline_s: float) -> str:
+    return (f"The trial took longer than {deadline_s:g} s and was stopped; a judge that "
+            "answers slowly or many long tests may need a run instead")
 
 
 def sample_subject(sample: Mapping[str, Any]) -> Subject:
@@ -132,10 +138,13 @@ def _check_budget(project: Project, scorer: Any, models: Mapping[str, JudgeModel
 
 def try_scorer(session: Session, actor: User, project: Project, kind: str,
                params: Mapping[str, Any], subject: Subject, secret_key: str,
-               url_policy: UrlPolicy, output_id: int | None = None) -> dict[str, Any]:
+               url_policy: UrlPolicy, output_id: int | None = None,
+               deadline_s: float = 90.0) -> dict[str, Any]:
     """Score `subject` once through the real LLM client; record no score, charge the
     judges' cost to the project and audit it. Pairwise kinds compare two outputs and
-    cannot be tried on one."""
+    cannot be tried on one. A person waits for it: past `deadline_s` its judge calls are
+    closed and its tests stop, and it answers with what it has (charging the replies that
+    came back)."""
     if kind in PAIR_KINDS:
         raise Invalid("A pairwise judge compares two outputs; try it from a run",
                       {"json": {"kind": ["Pairwise judges cannot be tried on one output"]}})
@@ -149,12 +158,21 @@ def try_scorer(session: Session, actor: User, project: Project, kind: str,
         _check_budget(project, scorer, models, subject)
 
     async def go() -> tuple[list[ScoreResult], _Metered]:
-        async with LLMClient(timeout_s=TRIAL_TIMEOUT_S, retry=RetryPolicy(attempts=1),
-                             max_connections=4, url_policy=url_policy) as client:
+        async with LLMClient(timeout_s=min(TRIAL_TIMEOUT_S, deadline_s),
+                             retry=RetryPolicy(attempts=1), max_connections=4,
+                             url_policy=url_policy) as client:
             meter = _Metered(ModelJudge(client, models))
-            ctx = Context(judge=meter, code_execution=bool(settings.get("code_execution")))
-            return await scorer.score(subject, ctx), meter
+            ctx = Context(judge=meter, code_execution=bool(settings.get("code_execution")),
+                          deadline=time.monotonic() + deadline_s)
+            try:
+                return await asyncio.wait_for(scorer.score(subject, ctx), deadline_s), meter
+            except TimeoutError:
+                return [ScoreResult.failed(out_of_time(deadline_s))], meter
 
+    # Nothing is written yet: ending the read transaction gives its connection back to the
+    # pool while the judges work (a minute of model calls held one, and on PostgreSQL an
+    # open transaction, per trial).
+    session.commit()
     results, meter = asyncio.run(go())
     _charge(session, project, meter)
     audit.record(session, actor, "scorer.tried", "project", project.id, project.id,
