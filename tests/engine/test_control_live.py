@@ -47,6 +47,7 @@ class Live:
             session.commit()
         self.base = f"{live_url}/api/projects/{self.project_id}/runs/{self.run_id}"
         self.calls_before = stats(fake)["total"]
+        self.answered_before = stats(fake)["answered"]
         self.fake = fake
 
     def start(self) -> None:
@@ -58,6 +59,10 @@ class Live:
 
     def calls(self) -> int:
         return int(stats(self.fake)["total"]) - self.calls_before
+
+    def answered(self) -> int:
+        """Calls the provider answered (what it bills): a stop closes the others."""
+        return int(stats(self.fake)["answered"]) - self.answered_before
 
     def cells(self) -> dict[str, int]:
         with db.factory() as session:
@@ -112,7 +117,7 @@ def test_pause_stops_claiming_and_resume_finishes_every_cell_once(
     paused = live.post("pause")
     assert paused.status_code == 200, paused.text
     assert paused.json()["status"] == "paused"
-    live.wait(lambda: _idle(live), 10)  # what was in flight lands
+    live.wait(lambda: _idle(live), 10)  # what was in flight is aborted, back to pending
     done = live.cells()
     time.sleep(0.6)
     assert live.cells() == done, "a paused run claimed more cells"
@@ -122,7 +127,9 @@ def test_pause_stops_claiming_and_resume_finishes_every_cell_once(
     assert resumed.status_code == 200 and resumed.json()["status"] == "running"
     live.wait(lambda: live.run().status == "completed")
     assert live.cells() == {"succeeded": CASES}
-    assert live.calls() == CASES, "a cell was called twice"
+    # a call the provider answered just as the pause closed it is not recorded, and runs
+    # again: at most the calls in flight at the pause (concurrency 3)
+    assert CASES <= live.answered() <= CASES + 3, "a cell was answered twice"
     live.books_balance()
 
 
@@ -140,7 +147,7 @@ def test_cancel_keeps_what_is_done_and_calls_nothing_more(
     time.sleep(0.3)
     cells = live.cells()
     assert set(cells) <= {"succeeded", "skipped"} and cells["skipped"] > 0, cells
-    assert live.calls() == cells["succeeded"], "a skipped cell was called"
+    assert live.answered() == cells["succeeded"], "a skipped cell was answered"
     assert live.run().status == "cancelled"
     live.books_balance()
     assert live.post("resume").status_code == 409

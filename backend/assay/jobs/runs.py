@@ -28,16 +28,19 @@ from contextlib import AbstractContextManager, nullcontext
 from datetime import timedelta
 from typing import Any
 
+from sqlalchemy import select
+
 from assay import aio
 from assay.collections_policy import fewer_collections
 from assay.core.runs import progress, service
 from assay.core.runs.engine import Scoring, execute_cell, judge_bound
-from assay.core.runs.models import STOPPED
+from assay.core.runs.models import STOPPED, RunStatus
 from assay.core.runs.service import Cell, CellResult, Claim, Recorded
 from assay.core.scoring import context as scoring_context
 from assay.events import experiments as experiment_events
 from assay.events.publish import BUDGET_ALERT, FINISHED, PROGRESS, STARTED, STATUS
 from assay.jobs import experiments as experiment_jobs
+from assay.jobs import stops
 from assay.jobs.journal import Journal, NoJournal
 from assay.jobs.queues import enqueue_warm
 from assay.jobs.slots import Holder, LocalSlots, Pool, Slots, credential_pool, run_pool
@@ -118,6 +121,33 @@ class _Shard:
         # their own instead, so the next starts the moment the last commits
         self.turn: AbstractContextManager[Any] = (threading.Lock() if rt.settings.is_sqlite
                                                   else nullcontext())
+        # a pause or cancel aborts the calls in flight: its key is read with the slots'
+        # round trips (a few a second), never per call
+        self.stop = stops.Signal(None if alone else rt.redis,
+                                 stops.key(rt.settings.redis_prefix, stops.RUN, run_id),
+                                 self._stopped)
+        self.stop_checked = 0.0
+        self.answered: dict[int, CellResult] = {}  # replies whose judges are at work
+
+    def _stopped(self) -> bool:
+        with self.rt.db.factory() as session:
+            status = session.scalar(select(service.Run.status).where(
+                service.Run.id == self.run_id))
+        return status in (RunStatus.paused, RunStatus.cancelled)
+
+    def _sync(self, pools: list[Pool], wants: list[int]
+              ) -> tuple[list[tuple[int, int, bool]], bool]:
+        """The slots' round trip, and whether a stop came (looked at every POLL_S)."""
+        answers = self.slots.sync(pools, wants)
+        now = time.monotonic()
+        if now - self.stop_checked < stops.POLL_S:
+            return answers, False
+        self.stop_checked = now
+        return answers, self.stop.check()
+
+    def _give_back(self, sent: list[int], unsent: list[int]) -> None:
+        with self.turn, self.rt.db.factory() as session:
+            service.give_back(session, self.run_id, self.owner, sent, unsent)
 
     def _publish(self, event_type: str) -> None:
         if not self.alone:
@@ -216,7 +246,10 @@ class _Shard:
         journaling: asyncio.Task[bool] | None = None
         flushing: asyncio.Task[None] | None = None
         renewing: asyncio.Task[None] | None = None
-        syncing: asyncio.Task[list[tuple[int, int, bool]]] | None = None
+        syncing: asyncio.Task[tuple[list[tuple[int, int, bool]], bool]] | None = None
+        giving: asyncio.Task[None] | None = None
+        stopping = False  # paused or cancelled: calls in flight aborted, claims given back
+        aborted: tuple[list[int], list[int]] = ([], [])  # (sent, never sent): no reply
         asked: tuple[list[Pool], list[int]] = ([], [])
         # tasks report here when done: waking up costs the same with 1 or 500 in flight
         # (asyncio.wait would hook and unhook every pending task on each wake-up)
@@ -249,7 +282,7 @@ class _Shard:
                     if cell is None:  # no slot free: the run's, or the cell's credential's
                         break
                     in_flight[started(asyncio.create_task(
-                        execute_cell(client, cell, scoring)))] = cell
+                        execute_cell(client, cell, scoring, self.answered)))] = cell
                 now = time.monotonic()
                 sync_in = holder.due(now) if syncing is None else FLUSH_S
                 if sync_in == 0:  # ask for slots, give spare ones back, renew the lease
@@ -258,7 +291,7 @@ class _Shard:
                         holder.apply(*asked, self.slots.sync(*asked), now)
                         continue
                     syncing = started(asyncio.create_task(
-                        asyncio.to_thread(self.slots.sync, *asked)))
+                        asyncio.to_thread(self._sync, *asked)))
                     sync_in = FLUSH_S
                 # this shard's part of the window: claimed ahead of what its slots can take,
                 # a shard does not hold cells its siblings could run (a longer end)
@@ -275,6 +308,10 @@ class _Shard:
                     if held:
                         renewing = started(asyncio.create_task(
                             asyncio.to_thread(self._renew, held)))
+                if giving is None and (aborted[0] or aborted[1]):
+                    giving = started(asyncio.create_task(
+                        asyncio.to_thread(self._give_back, *aborted)))
+                    aborted = ([], [])
                 if journaling is None and returned:
                     entering, returned = returned, []
                     journaling = started(asyncio.create_task(
@@ -290,10 +327,11 @@ class _Shard:
                     flushing = started(asyncio.create_task(
                         asyncio.to_thread(self._flush, batch)))
                 if (idle and exhausted and journaling is None and not returned
-                        and flushing is None and not finished and syncing is None):
+                        and flushing is None and not finished and syncing is None
+                        and giving is None and not aborted[0] and not aborted[1]):
                     break
                 busy = bool(in_flight) or any(t is not None for t in (
-                    claiming, journaling, flushing, renewing))
+                    claiming, journaling, flushing, renewing, giving))
                 if not completed:
                     wake.clear()
                     try:
@@ -304,6 +342,18 @@ class _Shard:
                         pass
                 while completed:
                     task = completed.popleft()
+                    if task.cancelled():  # a call a stop aborted (nothing else is cancelled)
+                        cell = in_flight.pop(task)
+                        kept = self.answered.pop(cell.output_id, None)
+                        if kept is None:  # no reply: nothing billed, the cell is given back
+                            ready.done(cell)
+                            aborted[0].append(cell.output_id)
+                        elif self.alone:
+                            ready.done(cell)
+                            finished.append(kept)
+                        else:  # the reply came, its judges did not: recorded, billed
+                            returned.append((cell, kept))
+                        continue
                     result = task.result()  # a failed claim, write or renewal stops the
                     # shard: its leases expire and the reaper hands its cells to another
                     if task is claiming:
@@ -312,12 +362,16 @@ class _Shard:
                         if claim.waiting:  # reservations in flight hold the budget: wait
                             claim_after = time.monotonic() + BUDGET_WAIT_S
                         else:
-                            exhausted = not claim.cells
+                            exhausted = stopping or not claim.cells
                             # a dead shard's journaled results are recorded, not called again
                             if recalled and not finished:
                                 finished_at = time.monotonic()
                             finished.extend(recalled.values())
-                            ready.extend(c for c in claim.cells if c.output_id not in recalled)
+                            fresh = [c for c in claim.cells if c.output_id not in recalled]
+                            if stopping:
+                                aborted[1].extend(c.output_id for c in fresh)
+                            else:
+                                ready.extend(fresh)
                     elif task is journaling:  # in Redis, or Redis refused: either way, on
                         journaling = None
                         if not finished:
@@ -328,11 +382,19 @@ class _Shard:
                         entering = []
                     elif task is syncing:
                         syncing = None
-                        holder.apply(*asked, result, time.monotonic())
+                        granted, stop = result
+                        holder.apply(*asked, granted, time.monotonic())
+                        if stop and not stopping:  # abort: close the requests in flight
+                            stopping = exhausted = True
+                            for call in in_flight:
+                                call.cancel()
+                            aborted[1].extend(c.output_id for c in ready.drain())
                     elif task is flushing:
                         flushing, writing = None, 0
                     elif task is renewing:
                         renewing = None
+                    elif task is giving:
+                        giving = None
                     elif self.alone:  # no journal: the slot is free once the result is back
                         if not finished:
                             finished_at = time.monotonic()
@@ -341,7 +403,8 @@ class _Shard:
                     else:
                         returned.append((in_flight.pop(task), result))
         finally:
-            for pending in (*in_flight, claiming, journaling, flushing, renewing, syncing):
+            for pending in (*in_flight, claiming, journaling, flushing, renewing, syncing,
+                            giving):
                 if pending is not None:
                     pending.cancel()
 
@@ -400,6 +463,18 @@ class _Ready:
             self.count -= 1
             return queue.popleft()
         return None
+
+    def drain(self) -> list[Cell]:
+        """Every waiting cell, taken out (a stop gives them back unstarted)."""
+        cells = list(self)
+        for cell in cells:
+            pool = self._pool(cell)
+            if pool is not None:
+                pool.waiting -= 1
+        self.holder.run.waiting -= self.count
+        self.queues.clear()
+        self.count = 0
+        return cells
 
     def done(self, cell: Cell) -> None:
         """The cell's result is journaled: its slots are free."""

@@ -119,6 +119,10 @@ class _Fake:
         self.peak = self.in_flight
         self.by_model: dict[str, int] = {}
         self.faults: dict[str, int] = {}
+        # what a provider would bill: replies it answered, and their tokens; and requests
+        # the client closed before their reply (a cancel), which it would not bill
+        self.answered = self.tokens_in = self.tokens_out = 0
+        self.disconnected = 0
 
     # --- API endpoints --------------------------------------------------------------------
 
@@ -150,6 +154,9 @@ class _Fake:
             self.peak = self.in_flight
         try:
             return await self._answer(request, flavor, deployment)
+        except asyncio.CancelledError:  # handler_cancellation: the client went away
+            self.disconnected += 1
+            raise
         finally:
             self.in_flight -= 1
 
@@ -266,6 +273,8 @@ class _Fake:
 
     async def _reply(self, request: web.Request, flavor: str, call: _Call) -> web.StreamResponse:
         n = next(self.ids)
+        if not call.stream:  # a stream counts once it is all written
+            self._answered(call)
         if flavor == ANTHROPIC:
             id_ = f"msg_fake{n:016x}"
             if not call.stream:
@@ -305,7 +314,13 @@ class _Fake:
         for event in events:
             await response.write(event)
         await response.write_eof()
+        self._answered(call)
         return response
+
+    def _answered(self, call: _Call) -> None:
+        self.answered += 1
+        self.tokens_in += call.prompt_tokens
+        self.tokens_out += call.reply_tokens
 
     # --- control endpoints ----------------------------------------------------------------
 
@@ -316,6 +331,10 @@ class _Fake:
             "in_flight": self.in_flight,
             "peak_concurrency": self.peak,
             "faults": dict(self.faults),
+            "answered": self.answered,
+            "tokens_in": self.tokens_in,
+            "tokens_out": self.tokens_out,
+            "disconnected": self.disconnected,
         }
 
     async def get_stats(self, request: web.Request) -> web.Response:

@@ -43,6 +43,7 @@ from assay.core.projects.models import Role
 from assay.events.experiments import FINISHED, experiment_key, publish_snapshot
 from assay.events.stream import sse, valid_last_id
 from assay.extensions import db
+from assay.jobs import stops
 
 log = logging.getLogger(__name__)
 blp = Blueprint("iterations", __name__,
@@ -177,6 +178,10 @@ def _control(project_id: int, experiment_id: int, action: str) -> dict[str, Any]
     experiment = _experiment(project_id, experiment_id, Role.editor)
     getattr(control, action)(session(), user(), experiment)
     commit()
+    if action != "resume":  # the iteration's run aborts its calls in flight
+        run_id = control.latest_run_id(session(), experiment)
+        if run_id is not None:
+            stops.request(runtime(), stops.RUN, run_id)
     _published(experiment)
     return progress.snapshot(session(), experiment)
 

@@ -16,9 +16,11 @@ from assay.core.projects.models import Role
 from assay.core.runs import control
 from assay.core.runs import service as runs
 from assay.events.publish import STATUS
+from assay.jobs import stops
 from assay.jobs.queues import enqueue_run
 
 log = logging.getLogger(__name__)
+STOPS = frozenset({"pause", "cancel"})
 
 
 def _act(project_id: int, run_id: int, action: str) -> dict[str, Any]:
@@ -27,6 +29,8 @@ def _act(project_id: int, run_id: int, action: str) -> dict[str, Any]:
     control.ACTIONS[action](session(), user(), run)
     commit()
     rt = runtime()
+    if action in STOPS:  # its shards abort the calls in flight
+        stops.request(rt, stops.RUN, run.id)
     try:  # committed: a Redis hiccup must not turn it into a 500 (the reaper enqueues later)
         if action in control.STARTS_SHARDS:
             enqueue_run(rt, run.id)
@@ -60,8 +64,9 @@ def set_run_budget(data: dict[str, Any], project_id: int, run_id: int) -> Any:
 def pause_run(project_id: int, run_id: int) -> Any:
     """Pause a run
 
-    pending|running -> paused: shards stop claiming, cells in flight finish and are
-    recorded. 409 INVALID_TRANSITION from any other status."""
+    pending|running -> paused: shards stop claiming and abort the calls in flight (never
+    billed; those cells run again on resume), replies already in are recorded. 409
+    INVALID_TRANSITION from any other status."""
     return _act(project_id, run_id, "pause")
 
 
@@ -81,9 +86,9 @@ def resume_run(project_id: int, run_id: int) -> Any:
 def cancel_run(project_id: int, run_id: int) -> Any:
     """Cancel a run
 
-    pending|running|paused -> cancelled: cells not started are skipped, what is done is
-    kept, cells in flight finish and are recorded. 409 INVALID_TRANSITION from any other
-    status."""
+    pending|running|paused -> cancelled: the calls in flight are aborted and skipped with
+    the cells not started (never billed), replies already in are kept. 409
+    INVALID_TRANSITION from any other status."""
     return _act(project_id, run_id, "cancel")
 
 

@@ -2,7 +2,7 @@
 FR-EE-004).
 
 - executing: the iteration's run is paused / resumed / cancelled through run control (shards
-  stop claiming; cells in flight finish and are recorded).
+  stop claiming and abort the calls in flight: jobs/stops.py).
 - judging, aggregating, refining, awaiting review: the iteration is flagged paused; a step that
   finds the flag stops before moving it, and resume hands the step to a job again (the
   step starts over from the iteration's status: nothing is done twice).
@@ -39,6 +39,12 @@ def open_iteration(session: Session, experiment: Experiment) -> Iteration:
     if found is None:
         raise loop.LoopError("The experiment has no iteration in progress")
     return found
+
+
+def latest_run_id(session: Session, experiment: Experiment) -> int | None:
+    """The run of the experiment's newest iteration (None: it has none)."""
+    return session.scalar(select(Iteration.run_id).where(
+        Iteration.experiment_id == experiment.id).order_by(Iteration.number.desc()).limit(1))
 
 
 def _run(session: Session, iteration: Iteration) -> Run | None:

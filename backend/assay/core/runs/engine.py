@@ -34,15 +34,21 @@ class Scoring:
     ctx: Context = field(default_factory=Context)
 
 
-async def execute_cell(client: LLMClient, cell: Cell, scoring: Scoring | None = None
-                       ) -> CellResult:
+async def execute_cell(client: LLMClient, cell: Cell, scoring: Scoring | None = None,
+                       answered: dict[int, CellResult] | None = None) -> CellResult:
+    """`answered`: where a reply waits while its judges score it, so that a stop that
+    aborts the judges still records (and bills) the reply the provider gave."""
     try:
         result = await _execute_cell(client, cell)
         metrics.record_cell(result.provider, result.model, result.ok, result.cached,
                             result.cost_micros)
         if scoring is not None and scoring.applied and result.ok:
+            if answered is not None:
+                answered[cell.output_id] = result
             result = replace(result, scores=await score_subject(
                 scoring.applied, subject_of(cell, result), scoring.ctx))
+            if answered is not None:
+                del answered[cell.output_id]
         return result
     except Exception as exc:  # a bug must fail its cell, not the shard with every other cell
         log.exception("cell %s failed inside Assay", cell.output_id)

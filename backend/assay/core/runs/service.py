@@ -614,6 +614,63 @@ def skip_expired_cells(session: Session, run_id: int, error_class: str, message:
     return len(rows)
 
 
+def give_back(session: Session, run_id: int, owner: str, sent: Collection[int],
+              unsent: Collection[int]) -> int:
+    """Cells `owner` claimed that got no reply: their calls aborted by a stop (`sent`), or
+    never started (`unsent`). Their reservations are released (nothing was billed) and they
+    are skipped when the run has ended (cancelled), else back to pending, for a resume to
+    run once. The run's status is read under its lock, so a cancel that lands meanwhile
+    never leaves a pending cell behind. Returns how many; commits."""
+    ids = [*sent, *unsent]
+    if not ids:
+        return 0
+    if session.get_bind().dialect.name == "postgresql":
+        lock_run(session, run_id)
+    else:  # SQLite: a first write opens the write transaction before the status is read
+        session.execute(update(Run).where(Run.id == run_id).values(skipped=Run.skipped),
+                        execution_options=NO_SYNC)
+    run = session.execute(select(Run.status, Run.error, Run.project_id)
+                          .where(Run.id == run_id)).one()
+    rows = session.execute(for_update(session, select(
+        Output.id, Output.target_id, Output.reserved_micros).where(
+        bulk.any_of(Output.id, ids, session.connection()), Output.lease_owner == owner,
+        Output.status == CellStatus.running))).all()
+    mine = [row.id for row in rows]
+    if not mine:
+        session.commit()
+        return 0
+    released = sum(row.reserved_micros for row in rows)
+    ended = RunStatus(run.status) in TERMINAL
+    if ended:
+        error_class = "cancelled" if run.status == RunStatus.cancelled else str(run.status)
+        session.execute(update(Output).where(Output.id.in_(mine)).values(
+            status=CellStatus.skipped, error_class=error_class,
+            error_message=run.error or "Stopped before its reply", finished_at=utcnow(),
+            lease_owner=None, lease_until=None, reserved_micros=0), execution_options=NO_SYNC)
+        for target_id, count in sorted(Counter(row.target_id for row in rows).items()):
+            session.execute(update(RunTarget).where(RunTarget.id == target_id)
+                            .values(skipped=RunTarget.skipped + count),
+                            execution_options=NO_SYNC)
+    else:
+        never = set(unsent)
+        for chosen, back in ((sorted(i for i in mine if i in never), 1),
+                             (sorted(i for i in mine if i not in never), 0)):
+            if chosen:  # a call never sent takes its claim's attempt back
+                session.execute(update(Output).where(Output.id.in_(chosen)).values(
+                    status=CellStatus.pending, lease_owner=None, lease_until=None,
+                    reserved_micros=0, attempts=Output.attempts - back),
+                    execution_options=NO_SYNC)
+    session.execute(update(Run).where(Run.id == run_id).values(
+        skipped=Run.skipped + (len(mine) if ended else 0),
+        reserved_micros=Run.reserved_micros - released), execution_options=NO_SYNC)
+    if released:
+        session.execute(update(Project).where(Project.id == run.project_id)
+                        .values(reserved_micros=Project.reserved_micros - released),
+                        execution_options=NO_SYNC)
+    session.commit()
+    return len(mine)
+
+
 def is_over(session: Session, run_id: int,
             statuses: Collection[RunStatus] = TERMINAL) -> bool:
     """Ended (completed, cancelled, out of budget...: one of `statuses`) with no cell still
