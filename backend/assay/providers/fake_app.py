@@ -118,6 +118,8 @@ class _Fake:
         self.in_flight = getattr(self, "in_flight", 0)
         self.peak = self.in_flight
         self.by_model: dict[str, int] = {}
+        # what a real provider would bill, per model: replies sent [calls, tokens in, out]
+        self.billed: dict[str, list[int]] = {}
         self.faults: dict[str, int] = {}
 
     # --- API endpoints --------------------------------------------------------------------
@@ -266,6 +268,12 @@ class _Fake:
 
     async def _reply(self, request: web.Request, flavor: str, call: _Call) -> web.StreamResponse:
         n = next(self.ids)
+        billed = self.billed.get(call.model)
+        if billed is None:
+            billed = self.billed[call.model] = [0, 0, 0]
+        billed[0] += 1
+        billed[1] += call.prompt_tokens
+        billed[2] += call.reply_tokens
         if flavor == ANTHROPIC:
             id_ = f"msg_fake{n:016x}"
             if not call.stream:
@@ -312,6 +320,8 @@ class _Fake:
     def stats(self) -> dict[str, Any]:
         return {
             "requests": dict(self.by_model),
+            "billed": {m: {"calls": c, "tokens_in": i, "tokens_out": o}
+                       for m, (c, i, o) in self.billed.items()},
             "total": self.total,
             "in_flight": self.in_flight,
             "peak_concurrency": self.peak,
