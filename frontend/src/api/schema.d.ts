@@ -5500,30 +5500,34 @@ export interface components {
         };
         CostKind: {
             /** @enum {string} */
-            kind: "model_calls" | "judges" | "judge_mode" | "generation" | "scorer_trials" | "assist" | "refinement" | "pairwise_judge" | "arena_judge";
+            kind: "model_calls" | "judges" | "judge_mode" | "pairwise_targets" | "pairwise_runs" | "generation" | "scorer_trials" | "critique" | "assist" | "refinement" | "pairwise_judge" | "arena_judge" | "connection_test";
             spent_micros: number;
+            /** @description Requests sent to providers (retries included); for model_calls, the runs' finished outputs */
+            calls: number;
+            tokens_in: number;
+            tokens_out: number;
         };
         CostTotal: {
-            /** @description Every spend: calls_micros + judge_micros + generation_micros */
+            /** @description Every spend: the sum of by_kind (the ledger) */
             spent_micros: number;
             /** @description The models' own calls in runs */
             calls_micros: number;
-            /** @description Judges of run outputs, judge-mode runs' included */
+            /** @description Judges of run outputs (judge-mode runs' included) and pairwise comparisons of two targets or two runs, credited to the judge model */
             judge_micros: number;
             /** @description Generation jobs (none in a report on one dataset) */
             generation_micros: number;
             outputs: number;
             tokens_in: number;
             tokens_out: number;
-            /** @description Every kind of spend, in this order: model_calls, judges, judge_mode, generation, scorer_trials, assist, refinement, pairwise_judge, arena_judge */
+            /** @description Every kind of spend, in this order: model_calls, judges, judge_mode, pairwise_targets, pairwise_runs, generation, scorer_trials, critique, assist, refinement, pairwise_judge, arena_judge, connection_test */
             by_kind: components["schemas"]["CostKind"][];
         };
         CostByModel: {
-            /** @description Every spend: calls_micros + judge_micros + generation_micros */
+            /** @description Every spend: the sum of by_kind (the ledger) */
             spent_micros: number;
             /** @description The models' own calls in runs */
             calls_micros: number;
-            /** @description Judges of run outputs, judge-mode runs' included */
+            /** @description Judges of run outputs (judge-mode runs' included) and pairwise comparisons of two targets or two runs, credited to the judge model */
             judge_micros: number;
             /** @description Generation jobs (none in a report on one dataset) */
             generation_micros: number;
@@ -5534,11 +5538,11 @@ export interface components {
             model_name: string | null;
         };
         CostByRun: {
-            /** @description Every spend: calls_micros + judge_micros + generation_micros */
+            /** @description Every spend: the sum of by_kind (the ledger) */
             spent_micros: number;
             /** @description The models' own calls in runs */
             calls_micros: number;
-            /** @description Judges of run outputs, judge-mode runs' included */
+            /** @description Judges of run outputs (judge-mode runs' included) and pairwise comparisons of two targets or two runs, credited to the judge model */
             judge_micros: number;
             /** @description Generation jobs (none in a report on one dataset) */
             generation_micros: number;
@@ -5554,11 +5558,11 @@ export interface components {
             judge_mode: boolean;
         };
         CostByDay: {
-            /** @description Every spend: calls_micros + judge_micros + generation_micros */
+            /** @description Every spend: the sum of by_kind (the ledger) */
             spent_micros: number;
             /** @description The models' own calls in runs */
             calls_micros: number;
-            /** @description Judges of run outputs, judge-mode runs' included */
+            /** @description Judges of run outputs (judge-mode runs' included) and pairwise comparisons of two targets or two runs, credited to the judge model */
             judge_micros: number;
             /** @description Generation jobs (none in a report on one dataset) */
             generation_micros: number;
