@@ -11,6 +11,7 @@ import httpx
 import pytest
 from sqlalchemy import select
 
+from assay.core import ledger
 from assay.core.experiments.models import Experiment
 from assay.core.llm.models import Credential, ModelConfig
 from assay.core.projects.models import Project, Role
@@ -228,7 +229,9 @@ def test_two_holds_cannot_share_the_last_of_a_budget(lab: Lab) -> None:
         with pytest.raises(spend.BudgetExceeded, match=r"0\.0040 USD left"):
             spend.reserve(session, lab.project_id, draft["id"], 6_000)
         session.rollback()
-        spend.settle(session, first, "assist", 2_500, 10, 20, None)
+        tab = ledger.Tab()
+        tab.add(None, 1, 2_500, 10, 20)
+        spend.settle(session, first, "assist", tab)
         session.commit()
         spend.reserve(session, lab.project_id, draft["id"], 7_500)  # now it fits
         session.rollback()

@@ -16,6 +16,7 @@ import pytest
 from scipy.stats import norm
 
 from assay.core import stats
+from assay.core.ledger import PURPOSES
 from assay.core.projects.models import Project
 from tests.api import report_data as rd
 from tests.factories import Factory, Session
@@ -222,9 +223,8 @@ def test_reports_of_an_empty_project_are_empty(factory: Factory) -> None:
     assert get(browser, url + "/leaderboard", scorer_id=scorer_id)["items"] == []
     assert get(browser, url + "/costs") == {
         "total": {**_sums(0, 0, 0, 0), "by_kind": [
-            {"kind": kind, "spent_micros": 0}
-            for kind in ("model_calls", "judges", "judge_mode", "generation", "scorer_trials",
-                         "assist", "refinement", "pairwise_judge", "arena_judge")]},
+            {"kind": kind, "spent_micros": 0, "calls": 0, "tokens_in": 0, "tokens_out": 0}
+            for kind in PURPOSES]},
         "by_model": [], "by_run": [], "by_day": []}
     assert get(browser, url + "/tokens") == {"items": []}
 

@@ -120,7 +120,9 @@ def test_the_cost_report_total_is_every_recorded_spend(
     assert {k["kind"]: k["spent_micros"] for k in total["by_kind"]} == {
         "model_calls": calls, "judges": by_id[scored].judge_spent_micros,
         "judge_mode": by_id[judged].judge_spent_micros, "generation": job["cost_micros"],
-        "scorer_trials": 0, "assist": 0, "refinement": 0, "pairwise_judge": 0, "arena_judge": 0}
+        "pairwise_targets": 0, "pairwise_runs": 0, "scorer_trials": 0, "critique": 0,
+        "assist": 0, "refinement": 0, "pairwise_judge": 0, "arena_judge": 0,
+        "connection_test": 0}
     assert (total["calls_micros"], total["generation_micros"]) == (calls, job["cost_micros"])
     for rows in (report["by_model"], report["by_day"]):
         assert sum(r["spent_micros"] for r in rows) == project_spent

@@ -51,7 +51,8 @@ class Purse:
         self.reserved += micros
         return True
 
-    def settle(self, reserved: int, spent: int, tokens_in: int, tokens_out: int) -> None:
+    def settle(self, reserved: int, spent: int, tokens_in: int, tokens_out: int,
+               calls: int) -> None:
         self.reserved -= reserved
         self.spent += spent
         self.calls += 1

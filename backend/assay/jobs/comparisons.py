@@ -8,6 +8,8 @@ import asyncio
 import logging
 from typing import Any
 
+from assay.core import ledger
+from assay.core.runs import judge_spend
 from assay.core.scoring import pairwise_runs
 from assay.core.scoring.judge_calls import ModelJudge, judge_models
 from assay.core.scoring.pairwise_runs import Pair
@@ -44,14 +46,17 @@ async def _compare_targets(rt: Runtime, run_id: int, version_id: int, target_a_i
         "run_id": run_id, "scorer_version_id": version_id, "target_a_id": target_a_id,
         "target_b_id": target_b_id, "base_run_id": base_run_id, "pairs": len(plan.pairs),
         "compared": 0, "comparisons": 0}
+    purpose = "pairwise_runs" if base_run_id is not None else "pairwise_targets"
     gate = asyncio.Semaphore(CONCURRENT)
     async with LLMClient(url_policy=rt.settings.url_policy) as client:
-        ctx = Context(judge=ModelJudge(client, judges))
+        models = ModelJudge(client, judges)
 
-        async def judged(pair: Pair, found: dict[int, Subject]) -> list[dict[str, Any]]:
+        async def judged(pair: Pair, found: dict[int, Subject],
+                         tab: ledger.Tab) -> list[dict[str, Any]]:
             async with gate:
                 verdicts = await judge_pair(scorer, found[pair.output_a_id],
-                                            found[pair.output_b_id], ctx)
+                                            found[pair.output_b_id],
+                                            Context(judge=ledger.Metered(models, tab)))
             return pairwise_runs.comparison_rows(run_id, version_id, pair, verdicts)
 
         for start in range(0, len(plan.pairs), BATCH):
@@ -61,17 +66,36 @@ async def _compare_targets(rt: Runtime, run_id: int, version_id: int, target_a_i
                     for i in (p.output_a_id, p.output_b_id)])
             batch = [p for p in plan.pairs[start:start + BATCH]
                      if p.output_a_id in found and p.output_b_id in found]
-            rows = [row for rows in await asyncio.gather(*(judged(p, found) for p in batch))
-                    for row in rows]
-            with rt.db.factory() as session:
-                pairwise_runs.write_comparisons(session, version_id, batch, rows)
-                session.commit()
+            with rt.db.factory() as session:  # each pair's most cost held before it is sent
+                fit, reserved = judge_spend.reserve(session, run_id, [
+                    pairwise_runs.pair_bound(scorer, judges, found[p.output_a_id],
+                                             found[p.output_b_id]) for p in batch])
+            stopped = fit < len(batch)
+            batch, tab = batch[:fit], ledger.Tab()
+            try:
+                rows = [row for rows in await asyncio.gather(
+                    *(judged(p, found, tab) for p in batch)) for row in rows]
+                with rt.db.factory() as session:
+                    pairwise_runs.write_comparisons(session, version_id, batch, rows)
+                    judge_spend.charge(session, run_id, reserved, purpose, tab)
+                    session.commit()
+            except BaseException:  # what was sent is paid for: on the ledger, the rest back
+                with rt.db.factory() as session:
+                    judge_spend.charge(session, run_id, reserved, purpose, tab)
+                    session.commit()
+                raise
             progress["compared"] += len(batch)
             progress["comparisons"] += len(rows)
+            if stopped:
+                progress["stopped"] = "budget_exceeded"
             try:  # progress is best effort; the comparisons are in the database
                 rt.publish(run_id, COMPARED, dict(progress))
             except Exception as exc:
                 log.warning("run %s: comparison progress not published: %s", run_id, exc)
+            if stopped:
+                log.warning("run %s: comparing stopped: the budget has no room for the "
+                            "next pairs", run_id)
+                break
     log.info("run %s: %s comparisons written", run_id, progress["comparisons"])
     return int(progress["comparisons"])
 

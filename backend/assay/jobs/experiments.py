@@ -14,13 +14,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from assay.core import ledger
 from assay.core.base import utcnow
 from assay.core.experiments import loop, pairwise, phases, spend
 from assay.core.experiments import refiner as ref
@@ -34,7 +34,7 @@ from assay.jobs.comparisons import BATCH, CONCURRENT, judge_pair
 from assay.jobs.queues import enqueue_run
 from assay.providers.client import LLMClient
 from assay.runtime import Runtime, current
-from assay.scorers.base import Context, JudgeReply, Subject
+from assay.scorers.base import Context, Subject
 
 log = logging.getLogger(__name__)
 LOCK_S = 600  # a refiner's retries fit in it; a dead job's lock frees itself
@@ -149,8 +149,7 @@ def _judge_pairs(rt: Runtime, iteration_id: int) -> str:
                     raise
                 with rt.db.factory() as session:
                     for (pair, hold), (rows, meter) in zip(held, judged, strict=True):
-                        spend.settle(session, hold, "judging", meter.cost_micros,
-                                     meter.tokens_in, meter.tokens_out, None, iteration_id)
+                        spend.settle(session, hold, "judging", meter.tab, iteration_id)
                         pairwise_runs.write_comparisons(session, job.version_id, [pair], rows)
                     session.commit()
                 judged_so_far += len(held)
@@ -182,25 +181,10 @@ def _hold(session: Session, job: pairwise.PairwiseJob, pairs: list[Pair],
     return held
 
 
-class _Meter:
-    """A judge call that adds up what its replies cost."""
-
-    def __init__(self, inner: ModelJudge) -> None:
-        self.inner, self.cost_micros, self.tokens_in, self.tokens_out = inner, 0, 0, 0
-
-    async def __call__(self, judge: str, messages: list[dict[str, Any]],
-                       params: Mapping[str, Any]) -> JudgeReply:
-        reply = await self.inner(judge, messages, params)
-        self.cost_micros += reply.cost_micros or 0
-        self.tokens_in += reply.tokens_in or 0
-        self.tokens_out += reply.tokens_out or 0
-        return reply
-
-
 async def _pair(job: pairwise.PairwiseJob, models: ModelJudge, gate: asyncio.Semaphore,
                 pair: Pair, found: dict[int, Subject]
-                ) -> tuple[list[dict[str, Any]], _Meter]:
-    meter = _Meter(models)
+                ) -> tuple[list[dict[str, Any]], ledger.Metered]:
+    meter = ledger.Metered(models)
     async with gate:
         verdicts = await judge_pair(job.scorer, found[pair.output_a_id],
                                     found[pair.output_b_id], Context(judge=meter))

@@ -85,7 +85,8 @@ async def _score_run(rt: Runtime, run_id: int, lock: Lock) -> int:
                 with rt.db.factory() as session:
                     apply.insert_scores(session, rows)
                     run_cache.scores_changed(session, run_id)  # a rescored run's numbers
-                    judge_spend.settle(session, run_id, reserved, costs)
+                    judge_spend.settle(session, run_id, reserved, costs,
+                                       [s for scores in scored for s in scores])
                     session.commit()
             except BaseException:
                 with rt.db.factory() as session:

@@ -118,6 +118,8 @@ class _Fake:
         self.in_flight = getattr(self, "in_flight", 0)
         self.peak = self.in_flight
         self.by_model: dict[str, int] = {}
+        # what a real provider would bill, per model: replies sent [calls, tokens in, out]
+        self.billed: dict[str, list[int]] = {}
         self.faults: dict[str, int] = {}
         # what a provider would bill: replies it answered, and their tokens; and requests
         # the client closed before their reply (a cancel), which it would not bill
@@ -318,6 +320,12 @@ class _Fake:
         return response
 
     def _answered(self, call: _Call) -> None:
+        billed = self.billed.get(call.model)
+        if billed is None:
+            billed = self.billed[call.model] = [0, 0, 0]
+        billed[0] += 1
+        billed[1] += call.prompt_tokens
+        billed[2] += call.reply_tokens
         self.answered += 1
         self.tokens_in += call.prompt_tokens
         self.tokens_out += call.reply_tokens
@@ -327,6 +335,8 @@ class _Fake:
     def stats(self) -> dict[str, Any]:
         return {
             "requests": dict(self.by_model),
+            "billed": {m: {"calls": c, "tokens_in": i, "tokens_out": o}
+                       for m, (c, i, o) in self.billed.items()},
             "total": self.total,
             "in_flight": self.in_flight,
             "peak_concurrency": self.peak,

@@ -86,6 +86,8 @@ class JudgeReply:
     tokens_in: int | None = None
     tokens_out: int | None = None
     cost_micros: int | None = None
+    model_id: int | None = None  # the model config that made the call (for the ledger)
+    calls: int = 0  # requests sent to the provider (retries included)
 
 
 class JudgeCall(Protocol):

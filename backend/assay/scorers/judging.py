@@ -326,8 +326,9 @@ class Answer:
 
 
 def _usage(reply: JudgeReply) -> dict[str, Any]:
-    return {"model": reply.model, "tokens_in": reply.tokens_in,
-            "tokens_out": reply.tokens_out, "cost_micros": reply.cost_micros}
+    return {"model": reply.model, "model_id": reply.model_id, "calls": reply.calls,
+            "tokens_in": reply.tokens_in, "tokens_out": reply.tokens_out,
+            "cost_micros": reply.cost_micros}
 
 
 async def ask(call: JudgeCall, judge: str, messages: list[dict[str, Any]],

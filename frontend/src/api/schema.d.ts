@@ -1391,8 +1391,9 @@ export interface paths {
         put?: never;
         /**
          * Pause a run
-         * @description pending|running -> paused: shards stop claiming, cells in flight finish and are
-         *     recorded. 409 INVALID_TRANSITION from any other status.
+         * @description pending|running -> paused: shards stop claiming and abort the calls in flight (never
+         *     billed; those cells run again on resume), replies already in are recorded. 409
+         *     INVALID_TRANSITION from any other status.
          */
         post: operations["runs_pause"];
         delete?: never;
@@ -1440,9 +1441,9 @@ export interface paths {
         put?: never;
         /**
          * Cancel a run
-         * @description pending|running|paused -> cancelled: cells not started are skipped, what is done is
-         *     kept, cells in flight finish and are recorded. 409 INVALID_TRANSITION from any other
-         *     status.
+         * @description pending|running|paused -> cancelled: the calls in flight are aborted and skipped with
+         *     the cells not started (never billed), replies already in are kept. 409
+         *     INVALID_TRANSITION from any other status.
          */
         post: operations["runs_cancel"];
         delete?: never;
@@ -5530,30 +5531,34 @@ export interface components {
         };
         CostKind: {
             /** @enum {string} */
-            kind: "model_calls" | "judges" | "judge_mode" | "generation" | "scorer_trials" | "assist" | "refinement" | "pairwise_judge" | "arena_judge";
+            kind: "model_calls" | "judges" | "judge_mode" | "pairwise_targets" | "pairwise_runs" | "generation" | "scorer_trials" | "critique" | "assist" | "refinement" | "pairwise_judge" | "arena_judge" | "connection_test";
             spent_micros: number;
+            /** @description Requests sent to providers (retries included); for model_calls, the runs' finished outputs */
+            calls: number;
+            tokens_in: number;
+            tokens_out: number;
         };
         CostTotal: {
-            /** @description Every spend: calls_micros + judge_micros + generation_micros */
+            /** @description Every spend: the sum of by_kind (the ledger) */
             spent_micros: number;
             /** @description The models' own calls in runs */
             calls_micros: number;
-            /** @description Judges of run outputs, judge-mode runs' included */
+            /** @description Judges of run outputs (judge-mode runs' included) and pairwise comparisons of two targets or two runs, credited to the judge model */
             judge_micros: number;
             /** @description Generation jobs (none in a report on one dataset) */
             generation_micros: number;
             outputs: number;
             tokens_in: number;
             tokens_out: number;
-            /** @description Every kind of spend, in this order: model_calls, judges, judge_mode, generation, scorer_trials, assist, refinement, pairwise_judge, arena_judge */
+            /** @description Every kind of spend, in this order: model_calls, judges, judge_mode, pairwise_targets, pairwise_runs, generation, scorer_trials, critique, assist, refinement, pairwise_judge, arena_judge, connection_test */
             by_kind: components["schemas"]["CostKind"][];
         };
         CostByModel: {
-            /** @description Every spend: calls_micros + judge_micros + generation_micros */
+            /** @description Every spend: the sum of by_kind (the ledger) */
             spent_micros: number;
             /** @description The models' own calls in runs */
             calls_micros: number;
-            /** @description Judges of run outputs, judge-mode runs' included */
+            /** @description Judges of run outputs (judge-mode runs' included) and pairwise comparisons of two targets or two runs, credited to the judge model */
             judge_micros: number;
             /** @description Generation jobs (none in a report on one dataset) */
             generation_micros: number;
@@ -5564,11 +5569,11 @@ export interface components {
             model_name: string | null;
         };
         CostByRun: {
-            /** @description Every spend: calls_micros + judge_micros + generation_micros */
+            /** @description Every spend: the sum of by_kind (the ledger) */
             spent_micros: number;
             /** @description The models' own calls in runs */
             calls_micros: number;
-            /** @description Judges of run outputs, judge-mode runs' included */
+            /** @description Judges of run outputs (judge-mode runs' included) and pairwise comparisons of two targets or two runs, credited to the judge model */
             judge_micros: number;
             /** @description Generation jobs (none in a report on one dataset) */
             generation_micros: number;
@@ -5584,11 +5589,11 @@ export interface components {
             judge_mode: boolean;
         };
         CostByDay: {
-            /** @description Every spend: calls_micros + judge_micros + generation_micros */
+            /** @description Every spend: the sum of by_kind (the ledger) */
             spent_micros: number;
             /** @description The models' own calls in runs */
             calls_micros: number;
-            /** @description Judges of run outputs, judge-mode runs' included */
+            /** @description Judges of run outputs (judge-mode runs' included) and pairwise comparisons of two targets or two runs, credited to the judge model */
             judge_micros: number;
             /** @description Generation jobs (none in a report on one dataset) */
             generation_micros: number;

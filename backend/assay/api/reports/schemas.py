@@ -148,11 +148,12 @@ class LeaderboardSchema(Schema):
 
 class CostSumsSchema(Schema):
     spent_micros = fields.Integer(required=True, metadata={
-        "description": "Every spend: calls_micros + judge_micros + generation_micros"})
+        "description": "Every spend: the sum of by_kind (the ledger)"})
     calls_micros = fields.Integer(required=True, metadata={
         "description": "The models' own calls in runs"})
     judge_micros = fields.Integer(required=True, metadata={
-        "description": "Judges of run outputs, judge-mode runs' included"})
+        "description": "Judges of run outputs (judge-mode runs' included) and pairwise "
+                       "comparisons of two targets or two runs, credited to the judge model"})
     generation_micros = fields.Integer(required=True, metadata={
         "description": "Generation jobs (none in a report on one dataset)"})
     outputs = _int()
@@ -163,6 +164,11 @@ class CostSumsSchema(Schema):
 class CostKindSchema(Schema):
     kind = fields.String(required=True, validate=validate.OneOf(KINDS))
     spent_micros = _int()
+    calls = fields.Integer(required=True, metadata={
+        "description": "Requests sent to providers (retries included); for model_calls, "
+                       "the runs' finished outputs"})
+    tokens_in = _int()
+    tokens_out = _int()
 
 
 class CostTotalSchema(CostSumsSchema):

@@ -21,6 +21,7 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from assay.core import ledger
 from assay.core.base import utcnow
 from assay.core.challenges.grading import Verdict
 from assay.core.challenges.models import FAILED, HELD, SETTLED, Attempt
@@ -30,10 +31,10 @@ from assay.core.projects.models import Project
 from assay.core.runs.budget import max_call_cost
 from assay.core.runs.judge_budget import max_judge_cost
 from assay.core.runs.locks import lock_project
-from assay.core.scoring.judge_calls import JudgeModel, ModelJudge, find_judges, judge_models
+from assay.core.scoring.judge_calls import JudgeModel, ModelJudge, judge_models
 from assay.providers.client import LLMClient, RetryPolicy
 from assay.providers.ssrf import UrlPolicy
-from assay.scorers.base import Context, JudgeReply, ParamsError, ScoreResult, Subject
+from assay.scorers.base import Context, ParamsError, ScoreResult, Subject
 from assay.scorers.judge_guard import new_nonce
 from assay.scorers.metajudge import critique_messages, critique_rubric
 from assay.scorers.verdict import VerdictJudge
@@ -63,22 +64,6 @@ class Hold:
     project_id: int
     attempt_id: int
     micros: int
-
-
-class _Counting:
-    """A JudgeCall that adds up what its calls cost."""
-
-    def __init__(self, inner: ModelJudge) -> None:
-        self.inner, self.cost, self.calls, self.tokens_in, self.tokens_out = inner, 0, 0, 0, 0
-
-    async def __call__(self, judge: str, messages: list[dict[str, Any]],
-                       params: Mapping[str, Any]) -> JudgeReply:
-        reply = await self.inner(judge, messages, params)
-        self.calls += 1
-        self.cost += reply.cost_micros or 0
-        self.tokens_in += reply.tokens_in or 0
-        self.tokens_out += reply.tokens_out or 0
-        return reply
 
 
 def build_judge(rubric: str, judge: str, context: Mapping[str, Any]) -> VerdictJudge:
@@ -171,13 +156,12 @@ def _reserve(session: Session, pending: Attempt, bound: int, limited: bool) -> H
     return Hold(project_id, pending.id, bound)
 
 
-def _settle(session: Session, hold: Hold, counter: _Counting | None, model_id: int,
+def _settle(session: Session, hold: Hold, counter: ledger.Metered | None,
             failed: bool) -> None:
     """The hold swapped for what the calls cost, on the project and on the attempt."""
-    spent = counter.cost if counter else 0
-    spend.settle(session, spend.Hold(hold.project_id, None, hold.micros), "arena", spent,
-                 counter.tokens_in if counter else 0, counter.tokens_out if counter else 0,
-                 model_id, calls=counter.calls if counter else 0)
+    tab = counter.tab if counter else ledger.Tab()
+    spent = tab.spent_micros
+    spend.settle(session, spend.Hold(hold.project_id, None, hold.micros), "arena", tab)
     session.execute(update(Attempt).where(Attempt.id == hold.attempt_id).values(
         cost_micros=spent, summary={"state": FAILED if failed else SETTLED}))
     session.commit()
@@ -202,16 +186,15 @@ def run_judge(session: Session, pending: Attempt, limited: bool, judge: str, rub
     contract = list(context.get("contract") or [])
     subjects = [Subject(output=None, messages=[dict(m) for m in t]) for t in traces]
     bound = _bound(verdict, models, judge, subjects, rubric, contract)
-    model_id = find_judges(session, project_id, [judge])[judge].id  # the cost report's
     hold = _reserve(session, pending, bound, limited)
     session.close()  # hold no connection while the models think
-    counter: _Counting | None = None
+    counter: ledger.Metered | None = None
 
     async def ask() -> tuple[list[list[ScoreResult]], Any]:
         nonlocal counter
         async with LLMClient(timeout_s=CALL_TIMEOUT_S, retry=RetryPolicy(attempts=2),
                              max_connections=16, url_policy=url_policy) as client:
-            counter = _Counting(ModelJudge(client, models))
+            counter = ledger.Metered(ModelJudge(client, models))
             ctx = Context(judge=counter)
             scored = asyncio.gather(*(verdict.score(s, ctx) for s in subjects))
             critiqued = critique_rubric(rubric, contract, counter, judge)
@@ -220,17 +203,17 @@ def run_judge(session: Session, pending: Attempt, limited: bool, judge: str, rub
     try:
         results, critique = asyncio.run(ask())
     except TimeoutError as exc:
-        _settle(session, hold, counter, model_id, failed=True)
+        _settle(session, hold, counter, failed=True)
         raise JudgeRunFailed(f"The judge {model.name!r} did not answer within "
                              f"{DEADLINE_S:g} s; try again, or choose a faster judge model",
                              code="JUDGE_TIMEOUT") from exc
     except BaseException:
-        _settle(session, hold, counter, model_id, failed=True)
+        _settle(session, hold, counter, failed=True)
         raise
     verdicts = [_verdict(r[0]) for r in results]
     failed = all(v.error is not None and not r[0].details.get("severity")
                  for v, r in zip(verdicts, results, strict=True))
-    _settle(session, hold, counter, model_id, failed)
+    _settle(session, hold, counter, failed)
     if failed:
         # its errors are not quoted: they may echo a hidden trace
         raise JudgeRunFailed(f"The judge {model.name!r} failed on every trace; check that "
@@ -238,4 +221,5 @@ def run_judge(session: Session, pending: Attempt, limited: bool, judge: str, rub
     found = asdict(critique)
     found.pop("details", None)
     found["judge"] = found.pop("judge_model")
-    return JudgeOutcome(verdicts, found, counter.cost if counter else 0, hold.attempt_id)
+    spent = counter.tab.spent_micros if counter else 0
+    return JudgeOutcome(verdicts, found, spent, hold.attempt_id)

@@ -24,6 +24,7 @@ from typing import Any
 import jsonschema_rs
 from sqlalchemy.orm import Session
 
+from assay.core import ledger
 from assay.core.errors import DomainError, Invalid
 from assay.core.experiments import spend
 from assay.core.experiments.assist_prompts import (
@@ -177,8 +178,10 @@ def assist(session: Session, project: Project, kind: str, data: Mapping[str, Any
         raise
     reply = Reply({}, model.name, answer.cost_micros or 0, answer.tokens_in or 0,
                   answer.tokens_out or 0)
-    spend.settle(session, hold, "assist", reply.cost_micros, reply.tokens_in, reply.tokens_out,
-                 int(data["model_id"]))
+    tab = ledger.Tab()
+    tab.add(answer.model_id, answer.calls, answer.cost_micros, answer.tokens_in,
+            answer.tokens_out)
+    spend.settle(session, hold, "assist", tab)
     session.commit()  # paid: charged even when the reply is unusable
     if answer.text is None:
         raise AssistBadReply(f"{model.name!r} failed: {answer.error or 'no reply'}",

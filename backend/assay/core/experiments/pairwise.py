@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import cast
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, aliased
@@ -29,16 +28,13 @@ from assay.core.experiments import loop
 from assay.core.experiments.aggregate import target_key
 from assay.core.experiments.models import Experiment, Iteration, IterationStatus
 from assay.core.llm.models import ModelConfig
-from assay.core.runs.budget import max_call_cost
 from assay.core.runs.models import Output, Run, RunTarget
 from assay.core.scoring.apply import PAIR_KINDS
 from assay.core.scoring.judge_calls import JudgeModel, judge_models
 from assay.core.scoring.models import Comparison, ScorerConfig, ScorerVersion
-from assay.core.scoring.pairwise_runs import Pair, build_pairwise, plan_pairs
+from assay.core.scoring.pairwise_runs import Pair, build_pairwise, pair_bound, plan_pairs
 from assay.core.scoring.service import latest_versions
 from assay.scorers.base import PairwiseScorer, Subject
-from assay.scorers.judge_guard import new_nonce
-from assay.scorers.pairwise import PAIR_REPLY, PairwiseJudge
 
 I = IterationStatus  # noqa: E741
 WIN = {"a": 1.0, "tie": 0.5, None: 0.5, "b": 0.0}  # a: this iteration, b: the previous one
@@ -126,17 +122,7 @@ def judging(session: Session, iteration_id: int) -> bool:
 
 def max_pair_cost(job: PairwiseJob, a: Subject, b: Subject) -> int:
     """The most judging one pair can cost: every judge, asked in both orders."""
-    scorer = cast(PairwiseJudge, job.scorer)
-    total = 0
-    for ref in scorer.judges:
-        model = job.judges.get(str(ref))
-        if model is None or model.key_error is not None:
-            continue  # fails without a call
-        params = {**model.params, **PAIR_REPLY.params}
-        for first, second in ((a, b), (b, a)):
-            total += max_call_cost(scorer.messages(first, second, new_nonce()), model.model,
-                                   params, model.price_in, model.price_out)
-    return total
+    return pair_bound(job.scorer, job.judges, a, b)
 
 
 def done(session: Session, iteration_id: int) -> bool:

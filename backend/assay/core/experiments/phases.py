@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from assay.core import ledger
 from assay.core.base import utcnow
 from assay.core.datasets.models import Case
 from assay.core.experiments import aggregate as agg
@@ -224,10 +225,13 @@ class Purse:
             session.commit()
             return True
 
-    def settle(self, reserved: int, spent: int, tokens_in: int, tokens_out: int) -> None:
+    def settle(self, reserved: int, spent: int, tokens_in: int, tokens_out: int,
+               calls: int) -> None:
+        tab = ledger.Tab()
+        tab.add(self.job.model_id, calls, spent, tokens_in, tokens_out)
         with self.factory() as session:
-            spend.settle(session, self._hold(reserved), "refinement", spent, tokens_in,
-                         tokens_out, self.job.model_id, self.job.iteration_id)
+            spend.settle(session, self._hold(reserved), "refinement", tab,
+                         self.job.iteration_id)
             session.commit()
 
 

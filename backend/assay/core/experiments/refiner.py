@@ -184,7 +184,8 @@ class Purse(Protocol):
 
     def reserve(self, micros: int) -> bool: ...  # False: the cap leaves no room
 
-    def settle(self, reserved: int, spent: int, tokens_in: int, tokens_out: int) -> None: ...
+    def settle(self, reserved: int, spent: int, tokens_in: int, tokens_out: int,
+               calls: int) -> None: ...
 
 
 class ReplyError(ValueError):
@@ -282,7 +283,7 @@ async def refine(client: LLMClient, model: RefinerModel, brief: Brief, purse: Pu
             result = await client.chat(model.endpoint, ChatRequest(model.model, messages,
                                                                    params))
         except BaseException:  # cancelled mid-call: nothing to pay for, the hold goes back
-            purse.settle(reserved, 0, 0, 0)
+            purse.settle(reserved, 0, 0, 0, 0)
             raise
         response = result.response
         spent = 0
@@ -293,7 +294,7 @@ async def refine(client: LLMClient, model: RefinerModel, brief: Brief, purse: Pu
             outcome.tokens_out += response.tokens_out or 0
         outcome.cost_micros += spent
         purse.settle(reserved, spent, response.tokens_in or 0 if response else 0,
-                     response.tokens_out or 0 if response else 0)
+                     response.tokens_out or 0 if response else 0, result.attempts)
         if response is None:
             error = result.error
             outcome.errors.append(f"{error.error_class}: {error.message}" if error

@@ -13,24 +13,25 @@ experiment's phase; `release` gives a hold back when no call was paid for.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, Literal
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from assay.core import ledger
 from assay.core.errors import Conflict
 from assay.core.experiments.models import Experiment, Iteration
 from assay.core.projects.models import Project
-from assay.core.reports import rollups
 from assay.core.runs import budget
 from assay.core.runs.locks import for_update, lock_project
 
-Phase = Literal["assist", "refinement", "judging", "arena"]
+# what a hold pays for: an experiment's phases, or a call outside runs and experiments
+Phase = Literal["assist", "refinement", "judging", "arena", "trial", "critique"]
 _PHASE_COLUMN = {"assist": "assist_micros", "refinement": "refinement_micros",
                  "judging": "judging_micros"}  # arena: no experiment
-_REPORT_KIND = {"assist": "assist", "refinement": "refinement", "judging": "pairwise_judge",
-                "arena": "arena_judge"}
+_PURPOSE = {"assist": "assist", "refinement": "refinement", "judging": "pairwise_judge",
+            "arena": "arena_judge", "trial": "scorer_trials",
+            "critique": "critique"}  # on the ledger
 
 
 class BudgetExceeded(Conflict):
@@ -80,14 +81,15 @@ def reserve(session: Session, project_id: int, experiment_id: int | None, micros
     return Hold(project_id, experiment_id, micros)
 
 
-def settle(session: Session, hold: Hold, phase: Phase, spent: int, tokens_in: int,
-           tokens_out: int, model_id: int | None, iteration_id: int | None = None,
-           calls: int = 1) -> None:
-    """The hold released and the actual cost charged (project, cost report, experiment
-    phase and, given, the iteration's phase). The caller commits."""
+def settle(session: Session, hold: Hold, phase: Phase, tab: ledger.Tab,
+           iteration_id: int | None = None) -> None:
+    """The hold released and what the calls cost (`tab`, by model) charged: to the project,
+    the ledger, the experiment's phase and, given, the iteration's phase. The caller
+    commits."""
+    spent = tab.spent_micros
+    tokens_in, tokens_out = tab.tokens
     _move(session, hold.project_id, hold.experiment_id, reserved=-hold.micros, spent=spent)
-    rollups.add_spend(session, hold.project_id, datetime.now(UTC).date(), _REPORT_KIND[phase],
-                      model_id, calls, spent, tokens_in, tokens_out)
+    ledger.record(session, hold.project_id, _PURPOSE[phase], tab)
     if hold.experiment_id is not None:
         column = getattr(Experiment, _PHASE_COLUMN[phase])
         session.execute(update(Experiment).where(Experiment.id == hold.experiment_id).values(

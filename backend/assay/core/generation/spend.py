@@ -9,8 +9,8 @@ from typing import Any
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
+from assay.core import ledger
 from assay.core.projects.models import Project
-from assay.core.reports import rollups
 
 KIND = "generation"
 
@@ -27,8 +27,9 @@ def record(session: Session, state: dict[str, Any]) -> int:
     finished = state.get("finished_at")
     day = (datetime.fromisoformat(finished) if finished else datetime.now(UTC)).date()
     project_id = int(state["project_id"])
-    rollups.add_spend(session, project_id, day, KIND, state.get("model_id"), calls, spent,
-                      tokens_in, tokens_out)
+    tab = ledger.Tab()
+    tab.add(state.get("model_id"), calls, spent, tokens_in, tokens_out)
+    ledger.record(session, project_id, KIND, tab, day=day)
     if spent:
         session.execute(update(Project).where(Project.id == project_id)
                         .values(spent_micros=Project.spent_micros + spent))

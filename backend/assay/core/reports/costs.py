@@ -1,14 +1,17 @@
-"""Cost and token reports of a project: every spend, by kind (the models' calls, the judges
-of run outputs, judge-mode runs' judges, generation jobs, scorer trials, and experiments'
-assist, refinement and pairwise judges, EvalArena's judge runs), by model, by run and by UTC day,
-and token usage per day and model, over what is in scope (scope.py: date range and
-dataset; scorers play no part in cost).
+"""Cost and token reports of a project: sums of the ledger (core/ledger/) by purpose (the
+models' calls in runs, the judges of run outputs, judge-mode runs' judges, pairwise
+comparisons of two targets and of two runs, generation jobs, scorer trials, rubric
+critiques, experiments' assist, refinement and pairwise judges, EvalArena's judge runs,
+connection tests), by the model that made each call, by run and by UTC day, and token usage
+per day and model, over what is in scope (scope.py: date range and dataset; scorers play
+no part in cost).
 
-It reads two rollups (models.py): `target_days` (per run target and day: outputs, the
-calls' cost and tokens, the judges' cost) and `spend_days` (spend outside runs). A project
-has few targets and a target runs over few days, so the rows that come back are few, and
-they roll up here. The report's total is the project's spend: every micro-dollar on the
-runs' and project's counters (tests/engine/test_cost_invariant.py holds it to that)."""
+It reads the ledger's two tables: `target_days` (a run's own cells, per target and day:
+outputs, the calls' cost and tokens) and `spend_days` (every other call, per purpose,
+model and run). A project has few targets and a target runs over few days, so the rows
+that come back are few, and they roll up here. The report's total is the project's spend:
+every micro-dollar on the runs' and project's counters (tests/engine/test_cost_invariant.py
+holds it to that)."""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from assay.core.ledger import PURPOSES
 from assay.core.llm.models import ModelConfig
 from assay.core.projects.models import Project
 from assay.core.reports import rollups
@@ -28,42 +32,40 @@ from assay.core.reports.sql import day_text, for_aggregates
 from assay.core.runs.models import Run, RunTarget
 from assay.core.scoring.judge_mode import MODE as JUDGE_MODE
 
-# The kinds of spend, in the order the report lists them (each always present). Every kind
-# `rollups.add_spend` is given must be here, or the report's total would miss it.
-KINDS = ("model_calls", "judges", "judge_mode", "generation", "scorer_trials", "assist",
-         "refinement", "pairwise_judge", "arena_judge")
+# The kinds of spend (the ledger's purposes), in the order the report lists them, each
+# always present.
+KINDS = PURPOSES
+_JUDGING = frozenset({"judges", "judge_mode", "pairwise_targets", "pairwise_runs"})
 
 
 @dataclass
 class _Sums:
-    calls: int = 0  # the models' own calls
-    judges: int = 0  # judges of run outputs
-    judge_mode: int = 0  # judges of judge-mode runs
-    other: dict[str, int] | None = None  # spend outside runs, by kind (generation)
+    other: dict[str, list[int]] | None = None  # purpose -> [spent, calls, tokens in, out]
     outputs: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
 
     def add(self, o: _Sums) -> None:
-        self.calls += o.calls
-        self.judges += o.judges
-        self.judge_mode += o.judge_mode
-        for kind, spent in (o.other or {}).items():
-            self.other = self.other or {}
-            self.other[kind] = self.other.get(kind, 0) + spent
+        for kind, sums in (o.other or {}).items():
+            self.put(kind, *sums)
         self.outputs += o.outputs
         self.tokens_in += o.tokens_in
         self.tokens_out += o.tokens_out
 
-    def kinds(self) -> dict[str, int]:
-        found = {"model_calls": self.calls, "judges": self.judges,
-                 "judge_mode": self.judge_mode, **(self.other or {})}
-        return {kind: found.get(kind, 0) for kind in KINDS}
+    def put(self, kind: str, spent: int, calls: int, tokens_in: int, tokens_out: int) -> None:
+        self.other = self.other or {}
+        found = self.other.setdefault(kind, [0, 0, 0, 0])
+        for i, n in enumerate((spent, calls, tokens_in, tokens_out)):
+            found[i] += n
+
+    def kinds(self) -> dict[str, list[int]]:
+        found = self.other or {}
+        return {kind: list(found.get(kind, [0, 0, 0, 0])) for kind in KINDS}
 
     def view(self) -> dict[str, int]:
-        kinds = self.kinds()
-        return {"spent_micros": sum(kinds.values()), "calls_micros": self.calls,
-                "judge_micros": self.judges + self.judge_mode,
+        kinds = {k: v[0] for k, v in self.kinds().items()}
+        return {"spent_micros": sum(kinds.values()), "calls_micros": kinds["model_calls"],
+                "judge_micros": sum(kinds[k] for k in _JUDGING),
                 "generation_micros": kinds["generation"], "outputs": self.outputs,
                 "tokens_in": self.tokens_in, "tokens_out": self.tokens_out}
 
@@ -116,19 +118,22 @@ def _data(session: Session, project: Project, filters: ReportFilter
     names = _Names(session, {model for _, model in targets.values()},
                    {run for run, _ in targets.values()})
     rows: list[tuple[_Key, str, _Sums]] = []
-    for target, day, n, _, spent, tokens_in, tokens_out, judged in days:
+    for target, day, n, _, spent, tokens_in, tokens_out, _ in days:
         run, model = targets[target]
-        in_judge_mode = names.runs[run][3]
-        rows.append((_Key(run, model), day_text(day), _Sums(
-            calls=spent, judges=0 if in_judge_mode else judged,
-            judge_mode=judged if in_judge_mode else 0, outputs=n, tokens_in=tokens_in,
-            tokens_out=tokens_out)))
+        sums = _Sums(outputs=n, tokens_in=tokens_in, tokens_out=tokens_out)
+        sums.put("model_calls", spent, n, tokens_in, tokens_out)  # calls: its outputs
+        rows.append((_Key(run, model), day_text(day), sums))
+    # every other call by the model that made it (a judge's, not the judged model's)
     outside = rollups.spend_days(session, scope)
     extra = {m or None for _, _, m, *_ in outside} - set(names.models)
     names.models.update(_Names(session, extra, set()).models)
-    for day, kind, model, _, spent, tokens_in, tokens_out in outside:
-        rows.append((_Key(None, model or None), day_text(day), _Sums(
-            other={kind: spent}, tokens_in=tokens_in, tokens_out=tokens_out)))
+    runs = {r for _, _, _, r, *_ in outside if r} - set(names.runs)
+    names.runs.update(_Names(session, set(), runs).runs)
+    for day, kind, model, run_key, calls, spent, tokens_in, tokens_out in outside:
+        sums = _Sums(tokens_in=tokens_in, tokens_out=tokens_out)
+        sums.put(kind, spent, calls, tokens_in, tokens_out)
+        run_id = run_key if run_key in names.runs else None  # a deleted run's: the project's
+        rows.append((_Key(run_id, model or None), day_text(day), sums))
     return rows, names
 
 
@@ -154,7 +159,9 @@ def cost_report(session: Session, project: Project, filters: ReportFilter) -> di
     by_day = _roll_up([(day, sums) for _, day, sums in rows])
     return {
         "total": {**total.view(), "by_kind": [
-            {"kind": kind, "spent_micros": spent} for kind, spent in total.kinds().items()]},
+            {"kind": kind, "spent_micros": spent, "calls": calls, "tokens_in": tokens_in,
+             "tokens_out": tokens_out}
+            for kind, (spent, calls, tokens_in, tokens_out) in total.kinds().items()]},
         "by_model": _sorted(by_model, lambda m, s: {
             "model_id": m, "model_name": names.model(m), **s.view()},
             lambda r: (-r["spent_micros"], r["model_name"] is None, r["model_name"] or "")),
@@ -167,8 +174,8 @@ def cost_report(session: Session, project: Project, filters: ReportFilter) -> di
 
 
 def token_usage(session: Session, project: Project, filters: ReportFilter) -> dict[str, Any]:
-    """Tokens in and out per UTC day and model (oldest day first, then by model name): the
-    models' calls in runs and in generation jobs."""
+    """Tokens in and out per UTC day and model (oldest day first, then by model name): of
+    every call on the ledger, by the model that made it."""
     rows, names = _data(session, project, filters)
     per_day_model = _roll_up([((day, k.model_id), sums) for k, day, sums in rows])
     items = _sorted(per_day_model, lambda k, s: {

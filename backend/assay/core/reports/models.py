@@ -18,9 +18,13 @@ They hold sums, kept exact by every writer in the transaction that changes what 
   so either reading is one index range already in (model, case) order. `model_key` is
   the target's model id, 0 for targets without a model (recorded traces).
 
-`spend_days` is not a rollup but the record itself of spend outside runs: generation jobs
-(kind "generation"; AI assist will be another kind), per project, UTC day, kind and model.
-The jobs live in Redis and expire, so this row is all that is left of what they cost."""
+`spend_days` is not a rollup but the ledger itself (core/ledger/) of every provider call
+other than a run's own cells: judges, pairwise, judge mode, generation, AI assist,
+refinement, scorer trials, arena judging, connection tests. Per project, UTC day, purpose
+(`kind`), the model that made the call (`model_key`, 0: none known) and the run it served
+(`run_key`, 0: none). Many of its sources expire (Redis) or leave no row, so it is never
+recounted: it is what they cost. A run's own cells are on `target_days` (written with
+their outputs)."""
 
 from __future__ import annotations
 
@@ -79,6 +83,8 @@ class SpendDay(Base):
     day: Mapped[date] = mapped_column(Date, primary_key=True)
     kind: Mapped[str] = mapped_column(String(20), primary_key=True)
     model_key: Mapped[int] = mapped_column(Integer, primary_key=True)  # 0: no model
+    # 0: no run (no foreign key: what a deleted run's judges cost stays the project's)
+    run_key: Mapped[int] = mapped_column(Integer, primary_key=True, default=0)
     calls: Mapped[int] = mapped_column(Integer, default=0)
     spent_micros: Mapped[int] = mapped_column(BigInteger, default=0)
     tokens_in: Mapped[int] = mapped_column(BigInteger, default=0)

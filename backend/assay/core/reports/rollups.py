@@ -10,8 +10,9 @@ Writers, each in the transaction that changes what the rollups sum:
   finished, and their next result is added when it lands;
 - a reviewer's manual score recounts its one (version, model, case) (`recount_case`).
 Succeeded outputs and their automatic scores never change afterwards, so nothing else can
-move a sum. `spend_days` is written by `add_spend` only (generation jobs, scorer trials) and is
-not recounted: its sources expire from Redis or leave no row. Rows are upserted in key order, so two
+move a sum. `spend_days` is the ledger of calls outside a run's cells, written by
+`ledger.record` only and never recounted: its sources expire from Redis or leave no row.
+Rows are upserted in key order, so two
 transactions adding to the same (version, model, case) take its row locks in the same order
 and cannot deadlock."""
 
@@ -139,15 +140,6 @@ def add_judged(session: Session, costs: Mapping[int, int]) -> None:
         {"target_id": t, "day": d, "outputs": 0, "succeeded": 0, "spent_micros": 0,
          "tokens_in": 0, "tokens_out": 0, "judge_micros": cost}
         for (t, d), cost in sums.items()], ("target_id", "day"))
-
-
-def add_spend(session: Session, project_id: int, day: date, kind: str, model_id: int | None,
-              calls: int, spent_micros: int, tokens_in: int, tokens_out: int) -> None:
-    """Spend outside runs (a generation job's calls) into the project's day."""
-    _add(session, _SPEND, [
-        {"project_id": project_id, "day": day, "kind": kind, "model_key": model_id or 0,
-         "calls": calls, "spent_micros": spent_micros, "tokens_in": tokens_in,
-         "tokens_out": tokens_out}], ("project_id", "day", "kind", "model_key"))
 
 
 def models_of(session: Session, target_ids: Iterable[int]) -> dict[int, int]:
@@ -316,18 +308,19 @@ def target_days(session: Session, scope: Scope
 
 
 def spend_days(session: Session, scope: Scope
-               ) -> list[tuple[date, str, int, int, int, int, int]]:
-    """(day, kind, model key, calls, spent, tokens in, tokens out) of the project's spend
-    outside runs in the scope's days. None when a dataset is chosen: that spend belongs to
-    no run on it."""
+               ) -> list[tuple[date, str, int, int, int, int, int, int]]:
+    """(day, kind, model key, run key, calls, spent, tokens in, tokens out) of the ledger's
+    calls outside runs' cells in the scope's days. With a dataset chosen: only those that
+    served a run in scope (other calls belong to no run on it)."""
+    conditions = [SpendDay.project_id == scope.project_id,
+                  *day_conditions(scope, SpendDay.day)]
     if scope.dataset_id is not None:
-        return []
-    return [(d, kind, int(m), int(calls), int(spent), int(t_in), int(t_out))
-            for d, kind, m, calls, spent, t_in, t_out in session.execute(
-        select(SpendDay.day, SpendDay.kind, SpendDay.model_key, SpendDay.calls,
-               SpendDay.spent_micros, SpendDay.tokens_in, SpendDay.tokens_out)
-        .where(SpendDay.project_id == scope.project_id,
-               *day_conditions(scope, SpendDay.day)))]
+        conditions.append(SpendDay.run_key.in_(select(Run.id).where(*run_conditions(scope))))
+    return [(d, kind, int(m), int(r), int(calls), int(spent), int(t_in), int(t_out))
+            for d, kind, m, r, calls, spent, t_in, t_out in session.execute(
+        select(SpendDay.day, SpendDay.kind, SpendDay.model_key, SpendDay.run_key,
+               SpendDay.calls, SpendDay.spent_micros, SpendDay.tokens_in,
+               SpendDay.tokens_out).where(*conditions))]
 
 
 def latency_counts(session: Session, scope: Scope) -> dict[int | None, list[tuple[int, int]]]:

@@ -11,11 +11,12 @@ gives it back when the job dies between reserving and settling.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import timedelta
+from datetime import date, timedelta
 
 from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.orm import Session
 
+from assay.core import ledger
 from assay.core.base import utcnow
 from assay.core.projects.models import Project
 from assay.core.reports import rollups
@@ -33,6 +34,27 @@ def judge_cost(scores: Sequence[CellScore]) -> int | None:
     costs = [usage.get("cost_micros") for usage in (
         score.result.details.get("usage") for score in scores) if usage]
     return sum(c or 0 for c in costs) if costs else None
+
+
+def tab_of(scores: Sequence[CellScore]) -> ledger.Tab:
+    """What the judges behind `scores` cost, by judge model."""
+    return ledger.Tab.of_usages(score.result.details.get("usage") for score in scores)
+
+
+def record_judges(session: Session, project_id: int, run_id: int, purpose: str,
+                  scores: Sequence[CellScore], day: date | None = None) -> None:
+    """The judge calls behind `scores` onto the ledger, for the run and by judge model."""
+    tab = tab_of(scores)
+    if tab.by_model:
+        ledger.record(session, project_id, purpose, tab, run_id, day)
+
+
+def purpose_of(session: Session, run_id: int) -> str:
+    """A run's judges are "judges", a judge-mode run's "judge_mode"."""
+    from assay.core.scoring.judge_mode import MODE
+
+    settings = session.scalar(select(Run.settings).where(Run.id == run_id)) or {}
+    return "judge_mode" if settings.get("mode") == MODE else "judges"
 
 
 def _project_id(session: Session, run_id: int) -> int:
@@ -92,11 +114,14 @@ def reserve(session: Session, run_id: int, amounts: Sequence[int]) -> tuple[int,
     return fit, total
 
 
-def settle(session: Session, run_id: int, reserved: int, costs: Mapping[int, int]) -> None:
+def settle(session: Session, run_id: int, reserved: int, costs: Mapping[int, int],
+           scores: Sequence[CellScore] = ()) -> None:
     """Release `reserved` and charge what each output's judges cost (`costs`: output id ->
     micro-dollars) to it, the run and the project, in the caller's transaction (the one that
-    writes the scores)."""
+    writes the scores); `scores` (theirs) put the calls on the ledger by judge model."""
     lock_run(session, run_id)
+    record_judges(session, _project_id(session, run_id), run_id, purpose_of(session, run_id),
+                  scores)
     if costs:
         session.connection().execute(
             update(Output.__table__).where(Output.id == bindparam("oid"))  # type: ignore[arg-type]
@@ -105,6 +130,17 @@ def settle(session: Session, run_id: int, reserved: int, costs: Mapping[int, int
             [{"oid": oid, "cost": cost} for oid, cost in costs.items()])
         rollups.add_judged(session, costs)
     _move(session, run_id, -_held(session, run_id, reserved), sum(costs.values()))
+
+
+def charge(session: Session, run_id: int, reserved: int, purpose: str,
+           tab: ledger.Tab) -> None:
+    """Release `reserved` and charge calls made for the run that judge no one output (the
+    pairwise comparisons of its targets, or with a base run) to the run, its project and
+    the ledger, in the caller's transaction."""
+    lock_run(session, run_id)
+    project_id = _project_id(session, run_id)
+    _move(session, run_id, -_held(session, run_id, reserved), tab.spent_micros)
+    ledger.record(session, project_id, purpose, tab, run_id)
 
 
 def release(session: Session, run_id: int, reserved: int) -> None:

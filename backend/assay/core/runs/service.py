@@ -25,7 +25,7 @@ from assay.core.projects.models import Project
 from assay.core.projects.settings import DEFAULT_MAX_RETRIES
 from assay.core.prompts.models import PromptVersion
 from assay.core.reports import rollups
-from assay.core.runs import budget, rendering
+from assay.core.runs import budget, judge_spend, rendering
 from assay.core.runs.control import transition
 from assay.core.runs.judge_spend import judge_cost
 from assay.core.runs.locks import for_update, lock_run
@@ -495,8 +495,12 @@ def record_results(session: Session, run_id: int, owner: str,
                                                       judge_cost(r.scores))
         if r.ok and not r.cached and r.latency_ms is not None:
             latencies[(target_id, r.latency_ms)] += 1
-    alert = _settle(session, run_id, tallies) if tallies else False
+    alert, project_id = _settle(session, run_id, tallies) if tallies else (False, 0)
     rollups.add_finished(session, now.date(), tallies, latencies)
+    # the judges' calls onto the ledger by judge model (the cells' own are target_days'):
+    # a few rows a batch, and none for a run without judges
+    judge_spend.record_judges(session, project_id, run_id, "judges", [
+        score for row in written for score in by_id[row.id].scores], now.date())
     _cache_writes(session, [by_id[row.id] for row in written])
     insert_scores(session, [score_row(run_id, row.id, row.target_id, row.case_id, score,
                                       now=now) for row in written
@@ -505,11 +509,12 @@ def record_results(session: Session, run_id: int, owner: str,
     return Recorded(len(written), alert)
 
 
-def _settle(session: Session, run_id: int, tallies: dict[int, rollups.Tally]) -> bool:
+def _settle(session: Session, run_id: int, tallies: dict[int, rollups.Tally]
+            ) -> tuple[bool, int]:
     """Move the counters (targets, run, project: always in this order) by what was written:
     a target's spend is its model's calls; the run's and project's add the judges'.
-    True when the run's or the project's spend crossed its alert threshold just now (the
-    run's `alerted_at` makes that happen once per run)."""
+    (True when the run's or the project's spend crossed its alert threshold just now (the
+    run's `alerted_at` makes that happen once per run), the run's project)."""
     total = rollups.Tally()  # the run row is locked already (lock_run)
     for target_id, t in sorted(tallies.items()):
         session.execute(update(RunTarget).where(RunTarget.id == target_id).values(
@@ -540,16 +545,16 @@ def _settle(session: Session, run_id: int, tallies: dict[int, rollups.Tally]) ->
             .returning(Project.budget_micros, Project.spent_micros, Project.alert_threshold),
             execution_options=NO_SYNC).one()
     if run.alerted_at is not None or not spent:
-        return False
+        return False, run.project_id
     crossed = budget.crossed_alert(run.budget_micros, run.spent_micros, run.alert_threshold) or (
         project is not None and budget.crossed_alert(project.budget_micros,
                                                      project.spent_micros,
                                                      project.alert_threshold))
     if not crossed:
-        return False
+        return False, run.project_id
     moved = session.execute(update(Run).where(Run.id == run_id, Run.alerted_at.is_(None))
                             .values(alerted_at=utcnow()))
-    return bool(getattr(moved, "rowcount", 0))
+    return bool(getattr(moved, "rowcount", 0)), run.project_id
 
 
 def stop_for_budget(session: Session, run_id: int, reason: str) -> bool:

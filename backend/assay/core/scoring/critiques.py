@@ -12,12 +12,16 @@ from collections.abc import Sequence
 
 from sqlalchemy.orm import Session
 
+from assay.core import ledger
 from assay.core.errors import DomainError, Invalid
+from assay.core.experiments import spend
 from assay.core.projects.models import Project
+from assay.core.runs.budget import max_call_cost
 from assay.core.scoring.judge_calls import ModelJudge, judge_models
 from assay.providers.client import LLMClient, RetryPolicy
 from assay.providers.ssrf import UrlPolicy
-from assay.scorers.metajudge import Critique, critique_rubric
+from assay.scorers.judge_guard import new_nonce
+from assay.scorers.metajudge import Critique, critique_messages, critique_rubric
 
 CALL_TIMEOUT_S = 60.0  # one judge call
 DEADLINE_S = 90.0  # the whole critique, retries included: someone is waiting
@@ -42,14 +46,23 @@ def critique(session: Session, project: Project, rubric_text: str, contract: Seq
             f"No model {judge!r} in this project (give a model config's id or name)"]}})
     if model.key_error is not None:
         raise Invalid("The judge cannot be called", {"json": {"judge": [model.key_error]}})
-    session.close()  # nothing written: hold no connection while the model thinks
+    most = max_call_cost(critique_messages(rubric_text, contract, new_nonce()), model.model,
+                         dict(model.params), model.price_in, model.price_out)
+    try:
+        hold = spend.reserve(session, project.id, None, most, "this critique")
+    except spend.BudgetExceeded:
+        session.rollback()  # on SQLite the lock is an open write transaction
+        raise
+    session.commit()
+    session.close()  # hold no connection while the model thinks
+    tab = ledger.Tab()
 
     async def ask() -> Critique:
         async with LLMClient(timeout_s=CALL_TIMEOUT_S, retry=RetryPolicy(attempts=2),
                              max_connections=4, url_policy=url_policy) as client:
+            meter = ledger.Metered(ModelJudge(client, models), tab)
             return await asyncio.wait_for(
-                critique_rubric(rubric_text, contract, ModelJudge(client, models), judge),
-                DEADLINE_S)
+                critique_rubric(rubric_text, contract, meter, judge), DEADLINE_S)
 
     try:
         result = asyncio.run(ask())
@@ -57,6 +70,9 @@ def critique(session: Session, project: Project, rubric_text: str, contract: Seq
         raise JudgeFailed(f"The judge {model.name!r} did not answer within {DEADLINE_S:g} s; "
                           "try again, or choose a faster judge model",
                           code="JUDGE_TIMEOUT") from exc
+    finally:  # what was sent is the project's spend; the rest of the hold goes back
+        spend.settle(session, hold, "critique", tab)
+        session.commit()
     if result.error is not None:
         raise JudgeFailed(result.error, {"judge": [judge]})
     return result

@@ -27,6 +27,7 @@ class JudgeModel:
     price_in: int | None
     price_out: int | None
     key_error: str | None = None
+    id: int | None = None  # the model config's (what the ledger credits)
 
 
 MAX_ID = 2**31 - 1  # ids are 32-bit integers
@@ -66,7 +67,7 @@ def judge_models(session: Session, project_id: int, refs: Iterable[str],
         out[ref] = JudgeModel(m.name, m.model, Endpoint(
             credential.kind, credential.base_url, key, dict(credential.config or {}),
             credential.id), dict(m.params or {}), m.input_price_per_mtok_micros,
-            m.output_price_per_mtok_micros, key_error)
+            m.output_price_per_mtok_micros, key_error, m.id)
     return out
 
 
@@ -89,9 +90,11 @@ class ModelJudge:
         if result.error is not None or result.response is None:
             error = result.error
             return JudgeReply(None, model.name, error.error_class if error else "internal",
-                              error.message if error else "no reply")
+                              error.message if error else "no reply", model_id=model.id,
+                              calls=result.attempts)
         reply = result.response
         return JudgeReply(reply.text, model.name, tokens_in=reply.tokens_in,
                           tokens_out=reply.tokens_out,
                           cost_micros=cost_micros(reply.tokens_in, reply.tokens_out,
-                                                  model.price_in, model.price_out))
+                                                  model.price_in, model.price_out),
+                          model_id=model.id, calls=result.attempts)

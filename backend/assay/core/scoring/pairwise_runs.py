@@ -11,7 +11,7 @@ failed judgement are compared again, and their earlier rows replaced."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -26,13 +26,16 @@ from assay.core.base import utcnow
 from assay.core.datasets.models import Case
 from assay.core.errors import Invalid
 from assay.core.projects.models import Project
+from assay.core.runs.budget import max_call_cost
 from assay.core.runs.models import CellStatus, Output, Run, RunTarget
 from assay.core.scoring.apply import PAIR_KINDS, reference_of
-from assay.core.scoring.judge_calls import find_judges
+from assay.core.scoring.judge_calls import JudgeModel, find_judges
 from assay.core.scoring.models import Comparison, ScorerConfig, ScorerVersion
 from assay.core.scoring.service import latest_versions
 from assay.scorers import registry
 from assay.scorers.base import PairVerdict, PairwiseScorer, ParamsError, Subject
+from assay.scorers.judge_guard import new_nonce
+from assay.scorers.pairwise import PAIR_REPLY, PairwiseJudge
 
 _COMPARISONS = cast(Table, Comparison.__table__)
 
@@ -153,6 +156,23 @@ def start(session: Session, actor: User | None, project: Project, run: Run, scor
         audit.record(session, actor, "run.comparisons_started", "run", run.id, project.id,
                      details)
     return comparing
+
+
+def pair_bound(scorer: PairwiseScorer, judges: Mapping[str, JudgeModel], a: Subject,
+               b: Subject) -> int:
+    """The most judging one pair can cost: every judge that can be called, asked in both
+    orders, each reply at its max_tokens (what is held before the pair is judged)."""
+    judge = cast(PairwiseJudge, scorer)
+    total = 0
+    for ref in judge.judges:
+        model = judges.get(str(ref))
+        if model is None or model.key_error is not None:
+            continue  # fails without a call
+        params = {**model.params, **PAIR_REPLY.params}
+        for first, second in ((a, b), (b, a)):
+            total += max_call_cost(judge.messages(first, second, new_nonce()), model.model,
+                                   params, model.price_in, model.price_out)
+    return total
 
 
 def scorer_of(session: Session, run_id: int,

@@ -8,31 +8,29 @@ import asyncio
 import time
 from collections.abc import Mapping
 from dataclasses import asdict
-from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from assay.core import audit
+from assay.core import audit, ledger
 from assay.core.auth.models import User
 from assay.core.datasets.models import Case
 from assay.core.errors import Invalid, NotFound
+from assay.core.experiments import spend
 from assay.core.projects.models import Project
-from assay.core.reports import rollups
 from assay.core.runs.judge_budget import max_judge_cost
 from assay.core.runs.models import Output, Run
 from assay.core.scoring.apply import PAIR_KINDS
 from assay.core.scoring.backfill import SUBJECT_COLUMNS, subject_of
-from assay.core.scoring.judge_calls import JudgeModel, ModelJudge, find_judges, judge_models
+from assay.core.scoring.judge_calls import JudgeModel, ModelJudge, judge_models
 from assay.core.scoring.service import check_params
 from assay.providers.client import LLMClient, RetryPolicy
 from assay.providers.ssrf import UrlPolicy
-from assay.scorers.base import Context, JudgeReply, ScoreResult, Subject
+from assay.scorers.base import Context, ScoreResult, Subject
 from assay.scorers.judge_guard import new_nonce
 
 TRIAL_TIMEOUT_S = 60.0  # one judge call; the whole trial has its deadline (try_scorer)
-TRIAL_KIND = "scorer_trials"  # a kind of spend in the cost report
 NO_JUDGE = "This kind calls no judge model, so it has no judge prompt to show"
 
 
@@ -78,38 +76,6 @@ def preview(kind: str, params: Mapping[str, Any], subject: Subject,
     return {"judges": list(scorer.judges), "messages": messages}
 
 
-class _Metered:
-    """A JudgeCall that adds up what its replies cost, per judge (for the cost report)."""
-
-    def __init__(self, inner: ModelJudge) -> None:
-        self.inner, self.cost_micros, self.calls = inner, 0, 0
-        self.per_judge: dict[str, list[int]] = {}  # ref -> [calls, cost, tokens in, out]
-
-    async def __call__(self, judge: str, messages: list[dict[str, Any]],
-                       params: Mapping[str, Any]) -> JudgeReply:
-        reply = await self.inner(judge, messages, params)
-        self.calls += 1
-        self.cost_micros += reply.cost_micros or 0
-        sums = self.per_judge.setdefault(judge, [0, 0, 0, 0])
-        for i, n in enumerate((1, reply.cost_micros, reply.tokens_in, reply.tokens_out)):
-            sums[i] += n or 0
-        return reply
-
-
-def _charge(session: Session, project: Project, meter: _Metered) -> None:
-    """The trial's judges are the project's spend: its budget counter and, by judge
-    model, the cost report's "scorer trials" kind."""
-    if meter.cost_micros:
-        session.execute(update(Project).where(Project.id == project.id).values(
-            spent_micros=Project.spent_micros + meter.cost_micros))
-    configs = find_judges(session, project.id, meter.per_judge)
-    today = datetime.now(UTC).date()
-    for ref, (calls, cost, tokens_in, tokens_out) in meter.per_judge.items():
-        model = configs.get(ref)
-        rollups.add_spend(session, project.id, today, TRIAL_KIND, model.id if model else None,
-                          calls, cost, tokens_in, tokens_out)
-
-
 def _result_view(result: ScoreResult) -> dict[str, Any]:
     return {"value": result.value, "passed": result.passed,
             "criteria": dict(result.criteria), "rationale": result.rationale,
@@ -118,22 +84,25 @@ def _result_view(result: ScoreResult) -> dict[str, Any]:
             "evidence": [asdict(e) for e in result.evidence]}
 
 
-def _check_budget(project: Project, scorer: Any, models: Mapping[str, JudgeModel],
-                  subject: Subject) -> None:
-    """Refuse a trial whose judges could take the project past its cap: its spend, what
-    its runs hold, and the most these judge calls can cost (their verdicts bounded by
-    each judge's max_tokens)."""
-    budget = project.budget_micros
-    if budget is None:
-        return
+def _hold(session: Session, project: Project, scorer: Any,
+          models: Mapping[str, JudgeModel], subject: Subject) -> spend.Hold:
+    """Hold the most these judge calls can cost (their verdicts bounded by each judge's
+    max_tokens) against the project's cap, and commit; refused when it cannot cover it."""
     build = getattr(scorer, "messages", None)
     bound = (max_judge_cost([(build, scorer.judges)], models, subject, 0)
              if callable(build) and scorer.kind not in PAIR_KINDS else 0)
     used = project.spent_micros + project.reserved_micros
-    if used >= budget or used + bound > budget:  # nothing left, or not enough
+    try:
+        if project.budget_micros is not None and used >= project.budget_micros:
+            raise spend.BudgetExceeded("nothing left")  # even a free-looking call
+        hold = spend.reserve(session, project.id, None, bound, "trying these judges")
+    except spend.BudgetExceeded:
+        session.rollback()  # on SQLite the lock is an open write transaction
         raise Invalid("Trying these judges could take the project past its budget",
                       {"json": {"budget": ["Not enough of the project budget is left"]}},
-                      code="BUDGET_EXCEEDED")
+                      code="BUDGET_EXCEEDED") from None
+    session.commit()
+    return hold
 
 
 def try_scorer(session: Session, actor: User, project: Project, kind: str,
@@ -154,29 +123,34 @@ def try_scorer(session: Session, actor: User, project: Project, kind: str,
         raise Invalid("This project does not allow code execution",
                       {"json": {"kind": ["Code execution is off for this project"]}})
     models = judge_models(session, project.id, scorer.judges, secret_key)
-    if scorer.judges:
-        _check_budget(project, scorer, models, subject)
+    hold = _hold(session, project, scorer, models, subject) if scorer.judges else None
+    meter: ledger.Metered | None = None
 
-    async def go() -> tuple[list[ScoreResult], _Metered]:
+    async def go() -> list[ScoreResult]:
+        nonlocal meter
         async with LLMClient(timeout_s=min(TRIAL_TIMEOUT_S, deadline_s),
                              retry=RetryPolicy(attempts=1), max_connections=4,
                              url_policy=url_policy) as client:
-            meter = _Metered(ModelJudge(client, models))
+            meter = ledger.Metered(ModelJudge(client, models))
             ctx = Context(judge=meter, code_execution=bool(settings.get("code_execution")),
                           deadline=time.monotonic() + deadline_s)
             try:
-                return await asyncio.wait_for(scorer.score(subject, ctx), deadline_s), meter
+                return await asyncio.wait_for(scorer.score(subject, ctx), deadline_s)
             except TimeoutError:
-                return [ScoreResult.failed(out_of_time(deadline_s))], meter
+                return [ScoreResult.failed(out_of_time(deadline_s))]
 
-    # Nothing is written yet: ending the read transaction gives its connection back to the
-    # pool while the judges work (a minute of model calls held one, and on PostgreSQL an
-    # open transaction, per trial).
+    # The hold is committed, and ending the read transaction gives its connection back to
+    # the pool while the judges work (a minute of model calls held one per trial).
     session.commit()
-    results, meter = asyncio.run(go())
-    _charge(session, project, meter)
+    try:
+        results = asyncio.run(go())
+    finally:  # what was sent is the project's spend, on the ledger by judge model
+        tab = meter.tab if meter is not None else ledger.Tab()
+        if hold is not None:
+            spend.settle(session, hold, "trial", tab)
+            session.commit()
     audit.record(session, actor, "scorer.tried", "project", project.id, project.id,
-                 {"kind": kind, "output_id": output_id, "judge_calls": meter.calls,
-                  "cost_micros": meter.cost_micros})
-    return {"results": [_result_view(r) for r in results], "cost_micros": meter.cost_micros,
-            "judge_calls": meter.calls}
+                 {"kind": kind, "output_id": output_id, "judge_calls": tab.calls,
+                  "cost_micros": tab.spent_micros})
+    return {"results": [_result_view(r) for r in results], "cost_micros": tab.spent_micros,
+            "judge_calls": tab.calls}

@@ -3,6 +3,7 @@ import { json, mockFetch } from '@/test/utils';
 import { apiError, project } from '@/features/datasets/testFixtures';
 import type { ComparisonSummary, CostReport, Leaderboard, LeaderboardRow, QuestionQuality, RunDashboard, RunFacets, RunStatistics, ScoreTrend, TokenUsage } from './api';
 
+type CostKind = CostReport['total']['by_kind'][number]['kind'];
 const ts = '2026-11-20T10:00:00Z';
 const rate = (k: number, n: number, low: number | null, high: number | null) => ({ k, n, rate: n ? k / n : null, low, high });
 const mean = (m: number | null, low: number | null, high: number | null, n_cases = 2, n_values = 4) => ({ mean: m, low, high, n_cases, n_values });
@@ -57,16 +58,21 @@ export const quality = (): QuestionQuality => ({
   ],
 });
 
+const kind = (name: CostKind, spent: number) => ({ kind: name, spent_micros: spent, calls: 0, tokens_in: 0, tokens_out: 0 });
 const kinds = (calls: number, judges: number, judgeMode: number, generation: number) => [
-  { kind: 'model_calls' as const, spent_micros: calls },
-  { kind: 'judges' as const, spent_micros: judges },
-  { kind: 'judge_mode' as const, spent_micros: judgeMode },
-  { kind: 'generation' as const, spent_micros: generation },
-  { kind: 'scorer_trials' as const, spent_micros: 0 },
-  { kind: 'assist' as const, spent_micros: 0 },
-  { kind: 'refinement' as const, spent_micros: 0 },
-  { kind: 'pairwise_judge' as const, spent_micros: 0 },
-  { kind: 'arena_judge' as const, spent_micros: 0 },
+  kind('model_calls', calls),
+  kind('judges', judges),
+  kind('judge_mode', judgeMode),
+  kind('pairwise_targets', 0),
+  kind('pairwise_runs', 0),
+  kind('generation', generation),
+  kind('scorer_trials', 0),
+  kind('critique', 0),
+  kind('assist', 0),
+  kind('refinement', 0),
+  kind('pairwise_judge', 0),
+  kind('arena_judge', 0),
+  kind('connection_test', 0),
 ];
 /** Sums as the API spells them: the total and its calls, judges and generation parts. */
 const sums = (calls: number, judges: number, generation: number, outputs: number, tokensIn: number, tokensOut: number) => ({

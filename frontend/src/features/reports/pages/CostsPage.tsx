@@ -20,12 +20,16 @@ export const KIND_LABELS: Record<CostReport['total']['by_kind'][number]['kind'],
   model_calls: 'Model calls',
   judges: 'Judges',
   judge_mode: 'Judge mode',
+  pairwise_targets: 'Pairwise: two targets',
+  pairwise_runs: 'Pairwise: two runs',
   generation: 'Generation',
   scorer_trials: 'Scorer trials',
+  critique: 'Rubric critiques',
   assist: 'AI assist',
   refinement: 'Refinement',
-  pairwise_judge: 'Pairwise judges',
+  pairwise_judge: 'Experiment pairwise judges',
   arena_judge: 'Arena judges',
+  connection_test: 'Connection tests',
 };
 
 function Stats({ items, label }: { items: [string, string][]; label: string }) {
