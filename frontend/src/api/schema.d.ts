@@ -127,6 +127,7 @@ export interface paths {
             };
             cookie?: never;
         };
+        /** Its ETag is its settings' (GET .../settings): the name is one of them. */
         get: operations["projects_get"];
         put?: never;
         post?: never;
@@ -188,6 +189,7 @@ export interface paths {
         delete: operations["members_delete"];
         options?: never;
         head?: never;
+        /** If-Match is the member's `row_version` in the members list. */
         patch: operations["members_update"];
         trace?: never;
     };
@@ -762,6 +764,7 @@ export interface paths {
         /**
          * A new immutable version, numbered after the latest, edited from `parent_id` (the latest
          *     when omitted), with a changelog of 10-500 characters; earlier versions never change.
+         *     If-Match is the prompt's ETag: a save based on an older state is refused.
          */
         post: operations["prompts_versions_create"];
         delete?: never;
@@ -997,7 +1000,10 @@ export interface paths {
         };
         get: operations["scorers_versions_list"];
         put?: never;
-        /** A new immutable version, numbered after the latest; runs and scores keep theirs. */
+        /**
+         * A new immutable version, numbered after the latest; runs and scores keep theirs.
+         *     If-Match is the scorer's ETag: an edit of an older latest version is refused.
+         */
         post: operations["scorers_versions_create"];
         delete?: never;
         options?: never;
@@ -2309,6 +2315,7 @@ export interface paths {
             };
             cookie?: never;
         };
+        /** The project's name and description are part of them: one ETag for both. */
         get: operations["projects_settings_get"];
         put?: never;
         post?: never;
@@ -2405,7 +2412,11 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Save the last edited text of a tab */
+        /**
+         * Save the last edited text of a tab
+         * @description If-Match is the tab's `draft_row_version` ("0": never saved): a save from a stale
+         *     tab or window is refused.
+         */
         put: operations["arena_drafts_save"];
         post?: never;
         delete?: never;
@@ -2757,7 +2768,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A dataset of the template's sample cases and a draft that uses it. */
+        /**
+         * A dataset of the template's sample cases and a draft that uses it: the draft
+         *     `experiment_id` (its objective, rubric, prompt and data replaced; If-Match guards it;
+         *     409 EXPERIMENT_FROZEN once started), or a new one.
+         */
         post: operations["experiment_templates_apply"];
         delete?: never;
         options?: never;
@@ -3437,6 +3452,8 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
         };
         ProjectPage: {
             items: components["schemas"]["Project"][];
@@ -3475,6 +3492,8 @@ export interface components {
         };
         Member: {
             user_id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             email: string;
             name: string | null;
             role: components["schemas"]["Role"];
@@ -3517,6 +3536,8 @@ export interface components {
         };
         Credential: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             /** @enum {string} */
             kind: "openai" | "anthropic" | "azure_openai" | "openrouter" | "ollama" | "openai_compatible" | "fake";
             label: string;
@@ -3628,6 +3649,8 @@ export interface components {
         };
         Model: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             credential_id: number;
             credential_label: string;
@@ -3713,6 +3736,8 @@ export interface components {
             archived_at: string | null;
             /** Format: date-time */
             created_at: string;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
         };
         DatasetPage: {
             items: components["schemas"]["Dataset"][];
@@ -4012,6 +4037,8 @@ export interface components {
         };
         Prompt: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             description: string | null;
             /** Format: date-time */
@@ -4055,6 +4082,8 @@ export interface components {
         };
         PromptDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             description: string | null;
             /** Format: date-time */
@@ -4292,6 +4321,8 @@ export interface components {
         };
         Run: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /** @enum {string} */
             status: "pending" | "running" | "paused" | "completed" | "partial" | "failed" | "cancelled" | "budget_exceeded";
@@ -6189,6 +6220,8 @@ export interface components {
             reserved_micros: number;
             /** @description Admin or owner */
             can_edit: boolean;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
         };
         SettingsFields: {
             name?: string;
@@ -6298,6 +6331,8 @@ export interface components {
             draft: string | null;
             /** Format: date-time */
             draft_saved_at: string | null;
+            /** @description The draft's version, for If-Match: "<n>" when saving it (0: none) */
+            draft_row_version: number;
             has_hint: boolean;
             /** @description The hint once revealed, else null */
             hint: string | null;
@@ -6336,7 +6371,9 @@ export interface components {
             tab: "rules" | "judge";
             text: string;
             /** Format: date-time */
-            saved_at: string;
+            saved_at: string | null;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
         };
         ArenaHint: {
             /** @enum {string} */
@@ -6568,6 +6605,8 @@ export interface components {
         };
         ExperimentDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             description: string | null;
             status: components["schemas"]["ExperimentStatus"];
@@ -6610,6 +6649,8 @@ export interface components {
         };
         Experiment: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             description: string | null;
             status: components["schemas"]["ExperimentStatus"];
@@ -6814,6 +6855,13 @@ export interface components {
                 [key: string]: unknown;
             };
             cases: components["schemas"]["TemplateCase"][];
+        };
+        ApplyTemplate: {
+            /**
+             * @description A draft to fill (the one the wizard began); none: a new draft
+             * @default null
+             */
+            experiment_id?: number | null;
         };
         AssistObjectives: {
             /** @description The project's model to ask */
@@ -8799,6 +8847,8 @@ export interface components {
         };
         CodeExecutionScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8815,6 +8865,8 @@ export interface components {
         };
         ContainsScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8831,6 +8883,8 @@ export interface components {
         };
         ContainsAllScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8847,6 +8901,8 @@ export interface components {
         };
         ContainsAnyScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8863,6 +8919,8 @@ export interface components {
         };
         CostScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8879,6 +8937,8 @@ export interface components {
         };
         EqualsScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8895,6 +8955,8 @@ export interface components {
         };
         IcontainsScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8911,6 +8973,8 @@ export interface components {
         };
         IsJsonScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8927,6 +8991,8 @@ export interface components {
         };
         JsonSchemaScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8943,6 +9009,8 @@ export interface components {
         };
         KeyPointsScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8959,6 +9027,8 @@ export interface components {
         };
         LatencyScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8975,6 +9045,8 @@ export interface components {
         };
         LengthScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8991,6 +9063,8 @@ export interface components {
         };
         LlmJudgeScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9007,6 +9081,8 @@ export interface components {
         };
         ManualScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9023,6 +9099,8 @@ export interface components {
         };
         MustIncludeScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9039,6 +9117,8 @@ export interface components {
         };
         MustNotIncludeScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9055,6 +9135,8 @@ export interface components {
         };
         PairwiseJudgeScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9071,6 +9153,8 @@ export interface components {
         };
         QuestionQualityScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9087,6 +9171,8 @@ export interface components {
         };
         RagMetricsScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9103,6 +9189,8 @@ export interface components {
         };
         RegexScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9119,6 +9207,8 @@ export interface components {
         };
         RulesScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9135,6 +9225,8 @@ export interface components {
         };
         SafetyScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9151,6 +9243,8 @@ export interface components {
         };
         SimilarityScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9167,6 +9261,8 @@ export interface components {
         };
         StartsWithScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9183,6 +9279,8 @@ export interface components {
         };
         VerdictJudgeScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9199,6 +9297,8 @@ export interface components {
         };
         CodeExecutionScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9217,6 +9317,8 @@ export interface components {
         };
         ContainsScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9235,6 +9337,8 @@ export interface components {
         };
         ContainsAllScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9253,6 +9357,8 @@ export interface components {
         };
         ContainsAnyScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9271,6 +9377,8 @@ export interface components {
         };
         CostScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9289,6 +9397,8 @@ export interface components {
         };
         EqualsScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9307,6 +9417,8 @@ export interface components {
         };
         IcontainsScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9325,6 +9437,8 @@ export interface components {
         };
         IsJsonScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9343,6 +9457,8 @@ export interface components {
         };
         JsonSchemaScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9361,6 +9477,8 @@ export interface components {
         };
         KeyPointsScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9379,6 +9497,8 @@ export interface components {
         };
         LatencyScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9397,6 +9517,8 @@ export interface components {
         };
         LengthScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9415,6 +9537,8 @@ export interface components {
         };
         LlmJudgeScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9433,6 +9557,8 @@ export interface components {
         };
         ManualScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9451,6 +9577,8 @@ export interface components {
         };
         MustIncludeScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9469,6 +9597,8 @@ export interface components {
         };
         MustNotIncludeScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9487,6 +9617,8 @@ export interface components {
         };
         PairwiseJudgeScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9505,6 +9637,8 @@ export interface components {
         };
         QuestionQualityScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9523,6 +9657,8 @@ export interface components {
         };
         RagMetricsScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9541,6 +9677,8 @@ export interface components {
         };
         RegexScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9559,6 +9697,8 @@ export interface components {
         };
         RulesScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9577,6 +9717,8 @@ export interface components {
         };
         SafetyScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9595,6 +9737,8 @@ export interface components {
         };
         SimilarityScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9613,6 +9757,8 @@ export interface components {
         };
         StartsWithScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9631,6 +9777,8 @@ export interface components {
         };
         VerdictJudgeScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9689,6 +9837,23 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description STALE_WRITE: If-Match names an older version than the one stored; nothing was written. `current` is the resource as it is now. */
+        STALE_WRITE: {
+            headers: {
+                /** @description The current version */
+                ETag?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @description The resource as its GET (or this write) returns it */
+                    current: {
+                        [key: string]: unknown;
+                    };
+                    current_version: number;
+                };
             };
         };
         /** @description Unprocessable Entity */
@@ -10009,14 +10174,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Project"];
-                };
+                content?: never;
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
@@ -10052,7 +10216,10 @@ export interface operations {
     projects_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
             };
@@ -10064,19 +10231,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Project"];
-                };
+                content?: never;
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -10202,7 +10369,10 @@ export interface operations {
     members_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 user_id: number;
@@ -10215,19 +10385,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Member"];
-                };
+                content?: never;
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -10329,14 +10499,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Credential"];
-                };
+                content?: never;
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
@@ -10373,7 +10542,10 @@ export interface operations {
     credentials_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 credential_id: number;
@@ -10386,19 +10558,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Credential"];
-                };
+                content?: never;
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -10536,14 +10708,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Model"];
-                };
+                content?: never;
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
@@ -10580,7 +10751,10 @@ export interface operations {
     models_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 model_id: number;
@@ -10593,19 +10767,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Model"];
-                };
+                content?: never;
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -10838,14 +11012,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Dataset"];
-                };
+                content?: never;
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
@@ -10882,7 +11055,10 @@ export interface operations {
     datasets_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 dataset_id: number;
@@ -10895,19 +11071,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Dataset"];
-                };
+                content?: never;
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -11073,7 +11249,10 @@ export interface operations {
     cases_delete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 dataset_id: number;
@@ -11083,26 +11262,29 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["CaseChange"];
-                };
+                content?: never;
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
     cases_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 dataset_id: number;
@@ -11116,19 +11298,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["CaseChange"];
-                };
+                content?: never;
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -11404,14 +11586,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["PromptDetail"];
-                };
+                content?: never;
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
@@ -11453,7 +11634,10 @@ export interface operations {
     prompts_versions_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 prompt_id: number;
@@ -11466,19 +11650,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created */
             201: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["PromptVersion"];
-                };
+                content?: never;
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -11518,7 +11702,10 @@ export interface operations {
     prompts_production_set: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 prompt_id: number;
@@ -11531,19 +11718,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["PromptDetail"];
-                };
+                content?: never;
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -11809,14 +11996,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ScorerDetail"];
-                };
+                content?: never;
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
@@ -11858,7 +12044,10 @@ export interface operations {
     scorers_versions_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 scorer_id: number;
@@ -11871,19 +12060,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created */
             201: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ScorerVersion"];
-                };
+                content?: never;
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -12429,7 +12618,10 @@ export interface operations {
     runs_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 run_id: number;
@@ -12442,19 +12634,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Run"];
-                };
+                content?: never;
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -13924,14 +14116,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Settings"];
-                };
+                content?: never;
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
@@ -13942,7 +14133,10 @@ export interface operations {
     projects_settings_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
             };
@@ -13954,19 +14148,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Settings"];
-                };
+                content?: never;
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -14111,7 +14305,10 @@ export interface operations {
     arena_drafts_save: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 challenge_id: string;
                 tab: string;
@@ -14124,19 +14321,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ArenaDraft"];
-                };
+                content?: never;
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -14465,14 +14662,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ExperimentDetail"];
-                };
+                content?: never;
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
@@ -14483,7 +14679,10 @@ export interface operations {
     experiments_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 experiment_id: number;
@@ -14496,19 +14695,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ExperimentDetail"];
-                };
+                content?: never;
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -14690,28 +14889,36 @@ export interface operations {
     experiment_templates_apply: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 slug: string;
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApplyTemplate"];
+            };
+        };
         responses: {
-            /** @description Created */
             201: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ExperimentDetail"];
-                };
+                content?: never;
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
