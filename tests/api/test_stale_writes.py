@@ -253,6 +253,7 @@ BAD = {
     '"' + "9" * 30 + '"': "is not an ETag of this resource",
     '"-1"': "is not an ETag of this resource",
     '"': "An ETag is in double quotes",
+    '"' + "1" * 70 + '"': "At most 64 characters",
 }
 
 

@@ -18,9 +18,11 @@ from assay.core.errors import Invalid
 
 IF_MATCH = "If-Match"
 _MAX_DIGITS = 18  # a version beyond BIGINT is no version of ours
+MAX_LENGTH = 64
 
 DOC_PARAMETER = {
-    "in": "header", "name": IF_MATCH, "required": False, "schema": {"type": "string"},
+    "in": "header", "name": IF_MATCH, "required": False,
+    "schema": {"type": "string", "maxLength": MAX_LENGTH},
     "description": 'The ETag (`"<version>"`) of the resource this write is based on; a stale '
                    "one is refused with 412 STALE_WRITE and the current state. Without it the "
                    'write applies to whatever is stored; `*` says so explicitly.'}
@@ -39,6 +41,8 @@ def based_on() -> int | None:
     if raw is None or raw.strip() == "*":
         return None
     value = raw.strip()
+    if len(value) > MAX_LENGTH:
+        raise _bad(f"At most {MAX_LENGTH} characters: an ETag is a number in double quotes.")
     if value.startswith("W/"):
         raise _bad('A weak ETag cannot guard a write: send the ETag as given, e.g. "3".')
     if "," in value:
@@ -89,11 +93,11 @@ def tagged(body: Any, row: Any) -> tuple[Any, dict[str, str]]:
 
 def read(status: int = 200) -> Callable[[Any], Any]:
     """Documents the ETag of a response."""
-    return flask_smorest.Blueprint.doc(responses={str(status): {"headers": ETAG_HEADER}})
+    return flask_smorest.Blueprint.doc(responses={status: {"headers": ETAG_HEADER}})
 
 
 def write(status: int = 200) -> Callable[[Any], Any]:
     """Documents If-Match, the 412 and the ETag of the response of a guarded write."""
     return flask_smorest.Blueprint.doc(
         parameters=[DOC_PARAMETER],
-        responses={str(status): {"headers": ETAG_HEADER}, "412": "STALE_WRITE"})
+        responses={status: {"headers": ETAG_HEADER}, 412: "STALE_WRITE"})
