@@ -170,6 +170,9 @@ VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
     ("POST", EXP): experiment_body,
     ("PATCH", EXP + "/{experiment_id}"): experiment_body,
     ("POST", EXP + "/{experiment_id}/validate"): lambda w: {"steps": ["objective", "data"]},
+    # into a new draft: the world's draft stays as it is for the other operations
+    ("POST", "/api/projects/{project_id}/experiment-templates/{slug}/apply"):
+        lambda w: {"experiment_id": None},
     ("POST", EXP + "/import"): lambda w: {"content": tiny_bundle()},
     ("POST", ASSIST + "/objectives"): lambda w: assist_body(
         w, hints="support replies for a shop", count=3),

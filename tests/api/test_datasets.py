@@ -164,8 +164,9 @@ def test_each_change_is_a_new_version_sharing_unchanged_cases(
     latest = browser.get(base + "/cases", query_string={"page_size": 100}).json
     assert [c["input"]["question"] for c in latest["items"]] == [
         "Q0 edited", "Q2", "Q3", "Q4", "New"]
-    # an edit of a case not in the latest version is 404
-    assert browser.patch(base + f"/cases/{second['id']}", json={"tags": []}).status_code == 404
+    # an edit of a case not in the latest version (deleted here) is a stale write
+    stale = browser.patch(base + f"/cases/{second['id']}", json={"tags": []})
+    assert stale.status_code == 412 and stale.json["current"] is None
     assert browser.get(base + "/cases", query_string={"version": 9}).status_code == 404
 
     versions = browser.get(base + "/versions").json

@@ -60,7 +60,7 @@ def test_a_viewer_reads_the_settings_with_spend_so_far(factory: Factory,
         "alert_threshold": 0.8, "default_concurrency": None, "default_timeout_s": None,
         "default_max_retries": None, "code_execution": False, "arena_allowance_micros": None,
         "spent_micros": 2_500_000,
-        "reserved_micros": 100, "can_edit": False}
+        "reserved_micros": 100, "can_edit": False, "row_version": 1}
 
 
 @pytest.mark.parametrize("body", [

@@ -177,6 +177,7 @@ class ContractPlugin(BasePlugin):
                     "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}})
         for name, schema in ERROR_SCHEMAS.items():
             spec.components.schema(name, schema)
+        spec.components.response("STALE_WRITE", STALE_WRITE)
         for plugin in spec.plugins:
             if isinstance(plugin, MarshmallowPlugin) and plugin.converter is not None:
                 plugin.converter.add_attribute_function(_named_enum(spec))
@@ -232,6 +233,18 @@ def _named_enum(spec: APISpec) -> Any:
 
     return convert
 
+
+# api/preconditions.py: the refusal of a write based on an old version.
+STALE_WRITE = {
+    "description": "STALE_WRITE: If-Match names an older version than the one stored; "
+                   "nothing was written. `current` is the resource as it is now.",
+    "headers": {"ETag": {"description": "The current version", "schema": {"type": "string"}}},
+    "content": {"application/json": {"schema": {"allOf": [
+        {"$ref": "#/components/schemas/Error"},
+        {"type": "object", "required": ["current", "current_version"], "properties": {
+            "current": {"type": "object", "additionalProperties": {},
+                        "description": "The resource as its GET (or this write) returns it"},
+            "current_version": {"type": "integer"}}}]}}}}
 
 # anyOf, not recursive: generators (openapi-python-client) refuse recursive unions.
 _ITEMS = {"type": "array", "items": {"anyOf": [{"type": "string"},

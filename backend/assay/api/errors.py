@@ -22,9 +22,10 @@ from assay.observability.metrics import record_pool_timeout
 log = logging.getLogger(__name__)
 
 CODES = {400: "BAD_REQUEST", 401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND",
-         405: "METHOD_NOT_ALLOWED", 409: "CONFLICT", 413: "PAYLOAD_TOO_LARGE",
-         415: "UNSUPPORTED_MEDIA_TYPE", 422: "VALIDATION_ERROR", 423: "ACCOUNT_LOCKED",
-         429: "RATE_LIMITED", 500: "INTERNAL_SERVER_ERROR", 503: "UNAVAILABLE"}
+         405: "METHOD_NOT_ALLOWED", 409: "CONFLICT", 412: "STALE_WRITE",
+         413: "PAYLOAD_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE", 422: "VALIDATION_ERROR",
+         423: "ACCOUNT_LOCKED", 429: "RATE_LIMITED", 500: "INTERNAL_SERVER_ERROR",
+         503: "UNAVAILABLE"}
 
 
 POOL_RETRY_AFTER_S = 1  # a connection comes back within a request's time
@@ -138,8 +139,10 @@ class AssayApi(Api):
 
 def register_error_handlers(app: Flask) -> None:
     def domain(error: DomainError) -> ResponseReturnValue:
-        response = jsonify(error_body(error.status, error.message, error.code, error.errors))
+        response = jsonify({**error_body(error.status, error.message, error.code,
+                                         error.errors), **error.extra})
         response.status_code = error.status
+        response.headers.update(error.headers)
         if error.retry_after is not None:
             response.headers["Retry-After"] = str(max(1, int(error.retry_after)))
         return response

@@ -43,3 +43,10 @@ def NamedEnum(name: str, choices: list[str], **kwargs: Any) -> fields.String:
     after their property by generators, and two of them can collide)."""
     metadata = {**kwargs.pop("metadata", {}), ENUM_COMPONENT: name}
     return fields.String(validate=validate.OneOf(choices), metadata=metadata, **kwargs)
+
+
+def version_field() -> fields.Integer:
+    """A resource's `row_version`: its ETag without the quotes."""
+    return fields.Integer(required=True, metadata={
+        "description": 'Counts its edits: send it back as If-Match: "<row_version>" (its '
+                       "ETag) so that a write based on an older version is refused"})

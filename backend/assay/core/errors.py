@@ -17,6 +17,8 @@ class DomainError(Exception):
         if code:
             self.code = code
         self.retry_after = retry_after  # seconds: sent as Retry-After (423, 429)
+        self.extra: dict[str, Any] = {}  # more of the body, beside code/status/message/errors
+        self.headers: dict[str, str] = {}
 
 
 class Unauthorized(DomainError):

@@ -4,12 +4,17 @@ export interface ApiErrorBody {
   status: number;
   message: string;
   errors: Record<string, unknown>;
+  /** 412 STALE_WRITE: the resource as it is now, and its version (for If-Match). */
+  current?: unknown;
+  current_version?: number;
 }
 
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
   readonly errors: Record<string, unknown>;
+  readonly current: unknown;
+  readonly currentVersion: number | null;
 
   constructor(body: ApiErrorBody) {
     super(body.message);
@@ -17,8 +22,19 @@ export class ApiError extends Error {
     this.status = body.status;
     this.code = body.code;
     this.errors = body.errors ?? {};
+    this.current = body.current;
+    this.currentVersion = typeof body.current_version === 'number' ? body.current_version : null;
   }
 }
+
+/** A write refused because it was based on an older version (412): `current` has the newer one. */
+export function isStaleWrite(e: unknown): e is ApiError {
+  return isApiError(e) && e.status === 412;
+}
+
+/** The header that makes a write fail (412) instead of replacing a newer version. */
+export const ifMatch = (version: number | null | undefined): Record<string, string> =>
+  version === null || version === undefined ? {} : { 'If-Match': `"${version}"` };
 
 export function isApiError(e: unknown): e is ApiError {
   return e instanceof ApiError;
@@ -34,6 +50,7 @@ const fallbackMessages: Record<number, string> = {
   403: 'You do not have permission to do that.',
   404: 'Not found.',
   409: 'That conflicts with the current state. Reload and try again.',
+  412: 'This was changed since you opened it. Reload to see the newer version.',
   422: 'Some fields are not valid.',
   423: 'This account is locked. Try again later.',
   429: 'Too many requests. Wait a moment and try again.',
@@ -52,6 +69,8 @@ export function toApiError(status: number, body: unknown): ApiError {
           ? body.message
           : (fallbackMessages[status] ?? `Request failed (${status}).`),
       errors: (typeof body.errors === 'object' && body.errors !== null ? body.errors : {}) as Record<string, unknown>,
+      current: (body as Partial<ApiErrorBody>).current,
+      current_version: (body as Partial<ApiErrorBody>).current_version,
     });
   }
   return new ApiError({

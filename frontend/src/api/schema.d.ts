@@ -127,6 +127,7 @@ export interface paths {
             };
             cookie?: never;
         };
+        /** Its ETag is its settings' (GET .../settings): the name is one of them. */
         get: operations["projects_get"];
         put?: never;
         post?: never;
@@ -188,6 +189,7 @@ export interface paths {
         delete: operations["members_delete"];
         options?: never;
         head?: never;
+        /** If-Match is the member's `row_version` in the members list. */
         patch: operations["members_update"];
         trace?: never;
     };
@@ -769,6 +771,7 @@ export interface paths {
         /**
          * A new immutable version, numbered after the latest, edited from `parent_id` (the latest
          *     when omitted), with a changelog of 10-500 characters; earlier versions never change.
+         *     If-Match is the prompt's ETag: a save based on an older state is refused.
          */
         post: operations["prompts_versions_create"];
         delete?: never;
@@ -1006,7 +1009,10 @@ export interface paths {
         };
         get: operations["scorers_versions_list"];
         put?: never;
-        /** A new immutable version, numbered after the latest; runs and scores keep theirs. */
+        /**
+         * A new immutable version, numbered after the latest; runs and scores keep theirs.
+         *     If-Match is the scorer's ETag: an edit of an older latest version is refused.
+         */
         post: operations["scorers_versions_create"];
         delete?: never;
         options?: never;
@@ -2322,6 +2328,7 @@ export interface paths {
             };
             cookie?: never;
         };
+        /** The project's name and description are part of them: one ETag for both. */
         get: operations["projects_settings_get"];
         put?: never;
         post?: never;
@@ -2418,7 +2425,11 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Save the last edited text of a tab */
+        /**
+         * Save the last edited text of a tab
+         * @description If-Match is the tab's `draft_row_version` ("0": never saved): a save from a stale
+         *     tab or window is refused.
+         */
         put: operations["arena_drafts_save"];
         post?: never;
         delete?: never;
@@ -2773,7 +2784,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A dataset of the template's sample cases and a draft that uses it. */
+        /**
+         * A dataset of the template's sample cases and a draft that uses it: the draft
+         *     `experiment_id` (its objective, rubric, prompt and data replaced; If-Match guards it;
+         *     409 EXPERIMENT_FROZEN once started), or a new one.
+         */
         post: operations["experiment_templates_apply"];
         delete?: never;
         options?: never;
@@ -3468,6 +3483,8 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
         };
         ProjectPage: {
             items: components["schemas"]["Project"][];
@@ -3506,6 +3523,8 @@ export interface components {
         };
         Member: {
             user_id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             email: string;
             name: string | null;
             role: components["schemas"]["Role"];
@@ -3548,6 +3567,8 @@ export interface components {
         };
         Credential: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             /** @enum {string} */
             kind: "openai" | "anthropic" | "azure_openai" | "openrouter" | "ollama" | "openai_compatible" | "fake";
             label: string;
@@ -3659,6 +3680,8 @@ export interface components {
         };
         Model: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             credential_id: number;
             credential_label: string;
@@ -3744,6 +3767,8 @@ export interface components {
             archived_at: string | null;
             /** Format: date-time */
             created_at: string;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
         };
         DatasetPage: {
             items: components["schemas"]["Dataset"][];
@@ -4043,6 +4068,8 @@ export interface components {
         };
         Prompt: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             description: string | null;
             /** Format: date-time */
@@ -4086,6 +4113,8 @@ export interface components {
         };
         PromptDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             description: string | null;
             /** Format: date-time */
@@ -4323,6 +4352,8 @@ export interface components {
         };
         Run: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /** @enum {string} */
             status: "pending" | "running" | "paused" | "completed" | "partial" | "failed" | "cancelled" | "budget_exceeded";
@@ -6227,6 +6258,8 @@ export interface components {
             reserved_micros: number;
             /** @description Admin or owner */
             can_edit: boolean;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
         };
         SettingsFields: {
             name?: string;
@@ -6336,6 +6369,8 @@ export interface components {
             draft: string | null;
             /** Format: date-time */
             draft_saved_at: string | null;
+            /** @description The draft's version, for If-Match: "<n>" when saving it (0: none) */
+            draft_row_version: number;
             has_hint: boolean;
             /** @description The hint once revealed, else null */
             hint: string | null;
@@ -6374,7 +6409,9 @@ export interface components {
             tab: "rules" | "judge";
             text: string;
             /** Format: date-time */
-            saved_at: string;
+            saved_at: string | null;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
         };
         ArenaHint: {
             /** @enum {string} */
@@ -6606,6 +6643,8 @@ export interface components {
         };
         ExperimentDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             description: string | null;
             status: components["schemas"]["ExperimentStatus"];
@@ -6648,6 +6687,8 @@ export interface components {
         };
         Experiment: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             description: string | null;
             status: components["schemas"]["ExperimentStatus"];
@@ -6852,6 +6893,13 @@ export interface components {
                 [key: string]: unknown;
             };
             cases: components["schemas"]["TemplateCase"][];
+        };
+        ApplyTemplate: {
+            /**
+             * @description A draft to fill (the one the wizard began); none: a new draft
+             * @default null
+             */
+            experiment_id?: number | null;
         };
         AssistObjectives: {
             /** @description The project's model to ask */
@@ -8837,6 +8885,8 @@ export interface components {
         };
         CodeExecutionScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8853,6 +8903,8 @@ export interface components {
         };
         ContainsScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8869,6 +8921,8 @@ export interface components {
         };
         ContainsAllScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8885,6 +8939,8 @@ export interface components {
         };
         ContainsAnyScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8901,6 +8957,8 @@ export interface components {
         };
         CostScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8917,6 +8975,8 @@ export interface components {
         };
         EqualsScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8933,6 +8993,8 @@ export interface components {
         };
         IcontainsScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8949,6 +9011,8 @@ export interface components {
         };
         IsJsonScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8965,6 +9029,8 @@ export interface components {
         };
         JsonSchemaScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8981,6 +9047,8 @@ export interface components {
         };
         KeyPointsScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8997,6 +9065,8 @@ export interface components {
         };
         LatencyScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9013,6 +9083,8 @@ export interface components {
         };
         LengthScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9029,6 +9101,8 @@ export interface components {
         };
         LlmJudgeScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9045,6 +9119,8 @@ export interface components {
         };
         ManualScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9061,6 +9137,8 @@ export interface components {
         };
         MustIncludeScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9077,6 +9155,8 @@ export interface components {
         };
         MustNotIncludeScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9093,6 +9173,8 @@ export interface components {
         };
         PairwiseJudgeScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9109,6 +9191,8 @@ export interface components {
         };
         QuestionQualityScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9125,6 +9209,8 @@ export interface components {
         };
         RagMetricsScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9141,6 +9227,8 @@ export interface components {
         };
         RegexScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9157,6 +9245,8 @@ export interface components {
         };
         RulesScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9173,6 +9263,8 @@ export interface components {
         };
         SafetyScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9189,6 +9281,8 @@ export interface components {
         };
         SimilarityScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9205,6 +9299,8 @@ export interface components {
         };
         StartsWithScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9221,6 +9317,8 @@ export interface components {
         };
         VerdictJudgeScorer: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9237,6 +9335,8 @@ export interface components {
         };
         CodeExecutionScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9255,6 +9355,8 @@ export interface components {
         };
         ContainsScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9273,6 +9375,8 @@ export interface components {
         };
         ContainsAllScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9291,6 +9395,8 @@ export interface components {
         };
         ContainsAnyScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9309,6 +9415,8 @@ export interface components {
         };
         CostScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9327,6 +9435,8 @@ export interface components {
         };
         EqualsScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9345,6 +9455,8 @@ export interface components {
         };
         IcontainsScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9363,6 +9475,8 @@ export interface components {
         };
         IsJsonScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9381,6 +9495,8 @@ export interface components {
         };
         JsonSchemaScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9399,6 +9515,8 @@ export interface components {
         };
         KeyPointsScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9417,6 +9535,8 @@ export interface components {
         };
         LatencyScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9435,6 +9555,8 @@ export interface components {
         };
         LengthScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9453,6 +9575,8 @@ export interface components {
         };
         LlmJudgeScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9471,6 +9595,8 @@ export interface components {
         };
         ManualScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9489,6 +9615,8 @@ export interface components {
         };
         MustIncludeScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9507,6 +9635,8 @@ export interface components {
         };
         MustNotIncludeScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9525,6 +9655,8 @@ export interface components {
         };
         PairwiseJudgeScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9543,6 +9675,8 @@ export interface components {
         };
         QuestionQualityScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9561,6 +9695,8 @@ export interface components {
         };
         RagMetricsScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9579,6 +9715,8 @@ export interface components {
         };
         RegexScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9597,6 +9735,8 @@ export interface components {
         };
         RulesScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9615,6 +9755,8 @@ export interface components {
         };
         SafetyScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9633,6 +9775,8 @@ export interface components {
         };
         SimilarityScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9651,6 +9795,8 @@ export interface components {
         };
         StartsWithScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9669,6 +9815,8 @@ export interface components {
         };
         VerdictJudgeScorerDetail: {
             id: number;
+            /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
+            row_version: number;
             name: string;
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -9738,6 +9886,23 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description STALE_WRITE: If-Match names an older version than the one stored; nothing was written. `current` is the resource as it is now. */
+        STALE_WRITE: {
+            headers: {
+                /** @description The current version */
+                ETag?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @description The resource as its GET (or this write) returns it */
+                    current: {
+                        [key: string]: unknown;
+                    };
+                    current_version: number;
+                };
             };
         };
         /** @description Unprocessable Entity */
@@ -10070,6 +10235,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10112,7 +10279,10 @@ export interface operations {
     projects_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
             };
@@ -10127,6 +10297,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10137,6 +10309,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -10267,7 +10440,10 @@ export interface operations {
     members_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 user_id: number;
@@ -10283,6 +10459,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10293,6 +10471,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -10402,6 +10581,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10445,7 +10626,10 @@ export interface operations {
     credentials_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 credential_id: number;
@@ -10461,6 +10645,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10471,6 +10657,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             429: components["responses"]["RATE_LIMITED"];
             503: components["responses"]["SERVICE_BUSY"];
@@ -10619,6 +10806,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10662,7 +10851,10 @@ export interface operations {
     models_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 model_id: number;
@@ -10678,6 +10870,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10688,6 +10882,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -10931,6 +11126,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10974,7 +11171,10 @@ export interface operations {
     datasets_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 dataset_id: number;
@@ -10990,6 +11190,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11000,6 +11202,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -11171,7 +11374,10 @@ export interface operations {
     cases_delete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 dataset_id: number;
@@ -11184,6 +11390,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11194,6 +11402,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -11201,7 +11410,10 @@ export interface operations {
     cases_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 dataset_id: number;
@@ -11218,6 +11430,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11228,6 +11442,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -11516,6 +11731,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11564,7 +11781,10 @@ export interface operations {
     prompts_versions_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 prompt_id: number;
@@ -11580,6 +11800,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11590,6 +11812,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -11631,7 +11854,10 @@ export interface operations {
     prompts_production_set: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 prompt_id: number;
@@ -11647,6 +11873,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11657,6 +11885,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -11935,6 +12164,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11983,7 +12214,10 @@ export interface operations {
     scorers_versions_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 scorer_id: number;
@@ -11999,6 +12233,8 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12009,6 +12245,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -12572,7 +12809,10 @@ export interface operations {
     runs_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 run_id: number;
@@ -12588,6 +12828,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12598,6 +12840,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -14110,6 +14353,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14126,7 +14371,10 @@ export interface operations {
     projects_settings_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
             };
@@ -14141,6 +14389,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14151,6 +14401,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -14301,7 +14552,10 @@ export interface operations {
     arena_drafts_save: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 challenge_id: string;
                 tab: string;
@@ -14317,6 +14571,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14327,6 +14583,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -14671,6 +14928,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14687,7 +14946,10 @@ export interface operations {
     experiments_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 experiment_id: number;
@@ -14703,6 +14965,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14713,6 +14977,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -14901,18 +15166,27 @@ export interface operations {
     experiment_templates_apply: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 slug: string;
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApplyTemplate"];
+            };
+        };
         responses: {
             /** @description Created */
             201: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14923,6 +15197,8 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };

@@ -28,6 +28,7 @@ export const kinds: ProviderKind[] = [
 export function credential(over: Partial<Credential> = {}): Credential {
   return {
     id: 1,
+    row_version: 1,
     kind: 'openai',
     label: 'OpenAI – Production',
     base_url: 'https://api.openai.com',
@@ -50,6 +51,7 @@ export function credential(over: Partial<Credential> = {}): Credential {
 export function modelConfig(over: Partial<ModelConfig> = {}): ModelConfig {
   return {
     id: 5,
+    row_version: 1,
     name: 'Mini',
     credential_id: 1,
     credential_label: 'OpenAI – Production',

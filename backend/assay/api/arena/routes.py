@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.api import preconditions
 from assay.api.arena import schemas as s
 from assay.api.base import Blueprint, page_dict, page_of, runtime, session, user
 from assay.api.slow_lane import slow_work
@@ -42,9 +43,15 @@ def get_challenge(challenge_id: str) -> Any:
 @blp.put("/<string:challenge_id>/drafts/<string:tab>")
 @blp.arguments(s.ArenaDraftBodySchema)
 @blp.response(200, s.ArenaDraftSchema)
+@preconditions.write()
 def save_draft(data: dict[str, Any], challenge_id: str, tab: str) -> Any:
-    """Save the last edited text of a tab"""
-    return service.save_draft(session(), user(), challenge_id, _tab(tab), data["text"])
+    """Save the last edited text of a tab
+
+    If-Match is the tab's `draft_row_version` ("0": never saved): a save from a stale
+    tab or window is refused."""
+    draft = service.draft(session(), user(), challenge_id, _tab(tab))
+    preconditions.guard(draft, lambda: service.draft_view(draft))
+    return preconditions.tagged(service.save_draft(session(), draft, data["text"]), draft)
 
 
 @blp.post("/<string:challenge_id>/hints/<string:tab>")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from assay.api.base import PageArgs
-from assay.api.fields import Id
+from assay.api.fields import Id, version_field
 from assay.core.challenges.content import CATEGORIES, DIFFICULTIES, ROLES, SEVERITIES
 
 TABS = ("rules", "judge")
@@ -84,6 +84,8 @@ class ArenaTabStateSchema(Schema):
         "description": "What the editor opens with when there is no draft"})
     draft = fields.String(required=True, allow_none=True)
     draft_saved_at = fields.DateTime(required=True, allow_none=True)
+    draft_row_version = fields.Integer(required=True, metadata={
+        "description": 'The draft\'s version, for If-Match: "<n>" when saving it (0: none)'})
     has_hint = fields.Boolean(required=True)
     hint = fields.String(required=True, allow_none=True, metadata={
         "description": "The hint once revealed, else null"})
@@ -109,7 +111,8 @@ class ArenaDraftBodySchema(Schema):
 class ArenaDraftSchema(Schema):
     tab = fields.String(required=True, validate=validate.OneOf(TABS))
     text = fields.String(required=True)
-    saved_at = fields.DateTime(required=True)
+    saved_at = fields.DateTime(required=True, allow_none=True)
+    row_version = version_field()
 
 
 class ArenaHintSchema(Schema):

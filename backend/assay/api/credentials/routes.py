@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
+from assay.api import preconditions
 from assay.api.base import (
     Blueprint,
     PageArgs,
@@ -50,7 +51,7 @@ def _views(items: list[Credential]) -> list[dict[str, Any]]:
              "last_tested_at": c.last_tested_at,
              "last_test_ok": c.last_test_ok, "last_test_error": c.last_test_error,
              "model_count": counts[c.id], "created_at": c.created_at,
-             "updated_at": c.updated_at} for c in items]
+             "updated_at": c.updated_at, "row_version": c.row_version} for c in items]
 
 
 def _commit_unique() -> None:
@@ -94,23 +95,27 @@ def create_credential(data: dict[str, Any], project_id: int) -> Any:
 
 @blp.get(ONE)
 @blp.response(200, CredentialSchema)
+@preconditions.read()
 def get_credential(project_id: int, credential_id: int) -> Any:
     project, _ = project_access(project_id, Role.viewer)
-    return _views([service.get_credential(session(), project, credential_id)])[0]
+    credential = service.get_credential(session(), project, credential_id)
+    return preconditions.tagged(_views([credential])[0], credential)
 
 
 @blp.patch(ONE)
 @blp.arguments(CredentialUpdateSchema)
 @blp.response(200, CredentialSchema)
+@preconditions.write()
 @slow_work
 def update_credential(data: dict[str, Any], project_id: int, credential_id: int) -> Any:
     """A change of base URL, key, environment variable or config tests the connection
     again; the kind cannot change (add another credential)."""
     project, _ = project_access(project_id, Role.admin)
     credential = service.get_credential(session(), project, credential_id)
+    preconditions.guard(credential, lambda: _views([credential])[0])
     service.update_credential(session(), user(), project, credential, data, runtime().settings)
     _commit_unique()
-    return _views([credential])[0]
+    return preconditions.tagged(_views([credential])[0], credential)
 
 
 @blp.delete(ONE)

@@ -5,7 +5,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-from assay.api.fields import Count, StrictBoolean
+from assay.api.fields import Count, StrictBoolean, version_field
 from assay.api.patch import PatchSchema
 from assay.core.llm.kinds import KINDS, MAX_CONCURRENCY
 
@@ -35,6 +35,7 @@ def Config(**kwargs: Any) -> fields.Dict:
 
 class CredentialSchema(Schema):
     id = fields.Integer(required=True)
+    row_version = version_field()
     kind = fields.String(required=True, validate=validate.OneOf(KIND_NAMES))
     label = fields.String(required=True)
     base_url = fields.String(required=True)

@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
+from assay.api import preconditions
 from assay.api.base import Blueprint, commit, page_dict, page_of, project_access, session, user
 from assay.api.datasets.schemas import (
     CaseBulkSchema,
@@ -45,7 +46,7 @@ def view(dataset: Dataset, version: DatasetVersion) -> dict[str, Any]:
             "kind": dataset.kind, "split": dataset.split, "case_count": version.case_count,
             "version": version.number, "tags": list(dataset.tags or []),
             "origin": dataset.origin, "archived_at": dataset.archived_at,
-            "created_at": dataset.created_at}
+            "created_at": dataset.created_at, "row_version": dataset.row_version}
 
 
 def case_view(case: Case, position: int) -> dict[str, Any]:
@@ -133,23 +134,30 @@ def remove_tag(data: dict[str, Any], project_id: int) -> Any:
     return {"datasets": changed}
 
 
+def _current(dataset: Dataset) -> dict[str, Any]:
+    return view(dataset, service.latest_version(session(), dataset.id))
+
+
 @blp.get(ONE)
 @blp.response(200, DatasetSchema)
+@preconditions.read()
 def get_dataset(project_id: int, dataset_id: int) -> Any:
     _, dataset = _dataset(project_id, dataset_id, Role.viewer)
-    return view(dataset, service.latest_version(session(), dataset.id))
+    return preconditions.tagged(_current(dataset), dataset)
 
 
 @blp.patch(ONE)
 @blp.arguments(DatasetUpdateSchema)
 @blp.response(200, DatasetSchema)
+@preconditions.write()
 def update_dataset(data: dict[str, Any], project_id: int, dataset_id: int) -> Any:
     project, dataset = _dataset(project_id, dataset_id, Role.editor)
+    preconditions.guard(dataset, lambda: _current(dataset))
     if "name" in data:
         data["name"] = data["name"].strip()
     service.update_dataset(session(), user(), project, dataset, data)
     _commit_unique(service.name_taken())
-    return view(dataset, service.latest_version(session(), dataset.id))
+    return preconditions.tagged(_current(dataset), dataset)
 
 
 @blp.delete(ONE)
@@ -222,25 +230,38 @@ def add_cases(data: dict[str, Any], project_id: int, dataset_id: int) -> Any:
     return {"version": version_view(version), "cases": [case_view(*row) for row in rows]}
 
 
+def _unchanged_case(dataset: Dataset, case_id: int) -> None:
+    """A case row never changes, so its id is its version (its ETag): editing one that an
+    edit (or a delete) replaced is a stale write, 412 with the case now in its place."""
+    now = service.current_case(session(), dataset, case_id)
+    preconditions.expect(now[0].id if now else 0, lambda: case_view(*now) if now else None,
+                         implied=case_id)
+
+
 @blp.patch(ONE + "/cases/<int:case_id>")
 @blp.arguments(CaseEditSchema)
 @blp.response(200, CaseChangeSchema)
+@preconditions.write()
 def edit_case(data: dict[str, Any], project_id: int, dataset_id: int, case_id: int) -> Any:
     """A new version in which a new case row (new id, same position) replaces this one."""
     project, dataset = _dataset(project_id, dataset_id, Role.editor)
+    _unchanged_case(dataset, case_id)
     note = data.pop("note", None)
     version, new_id = service.edit_case(session(), user(), project, dataset, case_id, data,
                                         note)
     _commit_unique(_concurrent())
     case, position = service.case_in_version(session(), version, new_id)
-    return {"version": version_view(version), "case": case_view(case, position)}
+    return preconditions.tagged(
+        {"version": version_view(version), "case": case_view(case, position)}, new_id)
 
 
 @blp.delete(ONE + "/cases/<int:case_id>")
 @blp.response(200, CaseChangeSchema)
+@preconditions.write()
 def delete_case(project_id: int, dataset_id: int, case_id: int) -> Any:
     """A new version without this case; older versions keep it."""
     project, dataset = _dataset(project_id, dataset_id, Role.editor)
+    _unchanged_case(dataset, case_id)
     version = service.delete_case(session(), user(), project, dataset, case_id, None)
     _commit_unique(_concurrent())
     return {"version": version_view(version), "case": None}

@@ -5,7 +5,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate
 
 from assay.api.credentials.schemas import Validators, not_blank
-from assay.api.fields import StrictBoolean
+from assay.api.fields import StrictBoolean, version_field
 from assay.api.files import FileField, JsonText
 from assay.api.patch import PatchSchema
 from assay.core.datasets.cases import DIFFICULTIES, KINDS, MAX_TAG, MAX_TAGS, SPLITS, case_errors
@@ -75,6 +75,7 @@ class DatasetSchema(Schema):
                        "or null (made before Assay recorded this)"})
     archived_at = fields.DateTime(required=True, allow_none=True)
     created_at = fields.DateTime(required=True)
+    row_version = version_field()
 
 
 def _tags(**kwargs: object) -> fields.List:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.api import preconditions
 from assay.api.base import Blueprint, commit, page_dict, page_of, project_access, session, user
 from assay.api.experiments.schemas import (
     ConfigVersionSchema,
@@ -35,7 +36,8 @@ def view(experiment: Experiment, iterations: int) -> dict[str, Any]:
     return {**{k: getattr(experiment, k) for k in (
         "id", "name", "description", "status", "stop_reason", "stop_detail", "template",
         "config_version", "best_prompt_version_id", "spent_micros", "budget_micros",
-        "created_at", "updated_at", "started_at", "finished_at")}, "iterations": iterations}
+        "created_at", "updated_at", "started_at", "finished_at")}, "iterations": iterations,
+        "row_version": experiment.row_version}
 
 
 def detail(experiment: Experiment) -> dict[str, Any]:
@@ -79,22 +81,26 @@ def create_experiment(data: dict[str, Any], project_id: int) -> Any:
 
 @blp.get(ONE)
 @blp.response(200, ExperimentDetailSchema)
+@preconditions.read()
 def get_experiment(project_id: int, experiment_id: int) -> Any:
     project, _ = project_access(project_id, Role.viewer)
-    return detail(service.get(session(), project, experiment_id))
+    experiment = service.get(session(), project, experiment_id)
+    return preconditions.tagged(detail(experiment), experiment)
 
 
 @blp.patch(ONE)
 @blp.arguments(ExperimentPatchSchema)
 @blp.response(200, ExperimentDetailSchema)
+@preconditions.write()
 def update_experiment(data: dict[str, Any], project_id: int, experiment_id: int) -> Any:
     """Auto-save of a draft: each step sent is merged field by field. 409 EXPERIMENT_FROZEN
     once started."""
     project, _ = project_access(project_id, Role.editor)
     experiment = service.get(session(), project, experiment_id, lock=True)
+    preconditions.guard(experiment, lambda: detail(experiment))
     service.update(session(), user(), project, experiment, data)
     commit()
-    return detail(experiment)
+    return preconditions.tagged(detail(experiment), experiment)
 
 
 @blp.post(ONE + "/validate")

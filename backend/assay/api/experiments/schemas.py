@@ -7,7 +7,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from assay.api.credentials.schemas import not_blank
-from assay.api.fields import Count, Id, NamedEnum, StrictBoolean
+from assay.api.fields import Count, Id, NamedEnum, StrictBoolean, version_field
 from assay.api.files import FileField
 from assay.api.patch import PatchSchema
 from assay.api.prompts.schemas import FewShotSchema, PageQuery
@@ -154,6 +154,7 @@ class ConfigSchema(Schema):
 
 class ExperimentSchema(Schema):
     id = fields.Integer(required=True)
+    row_version = version_field()
     name = fields.String(required=True)
     description = fields.String(required=True, allow_none=True)
     status = NamedEnum("ExperimentStatus", STATUSES, required=True)
@@ -245,6 +246,11 @@ class TemplateCaseSchema(Schema):
     input = fields.Dict(required=True)
     expected = fields.Dict(required=True, allow_none=True)
     tags = fields.List(fields.String(), required=True)
+
+
+class ApplyTemplateSchema(Schema):
+    experiment_id = Id(load_default=None, allow_none=True, metadata={
+        "description": "A draft to fill (the one the wizard began); none: a new draft"})
 
 
 class TemplateSchema(Schema):

@@ -5,10 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.api import preconditions
 from assay.api.base import Blueprint, commit, project_access, session, user
 from assay.api.experiments.routes import detail
-from assay.api.experiments.schemas import ExperimentDetailSchema, TemplateSchema
-from assay.core.experiments import templates
+from assay.api.experiments.schemas import (
+    ApplyTemplateSchema,
+    ExperimentDetailSchema,
+    TemplateSchema,
+)
+from assay.core.experiments import service, templates
 from assay.core.projects.models import Role
 
 blp = Blueprint("experiment_templates", __name__,
@@ -32,10 +37,20 @@ def list_templates(project_id: int) -> Any:
 
 
 @blp.post("/<string:slug>/apply")
+@blp.arguments(ApplyTemplateSchema)
 @blp.response(201, ExperimentDetailSchema)
-def apply_template(project_id: int, slug: str) -> Any:
-    """A dataset of the template's sample cases and a draft that uses it."""
+@preconditions.write(201)
+def apply_template(data: dict[str, Any], project_id: int, slug: str) -> Any:
+    """A dataset of the template's sample cases and a draft that uses it: the draft
+    `experiment_id` (its objective, rubric, prompt and data replaced; If-Match guards it;
+    409 EXPERIMENT_FROZEN once started), or a new one."""
     project, _ = project_access(project_id, Role.editor)
-    experiment = templates.apply(session(), user(), project, templates.get(slug))
+    template = templates.get(slug)
+    into = None
+    if data["experiment_id"] is not None:
+        into = service.get(session(), project, data["experiment_id"], lock=True)
+        draft = into
+        preconditions.guard(draft, lambda: detail(draft))
+    experiment = templates.apply(session(), user(), project, template, into)
     commit()
-    return detail(experiment)
+    return preconditions.tagged(detail(experiment), experiment)

@@ -6,6 +6,7 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
+from assay.api import preconditions
 from assay.api.base import (
     Blueprint,
     PageArgs,
@@ -26,7 +27,8 @@ blp = Blueprint("members", __name__, url_prefix="/api/projects/<int:project_id>/
 
 def _view(member: Membership) -> dict[str, Any]:
     return {"user_id": member.user_id, "email": member.user.email, "name": member.user.name,
-            "role": member.role, "created_at": member.created_at}
+            "role": member.role, "created_at": member.created_at,
+            "row_version": member.row_version}
 
 
 @blp.get("")
@@ -56,11 +58,15 @@ def add_member(data: dict[str, Any], project_id: int) -> Any:
 @blp.patch("/<int:user_id>")
 @blp.arguments(MemberRoleSchema)
 @blp.response(200, MemberSchema)
+@preconditions.write()
 def change_role(data: dict[str, Any], project_id: int, user_id: int) -> Any:
+    """If-Match is the member's `row_version` in the members list."""
     project, role = project_access(project_id, Role.admin)
-    member = projects.change_role(session(), user(), role, project, user_id, Role(data["role"]))
+    member = projects.get_member(session(), project, user_id)
+    preconditions.guard(member, lambda: _view(member))
+    projects.change_role(session(), user(), role, project, user_id, Role(data["role"]))
     commit()
-    return _view(member)
+    return preconditions.tagged(_view(member), member)
 
 
 @blp.delete("/<int:user_id>")

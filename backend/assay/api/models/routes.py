@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
+from assay.api import preconditions
 from assay.api.base import Blueprint, commit, page_dict, page_of, project_access, session, user
 from assay.api.models.schemas import (
     ModelCreateSchema,
@@ -30,7 +31,8 @@ def view(m: ModelConfig) -> dict[str, Any]:
             "output_price_per_mtok_micros": m.output_price_per_mtok_micros,
             "priced": service.priced(m), "context_window": m.context_window,
             "params": dict(m.params or {}), "archived_at": m.archived_at,
-            "created_at": m.created_at, "updated_at": m.updated_at}
+            "created_at": m.created_at, "updated_at": m.updated_at,
+            "row_version": m.row_version}
 
 
 def _commit_unique() -> None:
@@ -63,22 +65,26 @@ def create_model(data: dict[str, Any], project_id: int) -> Any:
 
 @blp.get(ONE)
 @blp.response(200, ModelSchema)
+@preconditions.read()
 def get_model(project_id: int, model_id: int) -> Any:
     project, _ = project_access(project_id, Role.viewer)
-    return view(service.get_model(session(), project, model_id))
+    model = service.get_model(session(), project, model_id)
+    return preconditions.tagged(view(model), model)
 
 
 @blp.patch(ONE)
 @blp.arguments(ModelUpdateSchema)
 @blp.response(200, ModelSchema)
+@preconditions.write()
 def update_model(data: dict[str, Any], project_id: int, model_id: int) -> Any:
     """`params` replaces all default parameters; they are checked again whenever they, the
     credential or the context window change."""
     project, _ = project_access(project_id, Role.editor)
     model = service.get_model(session(), project, model_id)
+    preconditions.guard(model, lambda: view(model))
     service.update_model(session(), user(), project, model, data)
     _commit_unique()
-    return view(model)
+    return preconditions.tagged(view(model), model)
 
 
 @blp.post(ONE + "/archive")

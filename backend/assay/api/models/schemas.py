@@ -5,7 +5,7 @@ from typing import Any
 from marshmallow import Schema, fields, validate
 
 from assay.api.credentials.schemas import KIND_NAMES, Validators, not_blank
-from assay.api.fields import Count, Id
+from assay.api.fields import Count, Id, version_field
 from assay.api.patch import PatchSchema
 from assay.core.llm.params import MAX_TOKENS_CAP, SEED_MAX, SEED_MIN, STOP_LENGTH, STOP_MAX
 
@@ -48,6 +48,7 @@ def _price(direction: str, **kwargs: Any) -> fields.Integer:
 
 class ModelSchema(Schema):
     id = fields.Integer(required=True)
+    row_version = version_field()
     name = fields.String(required=True)
     credential_id = fields.Integer(required=True)
     credential_label = fields.String(required=True)

@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
+from assay.api import preconditions
 from assay.api.base import (
     Blueprint,
     PageArgs,
@@ -43,7 +44,8 @@ def _view(project: Project, role: str, members: int | None = None) -> dict[str, 
             Membership.project_id == project.id)) or 0
     return {"id": project.id, "name": project.name, "slug": project.slug,
             "description": project.description, "role": role, "member_count": members,
-            "created_at": project.created_at, "updated_at": project.updated_at}
+            "created_at": project.created_at, "updated_at": project.updated_at,
+            "row_version": project.row_version}
 
 
 @blp.get("")
@@ -74,19 +76,23 @@ def create_project(data: dict[str, Any]) -> Any:
 
 @blp.get("/<int:project_id>")
 @blp.response(200, ProjectSchema)
+@preconditions.read()
 def get_project(project_id: int) -> Any:
+    """Its ETag is its settings' (GET .../settings): the name is one of them."""
     project, role = project_access(project_id, Role.viewer)
-    return _view(project, role)
+    return preconditions.tagged(_view(project, role), project)
 
 
 @blp.patch("/<int:project_id>")
 @blp.arguments(ProjectUpdateSchema)
 @blp.response(200, ProjectSchema)
+@preconditions.write()
 def update_project(data: dict[str, Any], project_id: int) -> Any:
     project, role = project_access(project_id, Role.admin)
+    preconditions.guard(project, lambda: _view(project, role))
     project_settings.update(session(), user(), project, data)
     commit()
-    return _view(project, role)
+    return preconditions.tagged(_view(project, role), project)
 
 
 @blp.delete("/<int:project_id>")

@@ -4,7 +4,7 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
-from assay.api.fields import NamedEnum
+from assay.api.fields import NamedEnum, version_field
 from assay.api.patch import PatchSchema
 from assay.core.projects.models import Role
 
@@ -28,6 +28,7 @@ class ProjectSchema(Schema):
     member_count = fields.Integer(required=True)
     created_at = fields.DateTime(required=True)
     updated_at = fields.DateTime(required=True)
+    row_version = version_field()
 
 
 class ProjectCreateSchema(Schema):

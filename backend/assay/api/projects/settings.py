@@ -6,8 +6,9 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
+from assay.api import preconditions
 from assay.api.base import Blueprint, commit, project_access, session, user
-from assay.api.fields import Count, StrictBoolean
+from assay.api.fields import Count, StrictBoolean, version_field
 from assay.api.models.schemas import StrictNumber
 from assay.api.patch import PatchSchema
 from assay.api.projects.schemas import NAME
@@ -62,24 +63,30 @@ class SettingsSchema(Schema):
     reserved_micros = fields.Integer(required=True, metadata={
         "description": "Held by calls in flight"})
     can_edit = fields.Boolean(required=True, metadata={"description": "Admin or owner"})
+    row_version = version_field()
 
 
 def _view(project: Any, role: Role) -> dict[str, Any]:
-    return {**project_settings.read(project), "can_edit": role.at_least(Role.admin)}
+    return {**project_settings.read(project), "can_edit": role.at_least(Role.admin),
+            "row_version": project.row_version}
 
 
 @blp.get("")
 @blp.response(200, SettingsSchema)
+@preconditions.read()
 def get_settings(project_id: int) -> Any:
+    """The project's name and description are part of them: one ETag for both."""
     project, role = project_access(project_id, Role.viewer)
-    return _view(project, role)
+    return preconditions.tagged(_view(project, role), project)
 
 
 @blp.patch("")
 @blp.arguments(SettingsFields)
 @blp.response(200, SettingsSchema)
+@preconditions.write()
 def update_settings(data: dict[str, Any], project_id: int) -> Any:
     project, role = project_access(project_id, Role.admin)
+    preconditions.guard(project, lambda: _view(project, role))
     project_settings.update(session(), user(), project, data)
     commit()
-    return _view(project, role)
+    return preconditions.tagged(_view(project, role), project)

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from assay.api import preconditions
 from assay.api.base import Blueprint, commit, page_dict, page_of, project_access, session, user
 from assay.api.prompts.schemas import (
     DiffArgs,
@@ -51,7 +52,7 @@ def view(prompt: Prompt, latest: dict[str, Any], production: int | None) -> dict
     return {"id": prompt.id, "name": prompt.name, "description": prompt.description,
             "archived_at": prompt.archived_at, "created_at": prompt.created_at,
             "latest": latest, "production_version_id": prompt.production_version_id,
-            "production_number": production}
+            "production_number": production, "row_version": prompt.row_version}
 
 
 def detail(prompt: Prompt) -> dict[str, Any]:
@@ -98,9 +99,11 @@ def create_prompt(data: dict[str, Any], project_id: int) -> Any:
 
 @blp.get(ONE)
 @blp.response(200, PromptDetailSchema)
+@preconditions.read()
 def get_prompt(project_id: int, prompt_id: int) -> Any:
     project, _ = project_access(project_id, Role.viewer)
-    return detail(service.get_prompt(session(), project, prompt_id))
+    prompt = service.get_prompt(session(), project, prompt_id)
+    return preconditions.tagged(detail(prompt), prompt)
 
 
 @blp.get(ONE + "/versions")
@@ -116,14 +119,17 @@ def list_versions(args: dict[str, Any], project_id: int, prompt_id: int) -> Any:
 @blp.post(ONE + "/versions")
 @blp.arguments(VersionAddSchema)
 @blp.response(201, PromptVersionSchema)
+@preconditions.write(201)
 def add_version(data: dict[str, Any], project_id: int, prompt_id: int) -> Any:
     """A new immutable version, numbered after the latest, edited from `parent_id` (the latest
-    when omitted), with a changelog of 10-500 characters; earlier versions never change."""
+    when omitted), with a changelog of 10-500 characters; earlier versions never change.
+    If-Match is the prompt's ETag: a save based on an older state is refused."""
     project, _ = project_access(project_id, Role.editor)
     prompt = service.get_prompt(session(), project, prompt_id)
+    preconditions.guard(prompt, lambda: detail(prompt))
     version = service.add_version(session(), user(), project, prompt, data)
     _commit_unique(service.version_conflict())
-    return versions_view([version])[0]
+    return preconditions.tagged(versions_view([version])[0], prompt)
 
 
 @blp.get(ONE + "/versions/<int:prompt_version_id>/lineage")
@@ -144,14 +150,16 @@ def lineage(args: dict[str, Any], project_id: int, prompt_id: int,
 @blp.put(ONE + "/production")
 @blp.arguments(ProductionSchema)
 @blp.response(200, PromptDetailSchema)
+@preconditions.write()
 def set_production(data: dict[str, Any], project_id: int, prompt_id: int) -> Any:
     """Mark one version for production; the version marked before is unmarked (one per
     prompt). Audited as prompt.production_set."""
     project, _ = project_access(project_id, Role.editor)
     prompt = service.get_prompt(session(), project, prompt_id)
+    preconditions.guard(prompt, lambda: detail(prompt))
     service.set_production(session(), user(), project, prompt, data["version_id"])
     commit()
-    return detail(prompt)
+    return preconditions.tagged(detail(prompt), prompt)
 
 
 @blp.get(ONE + "/diff")

@@ -3,7 +3,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from assay.api.credentials.schemas import Validators, not_blank
-from assay.api.fields import MAX_ID, Id
+from assay.api.fields import MAX_ID, Id, version_field
 from assay.core.prompts.service import (
     CHANGELOG_MAX,
     CHANGELOG_MIN,
@@ -95,6 +95,7 @@ class PromptVersionSchema(Schema):
 
 class PromptSchema(Schema):
     id = fields.Integer(required=True)
+    row_version = version_field()
     name = fields.String(required=True)
     description = fields.String(required=True, allow_none=True)
     archived_at = fields.DateTime(required=True, allow_none=True)

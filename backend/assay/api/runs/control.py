@@ -8,6 +8,7 @@ from typing import Any
 
 import redis
 
+from assay.api import preconditions
 from assay.api.base import commit, project_access, runtime, session, user
 from assay.api.runs.blueprint import blp
 from assay.api.runs.schemas import RunBudgetSchema, RunSchema
@@ -43,6 +44,7 @@ def _act(project_id: int, run_id: int, action: str) -> dict[str, Any]:
 @blp.patch("/<int:run_id>")
 @blp.arguments(RunBudgetSchema)
 @blp.response(200, RunSchema)
+@preconditions.write()
 def set_run_budget(data: dict[str, Any], project_id: int, run_id: int) -> Any:
     """Change a run's budget
 
@@ -50,13 +52,14 @@ def set_run_budget(data: dict[str, Any], project_id: int, run_id: int) -> Any:
     with budget_exceeded. 422 when the cap is below what the run has spent and holds."""
     project, _ = project_access(project_id, Role.editor)
     run = runs.get_run(session(), project, run_id)
+    preconditions.guard(run, lambda: run_view(run))
     control.set_budget(session(), user(), run, data["budget_micros"], data["alert_threshold"])
     commit()
     try:
         runtime().publish(run.id, STATUS, control.status_payload(session(), run.id))
     except redis.RedisError:
         log.exception("run %s: budget changed, but its event was not published", run.id)
-    return run_view(run)
+    return preconditions.tagged(run_view(run), run)
 
 
 @blp.post("/<int:run_id>/pause")

@@ -3,7 +3,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from assay.api.base import PageArgs
-from assay.api.fields import Count, Id, StrictBoolean
+from assay.api.fields import Count, Id, StrictBoolean, version_field
 from assay.api.models.schemas import ModelParamsSchema, StrictNumber
 from assay.core.llm.params import MAX_TOKENS_CAP, SEED_MAX, SEED_MIN, STOP_LENGTH, STOP_MAX
 from assay.core.runs.models import RunStatus
@@ -125,6 +125,7 @@ class RunScorerSchema(Schema):
 
 class RunSchema(Schema):
     id = fields.Integer(required=True)
+    row_version = version_field()
     name = fields.String(required=True)
     status = fields.String(required=True, validate=validate.OneOf([s.value for s in RunStatus]))
     total = fields.Integer(required=True)

@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
+from assay.api import preconditions
 from assay.api.base import (
     Blueprint,
     PageArgs,
@@ -55,7 +56,8 @@ def version_view(version: ScorerVersion) -> dict[str, Any]:
 def view(scorer: ScorerConfig, latest: ScorerVersion) -> dict[str, Any]:
     return {"id": scorer.id, "name": scorer.name, "kind": scorer.kind,
             "description": scorer.description, "archived_at": scorer.archived_at,
-            "created_at": scorer.created_at, "latest": version_view(latest)}
+            "created_at": scorer.created_at, "latest": version_view(latest),
+            "row_version": scorer.row_version}
 
 
 def detail(scorer: ScorerConfig) -> dict[str, Any]:
@@ -141,9 +143,11 @@ def create_scorer(data: dict[str, Any], project_id: int) -> Any:
 
 @blp.get(ONE)
 @blp.response(200, ScorerDetailSchema)
+@preconditions.read()
 def get_scorer(project_id: int, scorer_id: int) -> Any:
     project, _ = project_access(project_id, Role.viewer)
-    return detail(service.get_scorer(session(), project, scorer_id))
+    scorer = service.get_scorer(session(), project, scorer_id)
+    return preconditions.tagged(detail(scorer), scorer)
 
 
 @blp.get(ONE + "/versions")
@@ -159,13 +163,16 @@ def list_versions(args: dict[str, Any], project_id: int, scorer_id: int) -> Any:
 @blp.post(ONE + "/versions")
 @blp.arguments(ScorerVersionWriteSchema)
 @blp.response(201, ScorerVersionSchema)
+@preconditions.write(201)
 def add_version(data: dict[str, Any], project_id: int, scorer_id: int) -> Any:
-    """A new immutable version, numbered after the latest; runs and scores keep theirs."""
+    """A new immutable version, numbered after the latest; runs and scores keep theirs.
+    If-Match is the scorer's ETag: an edit of an older latest version is refused."""
     project, _ = project_access(project_id, Role.editor)
     scorer = service.get_scorer(session(), project, scorer_id)
+    preconditions.guard(scorer, lambda: detail(scorer))
     version = service.add_version(session(), user(), project, scorer, data)
     _commit_unique(service.version_conflict())
-    return version_view(version)
+    return preconditions.tagged(version_view(version), scorer)
 
 
 def _set_archived(project_id: int, scorer_id: int, archived: bool) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from assay.api.base import PageArgs
 from assay.api.credentials.schemas import Validators, not_blank
-from assay.api.fields import MAX_ID, Id
+from assay.api.fields import MAX_ID, Id, version_field
 from assay.core.scoring.kinds import MODES
 
 NAME: Validators = [validate.Length(min=1, max=100), not_blank]
@@ -48,6 +48,7 @@ class ScorerVersionSchema(Schema):
 
 class ScorerSchema(Schema):
     id = fields.Integer(required=True)
+    row_version = version_field()
     name = fields.String(required=True)
     kind = fields.String(required=True)
     description = fields.String(required=True, allow_none=True)

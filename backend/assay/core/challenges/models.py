@@ -11,6 +11,7 @@ from sqlalchemy import JSON, BigInteger, ColumnElement, Float, ForeignKey, Index
 from sqlalchemy.orm import Mapped, mapped_column
 
 from assay.core.base import Base, utcnow
+from assay.core.row_versions import Versioned
 
 
 class Challenge(Base):
@@ -92,7 +93,7 @@ class Attempt(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
-class Draft(Base):
+class Draft(Versioned, Base):
     """The last text a user edited per challenge and tab, and whether the hint is shown."""
 
     __tablename__ = "arena_drafts"

@@ -14,6 +14,7 @@ from assay.core.base import utcnow
 from assay.core.challenges.content import ID, START_MODES
 from assay.core.challenges.errors import ChallengeNotFound
 from assay.core.challenges.models import Attempt, Challenge, ChallengeTrace, Draft, shown
+from assay.core.row_versions import version_of
 from assay.scorers.rules_dsl import RulesError, parse_rules
 
 TABS = ("rules", "judge")
@@ -99,6 +100,7 @@ def workspace(session: Session, user: User, challenge_id: str) -> dict[str, Any]
                      texts.get(f"default_{tab}_text") or "",
                      "draft": draft.text if draft else None,
                      "draft_saved_at": draft.updated_at if draft else None,
+                     "draft_row_version": version_of(draft),
                      "has_hint": bool(texts.get(f"hint_{tab}_text")),
                      "hint": texts.get(f"hint_{tab}_text") if revealed else None,
                      **state["tabs"][tab]}
@@ -115,13 +117,21 @@ def _draft(session: Session, user: User, challenge_id: str, tab: str) -> Draft:
     return draft
 
 
-def save_draft(session: Session, user: User, challenge_id: str, tab: str,
-               text: str) -> dict[str, Any]:
+def draft(session: Session, user: User, challenge_id: str, tab: str) -> Draft:
+    """The caller's draft of a tab (a new one, not yet added, when never saved)."""
     challenge(session, challenge_id)
-    draft = _draft(session, user, challenge_id, tab)
+    return _draft(session, user, challenge_id, tab)
+
+
+def draft_view(draft: Draft) -> dict[str, Any]:
+    return {"tab": draft.tab, "text": draft.text or "", "saved_at": draft.updated_at,
+            "row_version": version_of(draft)}
+
+
+def save_draft(session: Session, draft: Draft, text: str) -> dict[str, Any]:
     draft.text, draft.updated_at = text, utcnow()
     session.commit()
-    return {"tab": tab, "text": draft.text, "saved_at": draft.updated_at}
+    return draft_view(draft)
 
 
 def reveal_hint(session: Session, user: User, challenge_id: str, tab: str) -> dict[str, Any]:

@@ -341,6 +341,22 @@ def case_in_version(session: Session, version: DatasetVersion, case_id: int) -> 
     return row[0], row[1]
 
 
+def current_case(session: Session, dataset: Dataset, case_id: int) -> tuple[Case, int] | None:
+    """The case now at the position `case_id` has in `dataset` (itself, or the new row an
+    edit made), or None once deleted: what a stale edit of `case_id` would have replaced.
+    404 when `case_id` was never one of its cases."""
+    case = session.get(Case, case_id)
+    if case is None or case.dataset_id != dataset.id:
+        raise NotFound("Case not found in the latest version")
+    position = session.scalar(select(VersionCase.position)
+                              .where(VersionCase.case_id == case_id).limit(1))
+    latest = latest_version(session, dataset.id)
+    row = session.execute(select(Case, VersionCase.position).join(
+        VersionCase, VersionCase.case_id == Case.id).where(
+        VersionCase.version_id == latest.id, VersionCase.position == position)).first()
+    return (row[0], row[1]) if row else None
+
+
 def case_dict(case: Case) -> dict[str, Any]:
     return {"input": case.input, "expected": case.expected, "trace": case.trace,
             "tags": list(case.tags or []), "difficulty": case.difficulty,

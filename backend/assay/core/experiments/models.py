@@ -11,6 +11,7 @@ from sqlalchemy import JSON, BigInteger, ForeignKey, Index, String, Text, Unique
 from sqlalchemy.orm import Mapped, mapped_column
 
 from assay.core.base import Base, utcnow
+from assay.core.row_versions import Versioned
 
 
 class ExperimentStatus(enum.StrEnum):
@@ -58,7 +59,7 @@ class SuggestionStatus(enum.StrEnum):
     none = "none"  # the refiner gave no valid diff within its attempts
 
 
-class Experiment(Base):
+class Experiment(Versioned, Base):
     __tablename__ = "experiments"
     __table_args__ = (Index("ix_experiments_project_updated", "project_id", "updated_at"),)
 

@@ -106,6 +106,22 @@ def update(session: Session, actor: User | None, project: Project, experiment: E
     return experiment
 
 
+def refill(session: Session, actor: User | None, project: Project, experiment: Experiment,
+           name: str, description: str | None, steps: Mapping[str, Any],
+           template: str) -> Experiment:
+    """A draft started over from a template: the steps it fills replace the draft's (the
+    wizard's objective typed before choosing one included); the others are kept."""
+    _draft(experiment)
+    reset = {**experiment.config, **{step: config_.DEFAULTS[step] for step in steps}}
+    experiment.config = config_.merged(reset, steps)
+    experiment.name, experiment.description = name.strip()[:NAME_MAX], description
+    experiment.template, experiment.updated_at = template, utcnow()
+    session.flush()
+    audit.record(session, actor, "experiment.template_applied", "experiment", experiment.id,
+                 project.id, {"template": template})
+    return experiment
+
+
 def validate(session: Session, project: Project, experiment: Experiment,
              steps: tuple[str, ...]) -> None:
     config_.check(session, project.id, experiment.config, steps)

@@ -121,9 +121,10 @@ def _dataset_name(session: Session, project: Project, base: str) -> str:
     return name
 
 
-def apply(session: Session, actor: User | None, project: Project,
-          template: Template) -> Experiment:
-    """A dataset of the template's cases and a draft using it (steps 1-4 filled)."""
+def apply(session: Session, actor: User | None, project: Project, template: Template,
+          into: Experiment | None = None) -> Experiment:
+    """A dataset of the template's cases and a draft using it (steps 1-4 filled): `into`
+    (a draft the user began) or a new one."""
     dataset = create_dataset(session, actor, project,
                              _dataset_name(session, project, f"{template.name} samples"),
                              "cases", template.cases,
@@ -131,5 +132,8 @@ def apply(session: Session, actor: User | None, project: Project,
                              origin={"type": "template", "template": template.slug})
     version = latest_version(session, dataset.id)
     steps = {**template.steps, "data": {"dataset_version_id": version.id}}
+    if into is not None:
+        return service.refill(session, actor, project, into, template.name,
+                              template.description, steps, template.slug)
     return service.create(session, actor, project, template.name, template.description,
                           steps, template=template.slug)

@@ -9,9 +9,10 @@ from sqlalchemy import ForeignKey, LargeBinary, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from assay.core.base import Base, utcnow
+from assay.core.row_versions import Versioned
 
 
-class Credential(Base):
+class Credential(Versioned, Base):
     """A provider account. The secret is stored encrypted (or named as an env variable)."""
 
     __tablename__ = "credentials"
@@ -37,7 +38,7 @@ class Credential(Base):
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
-class ModelConfig(Base):
+class ModelConfig(Versioned, Base):
     __tablename__ = "model_configs"
     __table_args__ = (UniqueConstraint("project_id", "name"),)
 

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from assay.core.auth.models import User
 from assay.core.base import Base, utcnow
+from assay.core.row_versions import Versioned
 
 
 class Role(enum.StrEnum):
@@ -28,7 +29,7 @@ class Role(enum.StrEnum):
         return self.rank >= other.rank
 
 
-class Project(Base):
+class Project(Versioned, Base):
     __tablename__ = "projects"
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -48,7 +49,7 @@ class Project(Base):
     deleted_at: Mapped[datetime | None] = mapped_column(index=True)  # soft: purged after grace
 
 
-class Membership(Base):
+class Membership(Versioned, Base):
     __tablename__ = "memberships"
     __table_args__ = (UniqueConstraint("project_id", "user_id"),)
 

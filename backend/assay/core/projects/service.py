@@ -141,7 +141,7 @@ def list_members(session: Session, project: Project, page: int, page_size: int) 
     return paginate(session, stmt, page, page_size)
 
 
-def _member(session: Session, project: Project, user_id: int) -> Membership:
+def get_member(session: Session, project: Project, user_id: int) -> Membership:
     member = session.scalar(select(Membership).where(
         Membership.project_id == project.id, Membership.user_id == user_id))
     if member is None:
@@ -188,7 +188,7 @@ def add_member(session: Session, actor: User, actor_role: Role, project: Project
 
 def change_role(session: Session, actor: User, actor_role: Role, project: Project,
                 user_id: int, role: Role) -> Membership:
-    member = _member(session, project, user_id)
+    member = get_member(session, project, user_id)
     old = Role(member.role)
     check_grant(actor_role, old, role)
     if old == Role.owner and role != Role.owner and _owner_count(session, project) <= 1:
@@ -202,7 +202,7 @@ def change_role(session: Session, actor: User, actor_role: Role, project: Projec
 
 def remove_member(session: Session, actor: User, actor_role: Role, project: Project,
                   user_id: int) -> None:
-    member = _member(session, project, user_id)
+    member = get_member(session, project, user_id)
     check_grant(actor_role, Role(member.role), None)
     if member.role == Role.owner and _owner_count(session, project) <= 1:
         raise Conflict("The last owner cannot be removed", code="LAST_OWNER")

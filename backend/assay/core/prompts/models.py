@@ -9,9 +9,10 @@ from sqlalchemy import JSON, ForeignKey, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from assay.core.base import Base, utcnow
+from assay.core.row_versions import Versioned
 
 
-class Prompt(Base):
+class Prompt(Versioned, Base):
     __tablename__ = "prompts"
     __table_args__ = (UniqueConstraint("project_id", "name"),)
 

@@ -10,6 +10,7 @@ from sqlalchemy import BigInteger, ForeignKey, Index, String, Text, UniqueConstr
 from sqlalchemy.orm import Mapped, mapped_column
 
 from assay.core.base import Base, utcnow
+from assay.core.row_versions import Versioned
 
 
 class RunStatus(enum.StrEnum):
@@ -42,7 +43,7 @@ class CellStatus(enum.StrEnum):
 OPEN_CELLS = (CellStatus.pending, CellStatus.running)
 
 
-class Run(Base):
+class Run(Versioned, Base):
     __tablename__ = "runs"
 
     id: Mapped[int] = mapped_column(primary_key=True)

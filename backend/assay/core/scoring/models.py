@@ -10,9 +10,10 @@ from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from assay.core.base import Base, utcnow
+from assay.core.row_versions import Versioned
 
 
-class ScorerConfig(Base):
+class ScorerConfig(Versioned, Base):
     __tablename__ = "scorer_configs"
     __table_args__ = (UniqueConstraint("project_id", "name"),)
 

@@ -17,6 +17,7 @@ export const summaryOf = (over: Partial<ChallengeSummary> = {}): ChallengeSummar
 
 const tabState = (starting: string, over: Partial<Challenge['tabs']['rules']> = {}): Challenge['tabs']['rules'] => ({
   baseline_text: starting,
+  draft_row_version: 0,
   default_text: '',
   starting_text: starting,
   draft: null,

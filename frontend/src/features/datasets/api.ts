@@ -109,11 +109,11 @@ export function apiUrl(path: string, query: Query = {}): string {
 
 /** A JSON request with the same CSRF and error handling as `@/api/client`. */
 export async function request<T>(
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE',
   path: string,
-  { query, body, signal }: { query?: Query; body?: unknown; signal?: AbortSignal } = {},
+  { query, body, signal, headers: extra }: { query?: Query; body?: unknown; signal?: AbortSignal; headers?: Record<string, string> } = {},
 ): Promise<T> {
-  const headers = new Headers({ Accept: 'application/json' });
+  const headers = new Headers({ Accept: 'application/json', ...extra });
   let payload: BodyInit | undefined;
   if (body instanceof FormData) payload = body;
   else if (body !== undefined) {

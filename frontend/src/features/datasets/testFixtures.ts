@@ -3,7 +3,7 @@ import type { Case, Dataset } from './api';
 export const ts = '2024-01-01T00:00:00Z';
 
 export function dataset(over: Partial<Dataset> = {}): Dataset {
-  return { id: 11, name: 'Capitals', description: 'Geography questions', kind: 'questions', split: null, version: 3, case_count: 2, tags: [], origin: { type: 'manual' }, archived_at: null, created_at: ts, ...over };
+  return { id: 11, row_version: 1, name: 'Capitals', description: 'Geography questions', kind: 'questions', split: null, version: 3, case_count: 2, tags: [], origin: { type: 'manual' }, archived_at: null, created_at: ts, ...over };
 }
 
 export function kase(i: number, over: Partial<Case> = {}): Case {

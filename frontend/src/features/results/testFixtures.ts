@@ -22,7 +22,7 @@ type Scale = NonNullable<Manual['latest']['params']['scale']>;
 
 export function manualScorer(scale: Scale = '1-5'): Manual & { versions: Manual['latest'][] } {
   const latest = { id: MANUAL.versionId, scorer_id: MANUAL.scorerId, number: 1, params: { scale }, note: null, created_by: null, created_at: '2024-01-01T00:00:00Z' };
-  return { id: MANUAL.scorerId, name: 'Helpfulness', kind: 'manual', description: null, archived_at: null, created_at: latest.created_at, latest, versions: [latest] };
+  return { id: MANUAL.scorerId, row_version: 1, name: 'Helpfulness', kind: 'manual', description: null, archived_at: null, created_at: latest.created_at, latest, versions: [latest] };
 }
 
 /** Output id of case `c` (0-based) and target index `t`. */

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { isApiError } from '@/api/errors';
+import { ifMatch, isApiError } from '@/api/errors';
 import {
   experimentPath,
   experimentsPath,
@@ -65,7 +65,12 @@ export function useTemplates(projectId: number) {
 export function useApplyTemplate(projectId: number) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (slug: string) => request<Experiment>('POST', `/api/projects/${projectId}/experiment-templates/${slug}/apply`, { body: {} }),
+    /** Into the draft `experimentId` (based on its `version`), or a new draft when null. */
+    mutationFn: ({ slug, experimentId = null, version = null }: { slug: string; experimentId?: number | null; version?: number | null }) =>
+      request<Experiment>('POST', `/api/projects/${projectId}/experiment-templates/${slug}/apply`, {
+        body: { experiment_id: experimentId },
+        headers: experimentId === null ? {} : ifMatch(version),
+      }),
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: expKeys.all(projectId) });
       void qc.invalidateQueries({ queryKey: ['project', projectId, 'datasets'] });
@@ -84,13 +89,13 @@ export function useCreateExperiment(projectId: number) {
   });
 }
 
-/** The auto-save: a partial PATCH of the draft's name and configuration. */
+/** The auto-save: a partial PATCH of the draft's name and configuration, based on `version` (412 when stale). */
 export function useSaveDraft(projectId: number, experimentId: number | null) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: { name?: string; config?: ExperimentConfig }) => {
-      const { config, ...rest } = body;
-      return request<Experiment>('PATCH', experimentPath(projectId, experimentId ?? 0), { body: { ...rest, ...(config ?? {}) } });
+    mutationFn: (body: { name?: string; config?: ExperimentConfig; version: number | null }) => {
+      const { config, version, ...rest } = body;
+      return request<Experiment>('PATCH', experimentPath(projectId, experimentId ?? 0), { body: { ...rest, ...(config ?? {}) }, headers: ifMatch(version) });
     },
     onSuccess: (e) => {
       qc.setQueryData(expKeys.one(projectId, e.id), e);

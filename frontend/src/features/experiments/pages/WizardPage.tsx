@@ -1,13 +1,15 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, Navigate, useLocation, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { Alert, Button, Dialog, ErrorState, Skeleton } from '@/components/ui';
-import { errorMessage, fieldErrors, isApiError } from '@/api/errors';
+import { errorMessage, fieldErrors, isApiError, type ApiError } from '@/api/errors';
 import { formatMicros } from '@/lib/money';
 import { cn, focusRing } from '@/lib/cn';
-import { fromConfig, savable } from '../api';
+import { useQueryClient } from '@tanstack/react-query';
+import { fromConfig, savable, type Experiment } from '../api';
+import { mergeForms } from '../lib/merge';
 import { emptyDraft, gridSize, type DraftForm } from '../lib/draft';
 import { STEPS, errorsForStep, firstStepWithError, mapServerErrors, stepOfField, validateStep, type FieldErrors } from '../lib/validation';
-import { useApplyTemplate, useCreateExperiment, useEstimate, useExperiment, useSaveDraft, useStartExperiment, useValidateStep } from '../hooks/useExperiments';
+import { expKeys, useApplyTemplate, useCreateExperiment, useEstimate, useExperiment, useSaveDraft, useStartExperiment, useValidateStep } from '../hooks/useExperiments';
 import { useAutoSave } from '../hooks/useAutoSave';
 import { CostEstimate } from '../components/CostEstimate';
 import { Stepper } from '../components/wizard/Stepper';
@@ -22,7 +24,14 @@ import { StopStep } from '../components/wizard/StopStep';
 /** A draft needs a name: the one typed, else the objective's first words. */
 export const draftName = (f: DraftForm) => f.name.trim() || f.objective.trim().split(/\s+/).slice(0, 6).join(' ').slice(0, 200) || 'Untitled experiment';
 
-const SAVE_LABEL = { idle: '', pending: 'Unsaved changes…', saving: 'Saving…', saved: 'All changes saved', error: 'Not saved: retrying on the next change' } as const;
+const SAVE_LABEL = { idle: '', pending: 'Unsaved changes…', saving: 'Saving…', saved: 'All changes saved', error: 'Not saved: retrying on the next change', conflict: 'Changed elsewhere: merging…' } as const;
+
+/** A save refused because the draft changed elsewhere, with fields both sides changed. */
+interface Conflict {
+  merged: DraftForm;
+  mine: DraftForm;
+  fields: (keyof DraftForm)[];
+}
 
 /** The 7-step wizard (FR-EC-001…007): a server-side draft, auto-saved, validated per step. */
 export function WizardPage() {
@@ -50,12 +59,39 @@ export function WizardPage() {
   const [templateBusy, setTemplateBusy] = useState<string | null>(null);
   const [startError, setStartError] = useState<string | null>(null);
 
-  const autosave = useAutoSave(form, (f) => saveDraft.mutateAsync({ name: f.name.trim() || undefined, config: savable(f) }), { armed: loaded && experimentId !== null });
+  const qc = useQueryClient();
+  // The draft's version this tab's form is based on: every save sends it (If-Match).
+  const version = useRef<number | null>(null);
+  const creating = useRef<Promise<Experiment> | null>(null);
+  const choosingTemplate = useRef(false);
+  const [conflict, setConflict] = useState<Conflict | null>(null);
+
+  // Stale (412): take what changed elsewhere, keep what changed here, ask when both did.
+  const onStale = (error: ApiError, lastSaved: DraftForm | null) => {
+    const current = error.current as Experiment | undefined;
+    if (!current) return;
+    const theirs = fromConfig(current.config ?? {}, current.name);
+    const { merged, conflicts } = mergeForms(lastSaved, latest.current, theirs);
+    version.current = current.row_version;
+    qc.setQueryData(expKeys.one(projectId, current.id), current);
+    autosave.baseline(theirs);
+    if (conflicts.length) setConflict({ merged, mine: latest.current, fields: conflicts });
+    else setForm(merged);
+  };
+  const autosave = useAutoSave(
+    form,
+    async (f) => {
+      const saved = await saveDraft.mutateAsync({ name: f.name.trim() || undefined, config: savable(f), version: version.current });
+      version.current = saved.row_version;
+    },
+    { armed: loaded && experimentId !== null && conflict === null, onStale },
+  );
 
   // Resume a draft: the form starts from what the server holds.
   useEffect(() => {
     if (!loaded && experiment.data) {
       const f = fromConfig(experiment.data.config ?? {}, experiment.data.name);
+      version.current = experiment.data.row_version;
       autosave.baseline(f);
       setForm(carried ?? f);
       setLoaded(true);
@@ -77,22 +113,51 @@ export function WizardPage() {
     setForm(next);
     setErrors((e) => Object.fromEntries(Object.entries(e).filter(([k]) => !(k.split('.')[0] in patch))));
     if (experimentId === null && !create.isPending) {
-      create.mutate(
-        { name: draftName(next), config: savable(next) },
-        { onSuccess: (e) => navigate(`/projects/${projectId}/experiments/${e.id}/edit?step=${step}`, { replace: true, state: { form: latest.current } }) },
-      );
+      const made = create.mutateAsync({ name: draftName(next), config: savable(next) });
+      creating.current = made;
+      made
+        .then((e) => {
+          if (!choosingTemplate.current) navigate(`/projects/${projectId}/experiments/${e.id}/edit?step=${step}`, { replace: true, state: { form: latest.current } });
+        })
+        .catch(() => undefined);
     }
   };
 
-  const applyTemplate = (key: string) => {
+  // A template fills the draft already begun (one experiment, the template's content):
+  // what was typed and not yet saved is dropped, a save in flight is waited for.
+  const applyTemplate = async (key: string) => {
     setTemplateBusy(key);
-    apply.mutate(key, {
-        onSuccess: (e) => {
-          setLoaded(false);
-          navigate(`/projects/${projectId}/experiments/${e.id}/edit?step=0`);
-        },
-        onSettled: () => setTemplateBusy(null),
-    });
+    choosingTemplate.current = true;
+    try {
+      await autosave.settle();
+      let into = experimentId;
+      if (into === null && creating.current) {
+        const made = await creating.current;
+        into = made.id;
+        version.current = made.row_version;
+      }
+      const e = await apply.mutateAsync({ slug: key, experimentId: into, version: version.current });
+      qc.setQueryData(expKeys.one(projectId, e.id), e);
+      const f = fromConfig(e.config ?? {}, e.name);
+      version.current = e.row_version;
+      autosave.baseline(f);
+      setForm(f);
+      setErrors({});
+      navigate(`/projects/${projectId}/experiments/${e.id}/edit?step=0`, { replace: true, state: null });
+    } catch {
+      // apply.error is shown; a stale version reloads the draft
+      if (experimentId !== null) void experiment.refetch();
+    } finally {
+      choosingTemplate.current = false;
+      setTemplateBusy(null);
+    }
+  };
+
+  const resolve = (keepMine: boolean) => {
+    if (!conflict) return;
+    const chosen = keepMine ? Object.fromEntries(conflict.fields.map((k) => [k, conflict.mine[k]])) : {};
+    setForm({ ...conflict.merged, ...chosen });
+    setConflict(null);
   };
 
   async function onContinue() {
@@ -170,7 +235,7 @@ export function WizardPage() {
           <h3 id="step-title" className="text-base font-semibold">
             Step {step + 1} of 7: {STEPS[step].title}
           </h3>
-          {step === 0 && <ObjectiveStep {...props} onTemplate={applyTemplate} templateBusy={templateBusy} />}
+          {step === 0 && <ObjectiveStep {...props} onTemplate={(key) => void applyTemplate(key)} templateBusy={templateBusy} />}
           {step === 1 && <RubricStep {...props} />}
           {step === 2 && <PromptStep {...props} />}
           {step === 3 && <DataStep {...props} />}
@@ -203,6 +268,26 @@ export function WizardPage() {
           <CostEstimate estimate={est} loading={estimate.isFetching} error={estimate.isError ? errorMessage(estimate.error) : null} />
         </aside>
       </div>
+      <Dialog
+        open={conflict !== null}
+        onClose={() => resolve(false)}
+        title="This draft was changed elsewhere"
+        footer={
+          <>
+            <Button variant="secondary" onClick={() => resolve(true)}>
+              Keep mine
+            </Button>
+            <Button onClick={() => resolve(false)} data-autofocus>
+              Keep theirs
+            </Button>
+          </>
+        }
+      >
+        <p className="text-sm text-zinc-700">
+          Someone (or another tab) saved a newer version while you edited. Your other changes are merged; these fields were changed on both sides:{' '}
+          <strong>{conflict?.fields.join(', ')}</strong>. Keep theirs, or replace them with yours?
+        </p>
+      </Dialog>
       <Dialog
         open={confirm}
         onClose={() => setConfirm(false)}

@@ -19,7 +19,7 @@ const version = (over: Partial<PromptVersion>): PromptVersion => ({
 const v1 = version({});
 const v2 = version({ id: 41, number: 2, template: 'Answer {{question}} briefly', parent_id: 40, note: 'Shorter answers' });
 const detail = (production: PromptVersion): PromptDetail => ({
-  id: 7, name: 'Support', description: null, archived_at: null, created_at: ts, latest: v2,
+  id: 7, row_version: 1, name: 'Support', description: null, archived_at: null, created_at: ts, latest: v2,
   production_version_id: production.id, production_number: production.number, versions: [v2, v1],
 });
 

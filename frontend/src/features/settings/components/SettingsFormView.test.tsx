@@ -6,6 +6,7 @@ import type { ProjectSettings } from '../settingsForm';
 import { SettingsFormView } from './SettingsFormView';
 
 const saved: ProjectSettings = {
+  row_version: 1,
   name: 'Alpha',
   description: null,
   budget_micros: 10_000_000,
