@@ -210,7 +210,7 @@ def _finished_run(user: Browser, ws: Workspace, timeout_s: float = 120.0) -> int
 
 def _live_runs(user: Browser, project_ids: list[int],
                deadline: float) -> list[tuple[int, int]]:
-    found = []
+    found: list[tuple[int, int]] = []
     for project in project_ids:
         for status in LIVE:
             if time.monotonic() > deadline:  # a server that stopped answering

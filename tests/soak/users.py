@@ -171,7 +171,7 @@ class SimulatedUser(threading.Thread):
         self.errors: list[str] = []  # exceptions of the simulation itself
 
     # method names and weights (`run` is the thread's own: starting a run is `run_one`)
-    ACTIONS = (("browse", 4), ("run_one", 2), ("review", 2), ("export", 2), ("cancel", 1))
+    ACTIONS = (("browse", 4), ("run_one", 2), ("review", 2), ("export", 4), ("cancel", 1))
 
     def run(self) -> None:
         names = [name for name, _ in self.ACTIONS]
@@ -260,12 +260,13 @@ class SimulatedUser(threading.Thread):
         run = self._a_run()
         if run is not None:
             kinds += [f"runs/{run}/export?format={f}" for f in ("json", "csv", "junit")]
-        path = f"{self.base}/{self.random.choice(kinds)}"
-        label = "GET export " + path.split("/export?format=")[1]
-        if self.random.random() < 0.3:  # the download is abandoned after its first bytes
-            self.user.stream(path, label + " abandoned", lambda _line: False, 5)
-        else:
-            self.user.call("GET", path, label)
+        for kind in self.random.sample(kinds, min(3, len(kinds))):  # CSV, JSON, JUnit
+            path = f"{self.base}/{kind}"
+            label = "GET export " + path.split("/export?format=")[1]
+            if self.random.random() < 0.3:  # the download is abandoned after its first bytes
+                self.user.stream(path, label + " abandoned", lambda _line: False, 5)
+            else:
+                self.user.call("GET", path, label)
 
     def cancel(self) -> None:
         run = self._start_run(self.ws.big_dataset_id, 2)
