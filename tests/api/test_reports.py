@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 from scipy.stats import norm
 
-from assay.core import stats
+from assay.core import ledger, stats
 from assay.core.ledger import PURPOSES
 from assay.core.projects.models import Project
+from assay.extensions import db
 from tests.api import report_data as rd
 from tests.factories import Factory, Session
 
@@ -285,14 +286,18 @@ def test_the_cost_report_adds_the_judges_and_lists_runs_newest_first(world: Worl
                    "Imported", created_at=rd.days_ago(30))
     rd.output(older, world.data.case_ids[0], cost_micros=100, judge_cost_micros=40,
               finished_at=rd.days_ago(1))
+    tab = ledger.Tab()  # the judge (Fake Smart) that scored it, as the engine records it
+    tab.add(world.smart, calls=1, spent=40, tokens_in=30, tokens_out=10)
+    with db.factory() as session:
+        ledger.record(session, world.project.id, "judges", tab, older.run_id,
+                      rd.days_ago(1).date())
+        session.commit()
     body = get(world.browser, world.url + "/costs")
     total = body["total"]
     assert (total["spent_micros"], total["calls_micros"], total["judge_micros"]) == (
         260, 220, 40)
     assert [(k["kind"], k["spent_micros"]) for k in total["by_kind"]] == [
-        ("model_calls", 220), ("judges", 40), ("judge_mode", 0), ("generation", 0),
-        ("scorer_trials", 0), ("assist", 0), ("refinement", 0), ("pairwise_judge", 0),
-        ("arena_judge", 0)]
+        (purpose, {"model_calls": 220, "judges": 40}.get(purpose, 0)) for purpose in PURPOSES]
     assert [(r["run_name"], r["spent_micros"], r["judge_micros"]) for r in body["by_run"]] == [
         ("Second", 20, 0), ("First", 100, 0), ("Imported", 140, 40)]
     smart = next(m for m in body["by_model"] if m["model_name"] == "Fake Smart")
