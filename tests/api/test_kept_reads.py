@@ -29,6 +29,7 @@ from assay.api.kept_reads import (
     KeptReadsDoor,
 )
 from assay.api.security import CREDENTIALS
+from assay.api.slow_lane import SlowLane
 from assay.core.auth.cache import CredentialCache
 from assay.core.auth.models import User
 from assay.core.projects.models import Project, Role
@@ -288,7 +289,9 @@ def test_the_door_answers_a_kept_read_as_flask_does(
     url = f"/api/projects/{project.id}/runs/{stopped}/grid?offset=0&limit=2"
     route = "/api/projects/<int:project_id>/runs/<int:run_id>/grid"
     latency = metrics.HTTP_LATENCY.labels("GET", route, "200")
-    door = app.wsgi_app
+    lane = app.wsgi_app
+    assert isinstance(lane, SlowLane)  # the slow lane is in front of the door
+    door = lane.wsgi_app
     assert isinstance(door, KeptReadsDoor)
     flask_app, to_flask = door.wsgi_app, []
     monkeypatch.setattr(door, "wsgi_app", lambda *args: to_flask.append(1) or flask_app(*args))
@@ -321,7 +324,9 @@ def test_the_door_makes_an_output_in_full_as_flask_does_and_never_keeps_it(
         assert browser.request("PUT", f"{base}/{first}/scores/{version}",
                                json={"rating": value}).status_code == 200
     stranger = factory.signed_in()
-    door = app.wsgi_app
+    lane = app.wsgi_app
+    assert isinstance(lane, SlowLane)  # the slow lane is in front of the door
+    door = lane.wsgi_app
     assert isinstance(door, KeptReadsDoor)
     flask_app, to_flask = door.wsgi_app, []
     monkeypatch.setattr(door, "wsgi_app", lambda *args: to_flask.append(1) or flask_app(*args))

@@ -430,7 +430,9 @@ from assay.providers.client import LLMClient
 app = create_app()
 assert app.test_client().get("/api/health").status_code == 200
 from assay.api.kept_reads import KeptReadsDoor
-assert isinstance(app.wsgi_app, KeptReadsDoor) is not on  # traced: every read through Flask
+from assay.api.slow_lane import SlowLane
+assert isinstance(app.wsgi_app, SlowLane)  # the slow lane is always in front
+assert isinstance(app.wsgi_app.wsgi_app, KeptReadsDoor) is not on  # traced: reads via Flask
 
 async def call():
     async with LLMClient() as client:

@@ -152,9 +152,11 @@ def test_cancelling_an_iteration_stops_its_cells_in_flight(
     """The reported failure: an iteration cancelled with its 20 cells in flight ended
     completed and billed all 20."""
     httpx.post(f"{fake.url}/_fake/reset").raise_for_status()
-    b = build(factory, settings, fake, cases=CELLS, latency_ms=SLOW_MS,
+    # An iteration starts later than a run (seeding, planning): under load it took over a
+    # minute, so its calls are slower still and the wait for them longer.
+    b = build(factory, settings, fake, cases=CELLS, latency_ms=3 * SLOW_MS,
               run={"concurrency": CELLS})
-    wait(lambda: stats(fake)["in_flight"] == CELLS, "every cell in flight")
+    wait(lambda: stats(fake)["in_flight"] == CELLS, "every cell in flight", 150)
     me = factory.login(b.owner)
     url = f"/api/projects/{b.project.id}/experiments/{b.experiment_id}"
     assert me.post(url + "/cancel", json={}).status_code == 200
