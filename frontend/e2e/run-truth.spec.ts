@@ -34,6 +34,12 @@ test('a run cancelled early is shown as cancelled: not done, not green, its skip
   // the cancel answers first; the counters of the skipped cells follow with the next progress
   await expect(phase).toContainText(/Cancelled at \d+% · [1-9]\d* never sent/);
   await expect(phase).not.toContainText('Done');
+  // A cancel also stops the calls in flight: their cells are skipped after the pending ones,
+  // so the count is read once the page's two counters agree.
+  const summaryCount = async () => Number(/(\d+) of 24 cells skipped/.exec(
+    (await page.getByTestId('summary-skipped').textContent()) ?? '')?.[1] ?? -1);
+  await expect.poll(async () => (await summaryCount()) === Number(
+    await page.getByTestId('run-skipped').textContent()), { timeout: 15_000 }).toBe(true);
   const skipped = Number(await page.getByTestId('run-skipped').textContent());
   expect(skipped).toBeGreaterThan(0);
   const percent = Number((await page.getByTestId('run-percent').textContent())!.replace('%', ''));
