@@ -12,7 +12,7 @@ from marshmallow import Schema, fields, validate
 from sqlalchemy.orm import Session
 
 from assay.api import dump, kept_reads
-from assay.api.bodies import streamed
+from assay.api.bodies import ClosingBody
 from assay.api.errors import Parser
 from assay.core.auth.models import User
 from assay.core.errors import Unauthorized
@@ -89,7 +89,7 @@ def page_of(item: type[Schema], estimated: bool = False) -> type[Schema]:
 
 def event_stream(frames: Iterator[str]) -> Response:
     """A Server-Sent Events response that no proxy buffers or caches."""
-    return Response(streamed(frames), mimetype="text/event-stream", headers={
+    return Response(ClosingBody(frames), mimetype="text/event-stream", headers={
         "Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"})
 
 

@@ -40,6 +40,3 @@ class ClosingBody:
             self._session.close()
             db.scoped.remove()
 
-
-def streamed(body: Iterable[Any]) -> ClosingBody:
-    return ClosingBody(body)

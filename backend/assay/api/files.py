@@ -23,7 +23,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields
 from webargs.multidictproxy import MultiDictProxy
 from werkzeug.datastructures import CombinedMultiDict, FileStorage
 
-from assay.api.bodies import streamed
+from assay.api.bodies import ClosingBody
 from assay.api.errors import Parser
 from assay.core.errors import Invalid
 
@@ -109,7 +109,7 @@ BINARY = {"schema": {"type": "string", "format": "binary"}}
 
 
 def download(chunks: Iterator[str], content_type: str, filename: str) -> Response:
-    return Response(streamed(chunks), content_type=content_type, headers={
+    return Response(ClosingBody(chunks), content_type=content_type, headers={
         "Content-Disposition": f'attachment; filename="{filename}"'})
 
 

@@ -1,5 +1,5 @@
 """The wire side of core/row_versions.py, for every editable resource: its version goes out
-as the ETag header (and as `version` in its body, so lists carry it too); a write sends it
+as the ETag header (and as `row_version` in its body, so lists carry it too); a write sends it
 back in If-Match and is refused with 412 STALE_WRITE, the current state in `current`, when
 it is not the current version. A write without If-Match is accepted as based on whatever
 is stored (API and CLI clients that predate it keep working); the SPA always sends it."""
@@ -52,7 +52,7 @@ def based_on() -> int | None:
     inner = value[1:-1]
     if not (inner.isascii() and inner.isdigit()) or len(inner) > _MAX_DIGITS:
         raise _bad(f"{value} is not an ETag of this resource: send the ETag header (or the "
-                   "`version`) of what you read.")
+                   "`row_version`) of what you read.")
     return int(inner)
 
 

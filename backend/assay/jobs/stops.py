@@ -1,7 +1,7 @@
 """Stop requests: a cancel or a pause reaches the work in flight, which aborts its calls.
 
 The database says whether something is cancelled or paused; a Redis key per subject (a
-run, a scoring job, a comparison job, a generation job) tells the workers to look now.
+run, so far) tells the workers to look now.
 The key is only a hint: a worker that sees a value it has not seen yet asks its own
 source of truth (the run's status...) and aborts only when that says so, so a key left
 from before a resume stops nothing. Watchers read it a few times a second at most, never
@@ -14,11 +14,9 @@ recorded and billed as usual.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -30,7 +28,7 @@ log = logging.getLogger(__name__)
 KEEP_S = 7 * 24 * 3600  # outlives any job; a value already seen costs one check per worker
 POLL_S = 0.2  # how often a watcher looks (one GET), whatever the calls in flight
 
-RUN, SCORING, COMPARISON, GENERATION = "run", "scoring", "comparison", "generation"
+RUN = "run"  # the one kind a stop reaches so far: a run's shards
 
 
 def key(prefix: str, kind: str, ident: object) -> str:
@@ -68,40 +66,3 @@ class Signal:
             return False
         self.seen = value
         return self.confirmed()
-
-
-async def watch(signal: Signal, task: asyncio.Task[object]) -> None:
-    """Cancel `task` once the signal says stop (run it beside the task, cancel it after)."""
-    while not task.done():
-        if await asyncio.to_thread(signal.check):
-            task.cancel()
-            return
-        await asyncio.sleep(POLL_S)
-
-
-@contextlib.asynccontextmanager
-async def stoppable(signal: Signal) -> AsyncIterator[_Stopped]:
-    """`async with stoppable(signal) as stopped:` the body's task is cancelled when the
-    signal says stop, and `stopped()` then says so (the body sees CancelledError)."""
-    current = asyncio.current_task()
-    assert current is not None
-    watcher = asyncio.create_task(watch(signal, current))
-    state = _Stopped(watcher)
-    try:
-        yield state
-    except asyncio.CancelledError:
-        if not state():
-            raise
-        current.uncancel()  # ours: the stop is handled here, not a cancel of the job
-    finally:
-        watcher.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await watcher
-
-
-class _Stopped:
-    def __init__(self, watcher: asyncio.Task[None]) -> None:
-        self.watcher = watcher
-
-    def __call__(self) -> bool:
-        return self.watcher.done() and not self.watcher.cancelled()
