@@ -53,6 +53,7 @@ from tests.bench import (
     report_html,
     reports,
     scale,
+    slow_lane,
 )
 
 LATENCY_S = 0.1
@@ -520,7 +521,15 @@ def main() -> None:
                              capture_output=True, text=True, check=True)
         print("\n".join(arena_fcp.report(json.loads(out.stdout.strip().splitlines()[-1]))))
         print_experiment_overhead(fake_url)
+    print_slow_lane()
     print_soak()
+
+
+def print_slow_lane() -> None:
+    """In a process of its own: it serves the API as production does (tests/bench/slow_lane)."""
+    out = subprocess.run([sys.executable, "-m", "tests.bench.slow_lane"], capture_output=True,
+                         text=True, check=True)
+    print("\n".join(slow_lane.report(json.loads(out.stdout.strip().splitlines()[-1]))))
 
 
 def print_soak() -> None:
@@ -569,6 +578,8 @@ if __name__ == "__main__":
         out = subprocess.run([sys.executable, "-m", "tests.bench.api_reads", *sys.argv[2:]],
                              capture_output=True, text=True, check=True)
         print("\n".join(api_reads.report(json.loads(out.stdout.strip().splitlines()[-1]))))
+    elif sys.argv[1:2] == ["--slow-lane"]:  # reads beside eight scorer trials, alone
+        print_slow_lane()
     elif sys.argv[1:2] == ["--soak"]:  # the soak alone, on SQLite and PostgreSQL
         print_soak()
     elif sys.argv[1:2] == ["--plan"]:
