@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 
-test('register, sign in, create a project and watch a demo run complete live', async ({ page }) => {
+test('register (which signs in), create a project and watch a demo run complete live', async ({ page }) => {
   const email = `e2e-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
   const password = 'Assay-Demo-2024!';
 
@@ -24,14 +24,7 @@ test('register, sign in, create a project and watch a demo run complete live', a
   await page.getByLabel('Confirm password').fill(password);
   await page.getByRole('button', { name: 'Create account' }).click();
 
-  // Sign in
-  await expect(page).toHaveURL(/\/login$/);
-  await expect(page.getByText('Account created. Sign in with your new password.')).toBeVisible();
-  await expect(page.getByLabel('Email')).toHaveValue(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-
-  // Projects: empty at first
+  // Registering signs in. Projects: empty at first
   await expect(page).toHaveURL(/\/projects$/);
   await expect(page.getByTestId('current-user')).toHaveText(email);
   await expect(page.getByText('No projects yet')).toBeVisible();

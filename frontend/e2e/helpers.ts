@@ -6,7 +6,7 @@ import { expect, type APIRequestContext, type Page } from '@playwright/test';
 /** The fake provider's control endpoint (set by playwright.config.ts). */
 export const FAKE_CONFIG = `${process.env.ASSAY_E2E_FAKE_URL!}/_fake/config`;
 
-/** Registers a new account (its email starts with `prefix`), signs in, and lands on /projects. */
+/** Registers a new account (its email starts with `prefix`): registering signs in and lands on /projects. */
 export async function registerAndSignIn(page: Page, prefix: string): Promise<string> {
   const email = `${prefix}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
   const password = 'Assay-Demo-2024!';
@@ -15,10 +15,8 @@ export async function registerAndSignIn(page: Page, prefix: string): Promise<str
   await page.getByLabel('Password', { exact: true }).fill(password);
   await page.getByLabel('Confirm password').fill(password);
   await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/login$/);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page).toHaveURL(/\/projects$/);
+  await expect(page.getByTestId('current-user')).toHaveText(email);
   return email;
 }
 

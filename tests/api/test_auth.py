@@ -80,9 +80,39 @@ def _me_with_cookie(app: Flask, token: str) -> TestResponse:
 def test_register_creates_an_account_that_can_sign_in(client: FlaskClient) -> None:
     reply = _register(client, "Fresh@Example.com")
     assert reply.status_code == 201, reply.json
-    assert reply.json is not None and reply.json["email"] == "fresh@example.com"
-    assert "password" not in reply.json and "password_hash" not in reply.json
+    assert reply.json is not None and reply.json["user"]["email"] == "fresh@example.com"
+    assert "password" not in reply.json["user"] and "password_hash" not in reply.json["user"]
     assert _login(client, "fresh@example.com", STRONG).status_code == 200
+
+
+def test_register_signs_the_new_user_in_as_login_does(app: Flask) -> None:
+    """The reply carries what /login's does (user, csrf_token) and sets the same cookies:
+    the new user is signed in (me answers) and may write with the CSRF token."""
+    client = app.test_client()
+    reply = _register(client, "Signed@Example.com")
+    assert reply.status_code == 201, reply.json
+    body = reply.json or {}
+    assert set(body) == {"user", "csrf_token"} and body["csrf_token"]
+    cookies = {c.split("=", 1)[0]: c for c in reply.headers.getlist("Set-Cookie")}
+    assert set(cookies) == {SESSION_COOKIE, CSRF_COOKIE}
+    assert "HttpOnly" in cookies[SESSION_COOKIE] and "HttpOnly" not in cookies[CSRF_COOKIE]
+    assert all("SameSite=Strict" in c for c in cookies.values())
+    me = client.get("/api/auth/me")
+    assert me.status_code == 200 and me.json is not None
+    assert me.json["email"] == "signed@example.com"
+    created = client.post("/api/projects", json={"name": "First"},
+                          headers={"X-CSRF-Token": body["csrf_token"]})
+    assert created.status_code == 201, created.json
+    refused = client.post("/api/projects", json={"name": "Second"})
+    assert refused.status_code == 403  # the session is a real one: writes need its token
+
+
+def test_a_refused_registration_signs_nobody_in(app: Flask) -> None:
+    client = app.test_client()
+    reply = _register(client, "weak@example.com", password="short")
+    assert reply.status_code == 422
+    assert not reply.headers.getlist("Set-Cookie")
+    assert client.get("/api/auth/me").status_code == 401
 
 
 @pytest.mark.parametrize(("password", "message"), [

@@ -25,7 +25,7 @@ def _register(app: Flask, email: str) -> Any:
     reply = app.test_client().post("/api/auth/register", json={
         "email": email, "password": PASSWORD, "confirm_password": PASSWORD})
     assert reply.status_code == 201, reply.json
-    return reply.json
+    return reply.json["user"]
 
 
 def _role_of(project: Project, user_id: int) -> str | None:

@@ -117,6 +117,23 @@ def test_anthropic_build_splits_system_requires_max_tokens_and_maps_stop() -> No
     assert sized.json["stream"] is True and "system" not in sized.json
 
 
+TOOL = {"name": "lookup_order", "description": "Finds an order",
+        "parameters": {"type": "object", "properties": {"number": {"type": "string"}}}}
+
+
+def test_a_prompts_tools_are_written_in_each_providers_shape() -> None:
+    """A prompt version's `{name, description, parameters}` (params["tools"] from the run
+    engine) become OpenAI function tools and Anthropic tools with an input schema."""
+    request = ChatRequest("m", [USER], {"tools": [TOOL, {"name": "ping"}]})
+    sent = openai.ADAPTER.build(Endpoint("openai", "https://x"), request).json["tools"]
+    assert sent == [{"type": "function", "function": TOOL},
+                    {"type": "function", "function": {"name": "ping"}}]
+    sent = anthropic.ADAPTER.build(Endpoint("anthropic", "https://x"), request).json["tools"]
+    assert sent == [{"name": "lookup_order", "description": "Finds an order",
+                     "input_schema": TOOL["parameters"]},
+                    {"name": "ping", "input_schema": {"type": "object", "properties": {}}}]
+
+
 def test_parse_replies_and_malformed_shapes() -> None:
     reply = openai.ADAPTER.parse({"choices": [{"message": {"content": "hi"},
                                                "finish_reason": "stop"}],

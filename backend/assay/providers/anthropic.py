@@ -72,6 +72,11 @@ class AnthropicAdapter(DataModelList):
         if system:
             body["system"] = "\n\n".join(system)
         body.update((k, params[k]) for k in PASSED if params.get(k) is not None)
+        if body.get("tools"):  # a prompt's {name, description, parameters}
+            body["tools"] = [t if "input_schema" in t else {
+                **{k: t[k] for k in ("name", "description") if k in t},
+                "input_schema": t.get("parameters") or {"type": "object", "properties": {}}}
+                for t in body["tools"]]
         stop = params.get("stop_sequences", params.get("stop"))
         if stop:
             body["stop_sequences"] = [stop] if isinstance(stop, str) else list(stop)

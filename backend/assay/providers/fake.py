@@ -11,7 +11,8 @@ Endpoints: ``POST /v1/chat/completions`` (OpenAI), ``POST /openai/deployments/{n
 completions?api-version=...`` (Azure), ``POST /v1/messages`` (Anthropic), ``GET /v1/models``.
 Per-request headers: ``X-Fake-Fault: 429|500|hang|reset|malformed`` forces a fault,
 ``X-Fake-Latency-Ms: N`` overrides the latency. Keys: any non-empty key but ``bad-key``.
-Control: ``GET /_fake/stats``, ``POST /_fake/reset``, ``GET|POST /_fake/config``,
+Control: ``GET /_fake/stats``, ``GET /_fake/requests`` (the last bodies received),
+``POST /_fake/reset``, ``GET|POST /_fake/config``,
 ``GET /_fake/health``. Run it with ``python -m assay.providers.fake --port 8900``.
 
 The app is in ``fake_app.py``, reply and body shapes in ``fake_shapes.py``, the config in

@@ -7,6 +7,7 @@ kept cheap (no logging, no validation library): the run engine is benchmarked th
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import itertools
 import json
@@ -26,6 +27,7 @@ _JSON = "application/json"
 _SSE_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
 _MALFORMED = b'{"id": "fake-malformed", "object": "chat.completion", "choices": [{"message": {"con'
 _LINGER_RESET = struct.pack("ii", 1, 0)
+RECEIVED_MAX = 2000  # request bodies kept for `GET /_fake/requests` (bounded: benches)
 
 
 class _Reject(Exception):
@@ -125,6 +127,8 @@ class _Fake:
         # the client closed before their reply (a cancel), which it would not bill
         self.answered = self.tokens_in = self.tokens_out = 0
         self.disconnected = 0
+        # the bodies received, newest last: tests prove what a setting changed in a request
+        self.received: collections.deque[dict[str, Any]] = collections.deque(maxlen=RECEIVED_MAX)
 
     # --- API endpoints --------------------------------------------------------------------
 
@@ -235,6 +239,7 @@ class _Fake:
             raise _Reject(400, "invalid", "The request body must be a JSON object.")
 
         model = deployment if deployment is not None else body.get("model")
+        self.received.append({**body, "model": model} if deployment is not None else body)
         if not isinstance(model, str) or not model:
             raise _Reject(400, "invalid", "model: Field required")
         self.by_model[model] = self.by_model.get(model, 0) + 1
@@ -350,6 +355,9 @@ class _Fake:
     async def get_stats(self, request: web.Request) -> web.Response:
         return web.json_response(self.stats())
 
+    async def get_requests(self, request: web.Request) -> web.Response:
+        return web.json_response({"requests": list(self.received)})
+
     async def post_reset(self, request: web.Request) -> web.Response:
         self.reset_stats()
         return web.json_response(self.stats())
@@ -396,6 +404,7 @@ def create_app(config: FakeConfig | None = None) -> web.Application:
     app.router.add_post("/v1/messages", fake.anthropic)
     app.router.add_get("/v1/models", fake.models)
     app.router.add_get("/_fake/stats", fake.get_stats)
+    app.router.add_get("/_fake/requests", fake.get_requests)
     app.router.add_post("/_fake/reset", fake.post_reset)
     app.router.add_get("/_fake/config", fake.get_config)
     app.router.add_post("/_fake/config", fake.post_config)

@@ -60,6 +60,9 @@ class OpenAIAdapter(DataModelList):
     def body(self, request: ChatRequest, stream: bool) -> dict[str, Any]:
         body: dict[str, Any] = {"model": request.model, "messages": request.messages,
                                 **request.params}
+        if body.get("tools"):  # a prompt's {name, description, parameters}: function tools
+            body["tools"] = [t if "type" in t else {"type": "function", "function": dict(t)}
+                             for t in body["tools"]]
         if stream:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}

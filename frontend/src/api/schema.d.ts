@@ -13,6 +13,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Creates the account and signs it in, as /login does (the same cookies and CSRF
+         *     token): a new user lands on their projects rather than on the sign-in form.
+         */
         post: operations["auth_register"];
         delete?: never;
         options?: never;
@@ -3433,16 +3437,16 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        LoginResult: {
+            user: components["schemas"]["User"];
+            csrf_token: string;
+        };
         Login: {
             /** Format: email */
             email: string;
             password: string;
             /** @default false */
             remember_me?: boolean;
-        };
-        LoginResult: {
-            user: components["schemas"]["User"];
-            csrf_token: string;
         };
         Token: {
             id: number;
@@ -6796,7 +6800,11 @@ export interface components {
             max_budget_micros?: number;
             budget_alert_threshold?: number;
             max_total_tokens?: number | null;
-            stop_if_no_suggestion?: boolean;
+            /**
+             * @description Always true: without a suggestion there is no new prompt to run, so the loop stops
+             * @enum {boolean}
+             */
+            stop_if_no_suggestion?: true;
             /** @description Rejected suggestions in a row after which the experiment stops (reason: rejected); default 3 */
             max_rejections?: number | null;
         };
@@ -9995,7 +10003,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["User"];
+                    "application/json": components["schemas"]["LoginResult"];
                 };
             };
             409: components["responses"]["CONFLICT"];

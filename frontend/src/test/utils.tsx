@@ -37,6 +37,7 @@ export function renderWithProviders(
           <Route path={path} element={children} />
           <Route path="/projects/:projectId" element={<p>Project page</p>} />
           <Route path="/login" element={<p>Login page</p>} />
+          <Route path="/projects" element={<p>Projects page</p>} />
           <Route path="/projects/:projectId/runs/:runId" element={<p>Run page</p>} />
         </Routes>
       </MemoryRouter>

@@ -35,8 +35,10 @@ def _limiter(name: str, limit: int, message: str) -> Limiter:
 @blp.post("/register")
 @blp.doc(security=[])  # public: see security.PUBLIC_ENDPOINTS
 @blp.arguments(RegisterSchema)
-@blp.response(201, UserSchema)
+@blp.response(201, LoginResultSchema)
 def register(data: dict[str, Any]) -> Any:
+    """Creates the account and signs it in, as /login does (the same cookies and CSRF
+    token): a new user lands on their projects rather than on the sign-in form."""
     limiter = _limiter("register", runtime().settings.register_ip_limit,
                        "Too many attempts, try again in 15 minutes")
     limiter.check(request.remote_addr or "?")
@@ -49,7 +51,7 @@ def register(data: dict[str, Any]) -> Any:
     except IntegrityError as error:  # a concurrent registration of this email got in first
         session().rollback()
         raise auth.email_taken() from error
-    return created
+    return _signed_in(created, remember_me=False, status=201)
 
 
 @blp.post("/login")
@@ -62,11 +64,18 @@ def login(data: dict[str, Any]) -> Any:
     found = auth.authenticate(session(), data["email"], data["password"],
                               settings.bcrypt_rounds, throttle)
     commit()
-    days = settings.remember_days if data["remember_me"] else settings.session_days
+    return _signed_in(found, remember_me=data["remember_me"], status=200)
+
+
+def _signed_in(found: Any, *, remember_me: bool, status: int) -> Response:
+    """The session and CSRF cookies of a new session of `found`, and {user, csrf_token}."""
+    settings = runtime().settings
+    days = settings.remember_days if remember_me else settings.session_days
     token = sessions.issue(found.id, found.email, settings.jwt_secret, timedelta(days=days))
     csrf = sessions.csrf_token(token.jti, settings.jwt_secret)
     response = jsonify(LoginResultSchema().dump({"user": found, "csrf_token": csrf}))
-    max_age = days * 86400 if data["remember_me"] else None
+    response.status_code = status
+    max_age = days * 86400 if remember_me else None
     for name, value, http_only in ((SESSION_COOKIE, token.token, True),
                                    (CSRF_COOKIE, csrf, False)):
         response.set_cookie(name, value, max_age=max_age, httponly=http_only, samesite="Strict",

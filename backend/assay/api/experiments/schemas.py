@@ -104,7 +104,10 @@ class StopStep(Schema):
     budget_alert_threshold = fields.Float(allow_nan=False, validate=validate.Range(0.5, 1))
     max_total_tokens = fields.Integer(strict=True, allow_none=True,
                                       validate=validate.Range(0, cfg.TOKENS_MAX))
-    stop_if_no_suggestion = StrictBoolean()
+    stop_if_no_suggestion = StrictBoolean(
+        validate=validate.Equal(True, error=cfg.NO_SUGGESTION_STOPS),
+        metadata={"description": "Always true: without a suggestion there is no new prompt "
+                                 "to run, so the loop stops"})
     max_rejections = fields.Integer(strict=True, allow_none=True, validate=validate.Range(
         1, cfg.MAX_REJECTIONS), metadata={
         "description": "Rejected suggestions in a row after which the experiment stops "

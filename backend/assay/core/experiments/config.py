@@ -45,6 +45,10 @@ BUDGET_MAX_MICROS = 10_000 * 1_000_000
 MAX_REJECTIONS, MAX_REJECTIONS_DEFAULT = 20, 3
 TOKENS_MAX = 10_000_000
 DATA_KINDS = ("cases", "questions")
+# Without a suggestion there is no new prompt to run: the loop can only stop, so `false`
+# is refused rather than stored and ignored.
+NO_SUGGESTION_STOPS = ("must be true: the loop always stops when the refiner has no "
+                       "suggestion (there is no new prompt version to run)")
 
 DEFAULTS: dict[str, Any] = {
     "objective": {"goal": ""},
@@ -238,8 +242,32 @@ def _stop(step: Mapping[str, Any], errors: FieldErrors, **_: Any) -> None:
            integer=True, optional=True)
     _range(errors, "stop.max_rejections", step.get("max_rejections"), 1, MAX_REJECTIONS,
            integer=True, optional=True)
-    if not isinstance(step.get("stop_if_no_suggestion"), bool):
-        errors.add("stop.stop_if_no_suggestion", "must be true or false")
+    if step.get("stop_if_no_suggestion") is not True:
+        errors.add("stop.stop_if_no_suggestion", NO_SUGGESTION_STOPS)
+
+
+def _model_ref(value: Any) -> int | str | None:
+    if isinstance(value, bool) or value in (None, ""):
+        return None
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return value if isinstance(value, int | str) else None
+
+
+def refiner(config: Mapping[str, Any]) -> int | str | None:
+    """The refiner's model: the wizard's `judges.refiner`; configurations stored before it
+    existed may name it `refiner.model_id`; else the first pointwise judge (an id, or a
+    model name as judges are named in scorer params). None when there is no judge."""
+    judges = config.get("judges") or {}
+    legacy = config.get("refiner")
+    for value in (judges.get("refiner") if isinstance(judges, Mapping) else None,
+                  legacy.get("model_id") if isinstance(legacy, Mapping) else None,
+                  next(iter((judges.get("pointwise") or []) if isinstance(judges, Mapping)
+                            else []), None)):
+        chosen = _model_ref(value)
+        if chosen is not None:
+            return chosen
+    return None
 
 
 def max_rejections(config: Mapping[str, Any]) -> int:

@@ -24,6 +24,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from assay.core.datasets.service import version_cases
+from assay.core.experiments import config as config_
 from assay.core.experiments.config import step_errors
 from assay.core.llm.models import ModelConfig
 from assay.core.llm.params import clean_params
@@ -72,7 +73,7 @@ def estimate(session: Session, project_id: int, config: Mapping[str, Any]) -> di
     cases = version_cases(session, config["data"]["dataset_version_id"])
     sample = cases[::max(1, len(cases) // SAMPLE)][:SAMPLE]
     ids = {t["model_id"] for t in config["models"]["targets"]} | set(judges["pointwise"])
-    refiner_id = judges.get("refiner") or judges["pointwise"][0]
+    refiner_id = int(config_.refiner(config) or judges["pointwise"][0])  # checked: an id
     ids |= {refiner_id} | ({judges["pairwise_judge"]} if judges.get("pairwise") else set())
     models = {m.id: m for m in session.scalars(select(ModelConfig).where(
         ModelConfig.id.in_(ids)))}

@@ -16,6 +16,7 @@ from assay.core import ledger
 from assay.core.base import utcnow
 from assay.core.datasets.models import Case
 from assay.core.experiments import aggregate as agg
+from assay.core.experiments import config as config_
 from assay.core.experiments import loop, pairwise, spend
 from assay.core.experiments import refiner as ref
 from assay.core.experiments.aggregate import target_key
@@ -144,17 +145,16 @@ class RefineJob:
 
 def refiner_model(session: Session, experiment: Experiment, secret_key: str
                   ) -> tuple[int, ref.RefinerModel]:
-    judges = experiment.config.get("judges") or {}
-    chosen = (experiment.config.get("refiner") or {}).get("model_id") or next(
-        iter(judges.get("pointwise") or []), None)
+    chosen = config_.refiner(experiment.config)
     model = None
-    if isinstance(chosen, int) or (isinstance(chosen, str) and chosen.isdigit()):
-        model = session.get(ModelConfig, int(chosen))
+    if isinstance(chosen, int):
+        model = session.get(ModelConfig, chosen)
     elif isinstance(chosen, str):  # judges are named by model name in scorer params
         model = session.scalar(select(ModelConfig).where(
             ModelConfig.project_id == experiment.project_id, ModelConfig.name == chosen))
     if model is None or model.project_id != experiment.project_id:
-        raise loop.LoopError("The experiment has no refiner model (its first judge)")
+        raise loop.LoopError("The experiment's refiner model is gone (judges.refiner, or "
+                             "its first judge)")
     credential = model.credential
     key = resolve_api_key(secret_key, credential.project_id, credential.kind,
                           credential.secret_ciphertext, credential.secret_env)

@@ -29,13 +29,17 @@ class PromptParts:
     template: str
     system: str | None = None
     few_shots: Sequence[Mapping[str, str]] = field(default_factory=tuple)
+    # function tools `{name, description?, parameters?}` (core/prompts/tools.py), sent with
+    # every call as params["tools"]; each adapter writes them in its provider's shape
+    tools: Sequence[Mapping[str, Any]] = field(default_factory=tuple)
 
 
 def parts_of(version: PromptVersion | None) -> PromptParts | None:
-    """What cell_messages needs of a target's prompt version (None: the target has none)."""
+    """What a target's calls need of its prompt version (None: the target has none)."""
     if version is None:
         return None
-    return PromptParts(version.template, version.system, tuple(version.few_shots or ()))
+    return PromptParts(version.template, version.system, tuple(version.few_shots or ()),
+                       tuple(version.tools or ()))
 
 
 def is_conversation(case_input: Mapping[str, Any]) -> bool:

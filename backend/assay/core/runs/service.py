@@ -179,6 +179,9 @@ def _cells_of(session: Session, run_id: int, leases: dict[int, tuple[int, str | 
         credential = model.credential
         if target_id not in per_target:  # hashed once per target, not per cell
             params = {**(model.params or {}), **(overrides or {})}
+            parts = prompts.get(prompt_id)
+            if parts is not None and parts.tools:  # the prompt's tools go with each call
+                params["tools"] = [dict(t) for t in parts.tools]
             prefix = response_cache.key_prefix(
                 credential.kind, credential.base_url, model.model, params, model.project_id) \
                 if use_cache and response_cache.is_deterministic(params) else None

@@ -117,7 +117,7 @@ export function toConfig(d: DraftForm): ExperimentConfig {
     convergence_window: d.convergence_window,
     budget_alert_threshold: d.budget_alert,
     max_total_tokens: d.max_tokens_total,
-    stop_if_no_suggestion: d.stop_if_no_suggestion,
+    stop_if_no_suggestion: true, // the loop can only stop without a suggestion (the API refuses false)
     max_rejections: d.max_rejections,
   };
   if (spend !== null) stop.max_budget_micros = spend;
@@ -207,7 +207,6 @@ export function fromConfig(c: ExperimentConfig, name = ''): DraftForm {
     max_spend_dollars: typeof stop.max_budget_micros === 'number' ? microsToDollars(stop.max_budget_micros) : d.max_spend_dollars,
     budget_alert: num(stop.budget_alert_threshold, d.budget_alert),
     max_tokens_total: numOrNull(stop.max_total_tokens),
-    stop_if_no_suggestion: stop.stop_if_no_suggestion !== false,
     max_rejections: num(stop.max_rejections, d.max_rejections),
   };
 }

@@ -20,24 +20,33 @@ export function useMe() {
   });
 }
 
-export function useLogin() {
+/** After sign-in or registration (both answer {user, csrf_token} and set the cookies). */
+function useSignedIn() {
   const queryClient = useQueryClient();
+  return (data: { user: User; csrf_token: string }) => {
+    setCsrfToken(data.csrf_token);
+    // Another user's cached data must never be shown to this one.
+    queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== 'me' });
+    queryClient.setQueryData(qk.me, data.user);
+  };
+}
+
+export function useLogin() {
+  const signedIn = useSignedIn();
   return useMutation({
     mutationFn: (body: LoginBody) => unwrap(api.POST('/api/auth/login', { body })),
     meta: { anonymous: true },
-    onSuccess: (data) => {
-      setCsrfToken(data.csrf_token);
-      // Another user's cached data must never be shown to this one.
-      queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== 'me' });
-      queryClient.setQueryData(qk.me, data.user);
-    },
+    onSuccess: signedIn,
   });
 }
 
+/** Registering signs the new user in, as sign-in does. */
 export function useRegister() {
+  const signedIn = useSignedIn();
   return useMutation({
     mutationFn: (body: RegisterBody) => unwrap(api.POST('/api/auth/register', { body })),
     meta: { anonymous: true },
+    onSuccess: signedIn,
   });
 }
 

@@ -9,7 +9,6 @@ import { PasswordInput } from '../components/PasswordInput';
 import { useLogin } from '../hooks/useAuth';
 
 interface LoginLocationState {
-  registered?: boolean;
   email?: string;
 }
 
@@ -40,9 +39,6 @@ export function LoginPage() {
   return (
     <AuthLayout title="Sign in" subtitle="Welcome back.">
       <form noValidate onSubmit={onSubmit} className="space-y-4">
-        {state.registered && !login.isError && (
-          <Alert tone="success">Account created. Sign in with your new password.</Alert>
-        )}
         {login.isError && <Alert>{errorMessage(login.error)}</Alert>}
         <Field id="email" label="Email" error={missing.email}>
           <Input

@@ -5,10 +5,11 @@ import { json, mockFetch, renderWithProviders, requestsOf } from '@/test/utils';
 import { RegisterPage } from './RegisterPage';
 
 const user = { id: 1, email: 'ada@example.com', name: 'Ada', created_at: '2024-01-01T00:00:00Z' };
+const signedIn = { user, csrf_token: 'csrf-1' };
 
 describe('RegisterPage', () => {
   it('ticks each password rule live and rates the strength', async () => {
-    mockFetch(() => json(user, 201));
+    mockFetch(() => json(signedIn, 201));
     renderWithProviders(<RegisterPage />);
     const rules = screen.getByRole('list', { name: 'Password requirements' });
     const met = () => within(rules).queryAllByText('(met)').length;
@@ -35,7 +36,7 @@ describe('RegisterPage', () => {
   });
 
   it('validates before sending anything', async () => {
-    const fetch = mockFetch(() => json(user, 201));
+    const fetch = mockFetch(() => json(signedIn, 201));
     renderWithProviders(<RegisterPage />);
     await userEvent.type(screen.getByLabelText('Email'), 'ada@example');
     await userEvent.type(screen.getByLabelText('Password'), 'Short1!');
@@ -48,12 +49,12 @@ describe('RegisterPage', () => {
     expect(fetch).not.toHaveBeenCalled();
   });
 
-  it('registers and goes to sign in; a taken email is shown on the field', async () => {
+  it('registers, is signed in and lands on the projects; a taken email is shown on the field', async () => {
     let taken = true;
     const fetch = mockFetch(() =>
       taken
         ? json({ code: 'EMAIL_TAKEN', status: 409, message: 'Email already in use', errors: {} }, 409)
-        : json(user, 201),
+        : json(signedIn, 201),
     );
     renderWithProviders(<RegisterPage />);
     await userEvent.type(screen.getByLabelText('Name (optional)'), 'Ada');
@@ -65,7 +66,7 @@ describe('RegisterPage', () => {
 
     taken = false;
     await userEvent.click(screen.getByRole('button', { name: 'Create account' }));
-    expect(await screen.findByText('Login page')).toBeInTheDocument();
+    expect(await screen.findByText('Projects page')).toBeInTheDocument();
     const body = await requestsOf(fetch).at(-1)!.json();
     expect(body).toEqual({ email: 'ada@example.com', name: 'Ada', password: 'Abcdefgh1!xy', confirm_password: 'Abcdefgh1!xy' });
   });

@@ -48,7 +48,7 @@ export function RegisterPage() {
     register.mutate(
       { email: email.trim(), name: name.trim() || null, password, confirm_password: confirm },
       {
-        onSuccess: () => navigate('/login', { state: { registered: true, email: email.trim() } }),
+        onSuccess: () => navigate('/projects', { replace: true }),
         onError: (err) => {
           if (isApiError(err) && err.code === 'EMAIL_TAKEN') {
             setServerErrors({ email: err.message || 'An account with this email already exists.' });

@@ -45,7 +45,6 @@ export interface DraftForm {
   max_spend_dollars: string;
   budget_alert: number;
   max_tokens_total: number | null;
-  stop_if_no_suggestion: boolean;
   max_rejections: number;
   holdout_fraction: number;
 }
@@ -85,7 +84,6 @@ export function emptyDraft(): DraftForm {
     max_spend_dollars: '100',
     budget_alert: 0.8,
     max_tokens_total: null,
-    stop_if_no_suggestion: true,
     max_rejections: 3,
     holdout_fraction: 0.3,
   };

@@ -1,4 +1,4 @@
-import { Checkbox, Field, Input, describedBy } from '@/components/ui';
+import { Field, Input, describedBy } from '@/components/ui';
 import type { StepProps } from './types';
 
 const num = (v: string) => (v.trim() === '' ? NaN : Number(v));
@@ -32,10 +32,7 @@ export function StopStep({ draft, update, errors }: StepProps) {
           <Input id="stop-holdout" type="number" min={0} max={50} value={Math.round(draft.holdout_fraction * 100)} onChange={(e) => update({ holdout_fraction: num(e.target.value) / 100 })} invalid={!!errors.holdout_fraction} />
         </Field>
       </div>
-      <label className="flex items-center gap-2 text-sm">
-        <Checkbox checked={draft.stop_if_no_suggestion} onChange={(e) => update({ stop_if_no_suggestion: e.target.checked })} />
-        Stop when the refiner has no suggestion
-      </label>
+      <p className="text-sm text-zinc-600">The loop also stops when the refiner has no suggestion: there is no new prompt to run.</p>
     </div>
   );
 }
