@@ -125,6 +125,7 @@ class _Fake:
         # the client closed before their reply (a cancel), which it would not bill
         self.answered = self.tokens_in = self.tokens_out = 0
         self.disconnected = 0
+        self.listed = 0  # model-list requests (connection tests, discovery): free ones
 
     # --- API endpoints --------------------------------------------------------------------
 
@@ -138,6 +139,7 @@ class _Fake:
         return await self._serve(request, ANTHROPIC, None)
 
     async def models(self, request: web.Request) -> web.Response:
+        self.listed += 1
         anthropic_style = "x-api-key" in request.headers or "anthropic-version" in request.headers
         flavor = ANTHROPIC if anthropic_style else OPENAI
         key = _api_key(request.headers, flavor)
@@ -345,6 +347,7 @@ class _Fake:
             "tokens_in": self.tokens_in,
             "tokens_out": self.tokens_out,
             "disconnected": self.disconnected,
+            "listed": self.listed,
         }
 
     async def get_stats(self, request: web.Request) -> web.Response:

@@ -118,7 +118,7 @@ def _data(session: Session, project: Project, filters: ReportFilter
     names = _Names(session, {model for _, model in targets.values()},
                    {run for run, _ in targets.values()})
     rows: list[tuple[_Key, str, _Sums]] = []
-    for target, day, n, _, spent, tokens_in, tokens_out, _ in days:
+    for target, day, n, _, spent, tokens_in, tokens_out in days:
         run, model = targets[target]
         sums = _Sums(outputs=n, tokens_in=tokens_in, tokens_out=tokens_out)
         sums.put("model_calls", spent, n, tokens_in, tokens_out)  # calls: its outputs
