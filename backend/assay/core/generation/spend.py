@@ -16,7 +16,6 @@ from assay.providers.pricing import cost_micros
 if TYPE_CHECKING:
     from assay.core.generation.service import Call
 
-KIND = "generation"
 WHAT = "this generation"
 
 
@@ -55,6 +54,6 @@ def record(session: Session, state: dict[str, Any], held: holds.Hold | None) -> 
     tab = ledger.Tab()
     if spent or tokens_in or tokens_out or calls:
         tab.add(state.get("model_id"), calls, spent, tokens_in, tokens_out)
-    holds.settle(session, held or holds.Hold(int(state["project_id"]), None, 0), KIND, tab,
-                 day=day)
+    nothing = holds.Hold(int(state["project_id"]), None, 0)
+    holds.settle(session, held or nothing, "generation", tab, day=day)
     return spent
