@@ -177,6 +177,10 @@ def _run(url_policy: UrlPolicy, work: Callable[[LLMClient], Awaitable[T]]) -> T:
 
 async def _fetch(client: LLMClient, target: Target, call: HttpCall, sent: Sent) -> Any:
     try:
+        await client.check_url(call.url)  # refused by the guard: nothing was sent
+    except ProviderError as error:
+        raise _Failed(_message(error, call, target)) from None
+    try:
         body = await client.fetch(call)
     except ProviderError as error:
         sent.add(None)
