@@ -20,9 +20,11 @@ WHAT = "this generation"
 
 
 def most(call: Call) -> int:
-    """Every batch writing its full output cap (an unpriced model: nothing known)."""
-    return sum(cost_micros(b.input_tokens, b.max_tokens, call.price_in, call.price_out) or 0
-               for b in call.batches)
+    """Every batch writing its full output cap (an unpriced model: nothing known), or the
+    job's own budget when less: run_batches sends no batch that could pass it."""
+    total = sum(cost_micros(b.input_tokens, b.max_tokens, call.price_in, call.price_out) or 0
+                for b in call.batches)
+    return total if call.budget is None else min(total, call.budget)
 
 
 def check(session: Session, project_id: int, high_micros: int | None) -> None:
