@@ -208,9 +208,12 @@ def test_what_the_provider_counted_is_on_the_ledger(world: World, purpose: str) 
     [by_model] = report["by_model"]
     assert (by_model["model_id"], by_model["tokens_in"], by_model["tokens_out"]) == (
         model_id, tokens_in, tokens_out)
-    usage = world.browser.get(f"{world.base}/reports/tokens").json["items"]
-    assert [(u["model_id"], u["tokens_in"], u["tokens_out"]) for u in usage] == [
+    tokens = world.browser.get(f"{world.base}/reports/tokens").json
+    assert [(u["model_id"], u["tokens_in"], u["tokens_out"]) for u in tokens["items"]] == [
         (model_id, tokens_in, tokens_out)]
+    assert tokens["by_kind"] == report["total"]["by_kind"]
+    assert {k["kind"]: (k["tokens_in"], k["tokens_out"]) for k in tokens["by_kind"]
+            if k["tokens_in"] or k["tokens_out"]} == {purpose: (tokens_in, tokens_out)}
 
 
 @pytest.mark.parametrize("purpose", list(PURPOSES))
