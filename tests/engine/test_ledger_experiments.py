@@ -103,3 +103,22 @@ def test_with_the_cap_used_up_the_refiner_is_not_called(
     assert done.stop_detail == "Budget reached: the refiner's call would exceed the cap"
     assert not any(k == "refinement" for k, _ in _ledger(b.project.id))
     assert _held(b) == (0, 0)
+
+
+def test_with_the_cap_used_up_the_pairwise_judge_is_not_called(
+        factory: Factory, settings: Settings, fake: FakeProviderThread,  # noqa: F811
+        recorded: Calls) -> None:  # noqa: F811
+    b = build(factory, settings, fake, pairwise=True, stop={"max_iterations": 3},
+              cases=CASES)
+    _to_second_run(b, factory, recorded)
+    with db.factory() as session:  # the project's cap: what it spent, no more
+        session.execute(update(Project).where(Project.id == b.project.id)
+                        .values(budget_micros=Project.spent_micros))
+        session.commit()
+    sent = _stats(fake)["total"]
+    drive(recorded)
+    assert _stats(fake)["total"] == sent
+    done = experiment(b.experiment_id)
+    assert (done.status, done.stop_reason) == ("completed", "budget"), done.stop_detail
+    assert not any(k == "pairwise_judge" for k, _ in _ledger(b.project.id))
+    assert _held(b) == (0, 0)
