@@ -17,12 +17,14 @@ from assay.core.projects.models import Project
 from assay.core.reports.costs import cost_report
 from assay.core.reports.models import SpendDay, TargetDay
 from assay.core.reports.scope import ReportFilter
-from assay.core.runs.models import RunTarget
+from assay.core.runs.models import Run, RunTarget
 from assay.core.runs.planning import RunSpec, TargetSpec, plan_run
+from assay.core.scoring.judge_mode import JudgingSpec, start_judging
 from assay.core.scoring.service import create_scorer
 from assay.extensions import db
 from assay.jobs.comparisons import compare_targets
 from assay.jobs.runs import execute_run
+from assay.jobs.scoring import score_run
 from assay.providers.fake import FakeProviderThread
 from assay.settings import Settings
 from tests.engine.test_providers_engine import configure, fake, setup  # noqa: F401
@@ -86,7 +88,7 @@ def _world(factory: Factory, settings: Settings, fake: FakeProviderThread  # noq
         targets = {run: list(session.scalars(select(RunTarget.id).where(
             RunTarget.run_id == run).order_by(RunTarget.position))) for run in runs}
     return {"project_id": s.project.id, "runs": runs, "targets": targets, "models": ids,
-            "pairwise": pairwise.id}
+            "pairwise": pairwise.id, "dataset_id": s.dataset_id}
 
 
 def test_every_purpose_on_the_ledger_equals_what_the_provider_billed(
@@ -170,3 +172,58 @@ def test_over_a_cap_no_pairwise_call_is_sent(
         project = session.get(Project, project_id)
         assert project is not None
         assert (project.spent_micros, project.reserved_micros) == (spent, 0)
+
+
+def _judging(w: dict[str, Any]) -> int:
+    """A judge-mode run over the setup's questions, judged by fake-judge (not yet scored)."""
+    with db.factory() as session:
+        project = session.get(Project, w["project_id"])
+        assert project is not None
+        run = start_judging(session, None, project, w["dataset_id"], JudgingSpec(
+            judges=(w["models"]["fake-judge"],), criteria=("clarity",)))
+        session.commit()
+        return run.id
+
+
+def test_judge_mode_is_on_the_ledger_by_its_judge_and_over_a_cap_sends_nothing(
+        factory: Factory, settings: Settings, fake: FakeProviderThread) -> None:  # noqa: F811
+    configure(fake, latency_ms=0, scripts=[
+        {"model": "fake-judge", "pattern": "", "reply": json.dumps({
+            "criteria": {"clarity": {"score": 8, "rationale": "Clear."}},
+            "summary": "Clear."})}])
+    w = _world(factory, settings, fake)
+    project_id, judge = w["project_id"], w["models"]["fake-judge"]
+    judged = _judging(w)
+    before = _billed(fake)
+    assert score_run(judged) == CASES
+    after = _billed(fake)
+    # credited to the judge model, not to "no model" (the questions' target has none)
+    assert set(_ledger(project_id, "judge_mode")) == {judge}
+    assert _delta(after, before, "fake-judge") == _ledger(project_id, "judge_mode")[judge][:3]
+    assert _ledger(project_id, "judge_mode")[judge][0] == CASES
+    with db.factory() as session:
+        project = session.get(Project, project_id)
+        assert project is not None and project.reserved_micros == 0
+        report = cost_report(session, project, ReportFilter())
+    by_model = {m["model_id"]: m for m in report["by_model"]}
+    # the questions' own target (no model) costs nothing: the spend is the judge's
+    assert by_model[None]["spent_micros"] == by_model[None]["tokens_in"] == 0
+    assert by_model[judge]["judge_micros"] == _ledger(project_id, "judge_mode")[judge][3] > 0
+    assert by_model[judge]["tokens_in"] == _delta(after, before, "fake-judge")[1]
+
+    # the cap used up: another judge-mode run judges nothing and sends nothing
+    again = _judging(w)
+    with db.factory() as session:
+        session.execute(update(Project).where(Project.id == project_id)
+                        .values(budget_micros=Project.spent_micros))
+        session.commit()
+        spent = session.scalar(select(Project.spent_micros).where(Project.id == project_id))
+    total = httpx.get(f"{fake.url}/_fake/stats").json()["total"]
+    assert score_run(again) == 0
+    assert httpx.get(f"{fake.url}/_fake/stats").json()["total"] == total
+    with db.factory() as session:
+        project = session.get(Project, project_id)
+        assert project is not None
+        assert (project.spent_micros, project.reserved_micros) == (spent, 0)
+        run = session.get(Run, again)
+        assert run is not None and run.judge_spent_micros == 0

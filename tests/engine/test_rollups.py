@@ -40,7 +40,7 @@ def _tables(session: Session) -> dict[str, set[tuple[Any, ...]]]:
     """Every rollup row, without the all-zero ones (a recount leaves those out)."""
     days = {tuple(r) for r in session.execute(select(
         TargetDay.target_id, TargetDay.day, TargetDay.outputs, TargetDay.succeeded,
-        TargetDay.spent_micros, TargetDay.tokens_in, TargetDay.tokens_out, TargetDay.judge_micros))}
+        TargetDay.spent_micros, TargetDay.tokens_in, TargetDay.tokens_out))}
     latencies = {tuple(r) for r in session.execute(select(
         TargetLatency.target_id, TargetLatency.day, TargetLatency.latency_ms, TargetLatency.n))}
     cases = {(s, v, m, c, round(t, 9), n, p, j) for s, v, m, c, t, n, p, j in session.execute(

@@ -44,11 +44,13 @@ async def run_job(rt: Runtime, job_id: int) -> None:
     state["status"] = store.RUNNING
     emit(STARTED)
     call: Call | None = None
+    held: spend.holds.Hold | None = None
     results: list[BatchResult] = []
     failure: str | None = None
     try:
         with rt.db.factory() as session:
             call = service.prepare(session, rt.settings.secret_key, state)
+            held = spend.hold(session, state, call)  # over the cap: nothing is sent
 
         def on_result(result: BatchResult) -> None:
             service.apply_result(state, result)
@@ -63,7 +65,7 @@ async def run_job(rt: Runtime, job_id: int) -> None:
     service.conclude(state, [b.count for b in call.batches] if call else [], results, failure)
     try:  # before "finished": the cost report has it when the client hears the job is done
         with rt.db.factory() as session:
-            spend.record(session, state)
+            spend.record(session, state, held)
             session.commit()
     except Exception:
         log.exception("generation %s: its spend was not recorded", job_id)

@@ -129,6 +129,7 @@ class _Fake:
         self.disconnected = 0
         # the bodies received, newest last: tests prove what a setting changed in a request
         self.received: collections.deque[dict[str, Any]] = collections.deque(maxlen=RECEIVED_MAX)
+        self.listed = 0  # model-list requests (connection tests, discovery): free ones
 
     # --- API endpoints --------------------------------------------------------------------
 
@@ -142,6 +143,7 @@ class _Fake:
         return await self._serve(request, ANTHROPIC, None)
 
     async def models(self, request: web.Request) -> web.Response:
+        self.listed += 1
         anthropic_style = "x-api-key" in request.headers or "anthropic-version" in request.headers
         flavor = ANTHROPIC if anthropic_style else OPENAI
         key = _api_key(request.headers, flavor)
@@ -350,6 +352,7 @@ class _Fake:
             "tokens_in": self.tokens_in,
             "tokens_out": self.tokens_out,
             "disconnected": self.disconnected,
+            "listed": self.listed,
         }
 
     async def get_stats(self, request: web.Request) -> web.Response:

@@ -1873,7 +1873,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Tokens in and out per UTC day and model, oldest day first. */
+        /**
+         * Tokens in and out per UTC day and model, oldest day first; and per purpose of the
+         *     calls (by_kind), as the cost report's.
+         */
         get: operations["reports_token_usage"];
         put?: never;
         post?: never;
@@ -5655,6 +5658,8 @@ export interface components {
         };
         TokenUsage: {
             items: components["schemas"]["TokenUsageItem"][];
+            /** @description The tokens (and calls) of every purpose of the ledger, in this order: model_calls, judges, judge_mode, pairwise_targets, pairwise_runs, generation, scorer_trials, critique, assist, refinement, pairwise_judge, arena_judge, connection_test */
+            by_kind: components["schemas"]["CostKind"][];
         };
         TrendModel: {
             /** @description null: recorded traces (no model) */

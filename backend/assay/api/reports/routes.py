@@ -123,7 +123,8 @@ def get_costs(args: dict[str, Any], project_id: int) -> Any:
 @blp.arguments(ScopeArgs, location="query")
 @blp.response(200, TokenUsageSchema)
 def get_token_usage(args: dict[str, Any], project_id: int) -> Any:
-    """Tokens in and out per UTC day and model, oldest day first."""
+    """Tokens in and out per UTC day and model, oldest day first; and per purpose of the
+    calls (by_kind), as the cost report's."""
     project, _ = project_access(project_id, Role.viewer)
     return token_usage(session(), project, _filters(args))
 

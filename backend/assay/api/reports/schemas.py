@@ -212,6 +212,9 @@ class TokenUsageItemSchema(Schema):
 
 class TokenUsageSchema(Schema):
     items = fields.List(fields.Nested(TokenUsageItemSchema), required=True)
+    by_kind = fields.List(fields.Nested(CostKindSchema), required=True, metadata={
+        "description": "The tokens (and calls) of every purpose of the ledger, in this "
+                       "order: " + ", ".join(KINDS)})
 
 
 class PairedSchema(Schema):

@@ -1,5 +1,6 @@
 """Budget holds for an experiment's own calls (AI assist, the refiner, the pairwise judge)
-and for EvalArena's judge runs (no experiment): the same reserve -> settle | release
+and for calls outside runs and experiments (EvalArena's judge runs, scorer trials,
+critiques, generation jobs): the same reserve -> settle | release
 protocol as a run's cells (core/runs/budget.py), against the project's cap and the
 experiment's.
 
@@ -13,6 +14,7 @@ experiment's phase; `release` gives a hold back when no call was paid for.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from typing import Any, Literal
 
 from sqlalchemy import select, update
@@ -26,12 +28,13 @@ from assay.core.runs import budget
 from assay.core.runs.locks import for_update, lock_project
 
 # what a hold pays for: an experiment's phases, or a call outside runs and experiments
-Phase = Literal["assist", "refinement", "judging", "arena", "trial", "critique"]
+Phase = Literal["assist", "refinement", "judging", "arena", "trial", "critique",
+                "generation"]
 _PHASE_COLUMN = {"assist": "assist_micros", "refinement": "refinement_micros",
                  "judging": "judging_micros"}  # arena: no experiment
 _PURPOSE = {"assist": "assist", "refinement": "refinement", "judging": "pairwise_judge",
             "arena": "arena_judge", "trial": "scorer_trials",
-            "critique": "critique"}  # on the ledger
+            "critique": "critique", "generation": "generation"}  # on the ledger
 
 
 class BudgetExceeded(Conflict):
@@ -53,6 +56,24 @@ def experiment_cap(experiment: Experiment) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def check(session: Session, project_id: int, micros: int, what: str = "this call") -> None:
+    """BudgetExceeded now when the project's cap cannot cover `micros`: a request refuses
+    work it queues before anything is stored (the worker takes the hold)."""
+    project = session.execute(select(
+        Project.budget_micros, Project.spent_micros, Project.reserved_micros)
+        .where(Project.id == project_id)).one()
+    _refuse(budget.room([(project.budget_micros, project.spent_micros,
+                          project.reserved_micros)]), micros, what)
+
+
+def _refuse(space: budget.Room, micros: int, what: str) -> None:
+    if not space.fits(micros):
+        raise BudgetExceeded(
+            f"The budget has {max(space.now or 0, 0) / 1e6:.4f} USD left; {what} may cost "
+            f"up to {micros / 1e6:.4f} USD", {"left_micros": max(space.now or 0, 0),
+                                              "needed_micros": micros})
+
+
 def reserve(session: Session, project_id: int, experiment_id: int | None, micros: int,
             what: str = "this call") -> Hold:
     """Hold `micros` against the project's and the experiment's caps; BudgetExceeded (409)
@@ -70,26 +91,21 @@ def reserve(session: Session, project_id: int, experiment_id: int | None, micros
         if experiment is not None:
             caps.append((experiment_cap(experiment), experiment.spent_micros,
                          experiment.reserved_micros))
-    space = budget.room(caps)
-    if not space.fits(micros):
-        raise BudgetExceeded(
-            f"The budget has {max(space.now or 0, 0) / 1e6:.4f} USD left; {what} may cost "
-            f"up to {micros / 1e6:.4f} USD", {"left_micros": max(space.now or 0, 0),
-                                              "needed_micros": micros})
+    _refuse(budget.room(caps), micros, what)
     if micros:
         _move(session, project_id, experiment_id, reserved=micros)
     return Hold(project_id, experiment_id, micros)
 
 
 def settle(session: Session, hold: Hold, phase: Phase, tab: ledger.Tab,
-           iteration_id: int | None = None) -> None:
+           iteration_id: int | None = None, day: date | None = None) -> None:
     """The hold released and what the calls cost (`tab`, by model) charged: to the project,
     the ledger, the experiment's phase and, given, the iteration's phase. The caller
     commits."""
     spent = tab.spent_micros
     tokens_in, tokens_out = tab.tokens
     _move(session, hold.project_id, hold.experiment_id, reserved=-hold.micros, spent=spent)
-    ledger.record(session, hold.project_id, _PURPOSE[phase], tab)
+    ledger.record(session, hold.project_id, _PURPOSE[phase], tab, day=day)
     if hold.experiment_id is not None:
         column = getattr(Experiment, _PHASE_COLUMN[phase])
         session.execute(update(Experiment).where(Experiment.id == hold.experiment_id).values(

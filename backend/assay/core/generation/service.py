@@ -25,7 +25,7 @@ from assay.core.base import utcnow
 from assay.core.datasets.models import Dataset
 from assay.core.datasets.service import check_cases, create_dataset
 from assay.core.errors import Conflict, DomainError, Invalid, NotFound
-from assay.core.generation import parsing, prompts, store
+from assay.core.generation import parsing, prompts, spend, store
 from assay.core.generation.origin import generation_origin
 from assay.core.llm.models import ModelConfig
 from assay.core.llm.secrets import resolve_api_key
@@ -215,6 +215,7 @@ def start(session: Session, conn: redis.Redis, prefix: str, actor: User, project
     spec = normalized(kind, spec)
     cost = estimate_job(session, project, kind, spec)
     _check_budget(cost, spec.get("max_cost_micros"))
+    spend.check(session, project.id, cost["high_micros"])  # the worker holds it
     job_id = store.new_id(conn, prefix)
     state = {
         "id": job_id, "project_id": project.id, "kind": kind, "status": store.QUEUED,
@@ -222,7 +223,7 @@ def start(session: Session, conn: redis.Redis, prefix: str, actor: User, project
         "received": 0, "items": [], "warnings": list(cost["warnings"]),
         "estimate": {k: cost[k] for k in ("calls", "low_micros", "high_micros", "priced")},
         "cost_micros": 0 if cost["priced"] else None, "tokens_in": 0, "tokens_out": 0,
-        "batches": cost["calls"], "batches_done": 0, "error": None,
+        "batches": cost["calls"], "batches_done": 0, "calls": 0, "error": None,
         "created_by": actor.id, "created_at": utcnow().isoformat(), "finished_at": None,
         "dataset_ids": []}
     store.save(conn, prefix, state)
@@ -351,6 +352,7 @@ class BatchResult:
     tokens_in: int = 0
     tokens_out: int = 0
     cost_micros: int | None = None
+    calls: int = 0  # requests sent for it (retries included): what the ledger counts
 
 
 def _params(model: ModelConfig, kind: str, spec: dict[str, Any]) -> dict[str, Any]:
@@ -404,14 +406,14 @@ async def run_batches(client: LLMClient, call: Call,
                 if reply.error is not None or reply.response is None:
                     error = reply.error
                     result = BatchResult(index, None, f"{error.error_class}: {error.message}"
-                                         if error else "no reply")
+                                         if error else "no reply", calls=reply.attempts)
                 else:
                     response = reply.response
                     cost = cost_micros(response.tokens_in, response.tokens_out, call.price_in,
                                        call.price_out)
                     spent += cost or 0
                     result = BatchResult(index, response.text, None, response.tokens_in or 0,
-                                         response.tokens_out or 0, cost)
+                                         response.tokens_out or 0, cost, reply.attempts)
             on_result(result)
             return result
 
@@ -420,6 +422,7 @@ async def run_batches(client: LLMClient, call: Call,
 
 def apply_result(state: dict[str, Any], result: BatchResult) -> None:
     state["batches_done"] += 1
+    state["calls"] = state.get("calls", 0) + result.calls
     state["tokens_in"] += result.tokens_in
     state["tokens_out"] += result.tokens_out
     if state["cost_micros"] is not None and result.text is not None:

@@ -6,7 +6,8 @@ line, an audit event or a job: audit data says ``key_changed: true`` and nothing
 
 Saving tests the connection (probe.py) and records the result; a failed test does not
 refuse the save, bad input does (422). The test runs before any row is written, so no
-transaction is held open during the call.
+transaction is held open during the call. Every test and model list is on the ledger
+("connection_test": its requests and tokens, under no model).
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from assay.core import audit
+from assay.core import audit, ledger
 from assay.core.auth.models import User
 from assay.core.base import utcnow
 from assay.core.errors import Conflict, DomainError, Invalid, NotFound
+from assay.core.experiments import spend as holds
 from assay.core.llm import kinds as kinds_
 from assay.core.llm import probe
 from assay.core.llm.kinds import ProviderKind
@@ -32,6 +34,7 @@ from assay.core.runs.models import Run, RunStatus, RunTarget
 from assay.providers.ssrf import UnresolvableHost, check_base_url
 from assay.settings import Settings
 
+LEAST_CALL_MICROS = 1
 ACTIVE = (RunStatus.pending, RunStatus.running, RunStatus.paused)
 ENV_SUFFIX = "_API_KEY"
 ENV_RESERVED_PREFIXES = ("ASSAY_",)
@@ -146,15 +149,34 @@ def _check_key(kind: ProviderKind, has_stored: bool, secret_env: str | None) -> 
 # --- testing ----------------------------------------------------------------------------------
 
 
-def _probe(kind: ProviderKind, base_url: str, config: dict[str, Any], key: str | None,
-           secret_env: str | None, settings: Settings) -> probe.Outcome:
+def _probe(session: Session, project_id: int, kind: ProviderKind, base_url: str,
+           config: dict[str, Any], key: str | None, secret_env: str | None,
+           settings: Settings) -> probe.Outcome:
+    """The connection test, on the ledger in the caller's transaction. A test that sends
+    a model call (Azure's 1-token chat) is not sent once the project's cap has no room
+    left: its price is unknown, so it needs at least the least a call can cost."""
     if secret_env:
         try:
             key = resolve_api_key(settings.secret_key, 0, kind.kind, None, secret_env)
         except DomainError as error:
             return probe.Outcome(False, error.message, None)
     target = probe.Target(kind, base_url, key, config)
-    return probe.check_connection(target, settings.url_policy)
+    if probe.is_paid(target):
+        try:
+            holds.check(session, project_id, LEAST_CALL_MICROS, "a connection test")
+        except holds.BudgetExceeded as over:
+            return probe.Outcome(False, f"Not tested: {over.message}", None)
+    outcome = probe.check_connection(target, settings.url_policy)
+    _on_ledger(session, project_id, outcome.sent)
+    return outcome
+
+
+def _on_ledger(session: Session, project_id: int, sent: probe.Sent) -> None:
+    """Connection tests and model lists cost nothing known (no model config prices them):
+    their requests and tokens, under no model."""
+    tab = ledger.Tab()
+    tab.add(None, sent.calls, 0, sent.tokens_in, sent.tokens_out)
+    ledger.record(session, project_id, "connection_test", tab)
 
 
 def _stored_key(credential: Credential, settings: Settings) -> str | None:
@@ -209,7 +231,7 @@ def create_credential(session: Session, actor: User, project: Project, data: dic
         _check_secret_env(secret_env)
     _check_key(kind, bool(key), secret_env)
     config = _config(kind, data.get("config") or {})
-    outcome = _probe(kind, base_url, config, key, secret_env, settings)
+    outcome = _probe(session, project.id, kind, base_url, config, key, secret_env, settings)
 
     credential = Credential(project_id=project.id, kind=kind.kind, label=label,
                             base_url=base_url, config=config, secret_env=secret_env or None,
@@ -268,7 +290,7 @@ def update_credential(session: Session, actor: User, project: Project, credentia
     outcome = None
     if key_changed or {"base_url", "config", "secret_env"} & set(after):
         key = new_key if key_changed else _stored_key_or_none(credential, settings)
-        outcome = _probe(kind, after.get("base_url", credential.base_url),
+        outcome = _probe(session, project.id, kind, after.get("base_url", credential.base_url),
                          after.get("config", credential.config or {}), key, secret_env,
                          settings)
 
@@ -310,8 +332,8 @@ def check_credential(session: Session, actor: User, project: Project, credential
     except DomainError as error:
         outcome = probe.Outcome(False, error.message, None)
     else:
-        outcome = _probe(kind, credential.base_url, dict(credential.config or {}), key,
-                         credential.secret_env, settings)
+        outcome = _probe(session, project.id, kind, credential.base_url,
+                         dict(credential.config or {}), key, credential.secret_env, settings)
     _record(credential, outcome)
     audit.record(session, actor, "credential.tested", "credential", credential.id, project.id,
                  {"ok": outcome.ok, "error": outcome.error})
@@ -331,7 +353,12 @@ def discover_models(session: Session, project: Project, credential: Credential,
     else:
         key = _stored_key(credential, settings)
     target = probe.Target(kind, credential.base_url, key, dict(credential.config or {}))
-    found = probe.discover(target, settings.url_policy)
+    sent = probe.Sent()
+    try:
+        found = probe.discover(target, settings.url_policy, sent)
+    finally:  # the requests made are on the ledger, whether the list came back or not
+        _on_ledger(session, project.id, sent)
+        session.commit()
     used = set(session.scalars(select(ModelConfig.model).where(
         ModelConfig.credential_id == credential.id)))
     return [{**item, "configured": item["id"] in used} for item in found]

@@ -68,11 +68,34 @@ class Target:
     config: dict[str, Any]
 
 
+@dataclass
+class Sent:
+    """What the requests of a test or a discovery were: how many reached for the provider,
+    and the tokens of any that answered with usage (Azure's 1-token chat): the ledger's."""
+
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+    def add(self, body: Any) -> None:
+        self.calls += 1
+        usage = body.get("usage") if isinstance(body, dict) else None
+        if isinstance(usage, dict):
+            self.tokens_in += _count(usage.get("prompt_tokens", usage.get("input_tokens")))
+            self.tokens_out += _count(usage.get("completion_tokens",
+                                                usage.get("output_tokens")))
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
 @dataclass(frozen=True)
 class Outcome:
     ok: bool
     error: str | None
     latency_ms: int | None
+    sent: Sent = field(default_factory=Sent)
 
 
 class _Failed(Exception):
@@ -152,23 +175,37 @@ def _run(url_policy: UrlPolicy, work: Callable[[LLMClient], Awaitable[T]]) -> T:
     return asyncio.run(go())
 
 
-async def _fetch(client: LLMClient, target: Target, call: HttpCall) -> Any:
+async def _fetch(client: LLMClient, target: Target, call: HttpCall, sent: Sent) -> Any:
     try:
-        return await client.fetch(call)
+        await client.check_url(call.url)  # refused by the guard: nothing was sent
     except ProviderError as error:
         raise _Failed(_message(error, call, target)) from None
+    try:
+        body = await client.fetch(call)
+    except ProviderError as error:
+        sent.add(None)
+        raise _Failed(_message(error, call, target)) from None
+    sent.add(body)
+    return body
+
+
+def is_paid(target: Target) -> bool:
+    """Whether the connection test sends a model call (Azure's 1-token chat with a
+    deployment) rather than a free model list."""
+    endpoint = _endpoint(target)
+    return adapter_for(endpoint.kind).check_call(endpoint).method != "GET"
 
 
 def check_connection(target: Target, url_policy: UrlPolicy = OPEN) -> Outcome:
     """One small real call: does this base URL answer, and does it accept the key?"""
     endpoint = _endpoint(target)
     call = adapter_for(endpoint.kind).check_call(endpoint)
-    started = time.monotonic()
+    started, sent = time.monotonic(), Sent()
     try:
-        _run(url_policy, lambda client: _fetch(client, target, call))
+        _run(url_policy, lambda client: _fetch(client, target, call, sent))
     except _Failed as failed:
-        return Outcome(False, failed.message, None)
-    return Outcome(True, None, round((time.monotonic() - started) * 1000))
+        return Outcome(False, failed.message, None, sent)
+    return Outcome(True, None, round((time.monotonic() - started) * 1000), sent)
 
 
 def _ids(items: Any, key: str) -> list[dict[str, Any]]:
@@ -183,20 +220,21 @@ def _ids(items: Any, key: str) -> list[dict[str, Any]]:
     return found
 
 
-async def _list(client: LLMClient, target: Target, models: HttpCall) -> list[dict[str, Any]]:
+async def _list(client: LLMClient, target: Target, models: HttpCall,
+                sent: Sent) -> list[dict[str, Any]]:
     kind = target.kind.kind
     if kind == OLLAMA:
-        body = await _fetch(client, target, models)
+        body = await _fetch(client, target, models, sent)
         return _ids(body.get("models") if isinstance(body, dict) else None, "name")
     if kind != ANTHROPIC:
-        body = await _fetch(client, target, models)
+        body = await _fetch(client, target, models, sent)
         return _ids(body.get("data") if isinstance(body, dict) else None, "id")
     found: list[dict[str, Any]] = []
     after = None
     for _ in range(MAX_PAGES):
         query = {"limit": "1000", **({"after_id": after} if after else {})}
         page_call = HttpCall(with_query(models.url, query), {}, models.headers, "GET")
-        body = await _fetch(client, target, page_call)
+        body = await _fetch(client, target, page_call, sent)
         found += _ids(body.get("data") if isinstance(body, dict) else None, "id")
         after = body.get("last_id") if isinstance(body, dict) else None
         if not (isinstance(body, dict) and body.get("has_more") is True
@@ -205,14 +243,17 @@ async def _list(client: LLMClient, target: Target, models: HttpCall) -> list[dic
     return found
 
 
-def discover(target: Target, url_policy: UrlPolicy = OPEN) -> list[dict[str, Any]]:
-    """The provider's model ids ({id, name}), sorted; ProviderUnavailable on failure."""
+def discover(target: Target, url_policy: UrlPolicy = OPEN,
+             sent: Sent | None = None) -> list[dict[str, Any]]:
+    """The provider's model ids ({id, name}), sorted; ProviderUnavailable on failure.
+    `sent` counts the requests made, failed or not."""
     endpoint = _endpoint(target)
     models = adapter_for(endpoint.kind).models_call(endpoint)
+    counted = sent if sent is not None else Sent()
     try:
         if models is None:
             raise _Failed("this provider offers no model list")
-        found = _run(url_policy, lambda client: _list(client, target, models))
+        found = _run(url_policy, lambda client: _list(client, target, models, counted))
     except _Failed as failed:
         raise ProviderUnavailable(f"Discovery failed: {failed.message}") from None
     unique = {item["id"]: item for item in found}

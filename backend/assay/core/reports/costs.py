@@ -118,7 +118,7 @@ def _data(session: Session, project: Project, filters: ReportFilter
     names = _Names(session, {model for _, model in targets.values()},
                    {run for run, _ in targets.values()})
     rows: list[tuple[_Key, str, _Sums]] = []
-    for target, day, n, _, spent, tokens_in, tokens_out, _ in days:
+    for target, day, n, _, spent, tokens_in, tokens_out in days:
         run, model = targets[target]
         sums = _Sums(outputs=n, tokens_in=tokens_in, tokens_out=tokens_out)
         sums.put("model_calls", spent, n, tokens_in, tokens_out)  # calls: its outputs
@@ -146,6 +146,13 @@ def _newest_first(row: dict[str, Any]) -> tuple[float, int]:
     return -row["created_at"].timestamp(), -row["run_id"]
 
 
+def _by_kind(total: _Sums) -> list[dict[str, Any]]:
+    """Every purpose of the ledger, in KINDS' order: its spend, calls and tokens."""
+    return [{"kind": kind, "spent_micros": spent, "calls": calls, "tokens_in": tokens_in,
+             "tokens_out": tokens_out}
+            for kind, (spent, calls, tokens_in, tokens_out) in total.kinds().items()]
+
+
 def cost_report(session: Session, project: Project, filters: ReportFilter) -> dict[str, Any]:
     """Totals (with the spend by kind), then by model (most spent first), by run (newest
     first: when it was created) and by day (oldest first); money in micro-dollars. A model's
@@ -158,10 +165,7 @@ def cost_report(session: Session, project: Project, filters: ReportFilter) -> di
     by_run = _roll_up([(k.run_id, sums) for k, _, sums in rows if k.run_id is not None])
     by_day = _roll_up([(day, sums) for _, day, sums in rows])
     return {
-        "total": {**total.view(), "by_kind": [
-            {"kind": kind, "spent_micros": spent, "calls": calls, "tokens_in": tokens_in,
-             "tokens_out": tokens_out}
-            for kind, (spent, calls, tokens_in, tokens_out) in total.kinds().items()]},
+        "total": {**total.view(), "by_kind": _by_kind(total)},
         "by_model": _sorted(by_model, lambda m, s: {
             "model_id": m, "model_name": names.model(m), **s.view()},
             lambda r: (-r["spent_micros"], r["model_name"] is None, r["model_name"] or "")),
@@ -175,12 +179,15 @@ def cost_report(session: Session, project: Project, filters: ReportFilter) -> di
 
 def token_usage(session: Session, project: Project, filters: ReportFilter) -> dict[str, Any]:
     """Tokens in and out per UTC day and model (oldest day first, then by model name): of
-    every call on the ledger, by the model that made it."""
+    every call on the ledger, by the model that made it; and by purpose."""
     rows, names = _data(session, project, filters)
+    total = _Sums()
+    for _, _, sums in rows:
+        total.add(sums)
     per_day_model = _roll_up([((day, k.model_id), sums) for k, day, sums in rows])
     items = _sorted(per_day_model, lambda k, s: {
         "day": k[0], "model_id": k[1], "model_name": names.model(k[1]),
         "tokens_in": s.tokens_in, "tokens_out": s.tokens_out, "outputs": s.outputs},
         lambda r: (r["day"], r["model_name"] is None, r["model_name"] or "",
                    r["model_id"] or 0))
-    return {"items": items}
+    return {"items": items, "by_kind": _by_kind(total)}

@@ -5,10 +5,9 @@ They hold sums, kept exact by every writer in the transaction that changes what 
 (rollups.py says which): a report over them is the report over the outputs and scores.
 
 - `target_days`: per run target and UTC day its outputs finished: finished outputs
-  (succeeded + failed), successes, the model calls' cost and tokens, and what the judges
-  of those outputs cost (`judge_micros`, counted on the output's day even when a scoring
-  job judged it later, so a recount from the outputs gives the same sums). Costs by day,
-  run and model, and the leaderboard's counts, for any whole-day range.
+  (succeeded + failed), successes, the model calls' cost and tokens (what their judges
+  cost is on the ledger, `spend_days`, by judge model). Costs by day, run and model, and
+  the leaderboard's counts, for any whole-day range.
 - `target_latencies`: per run target and day, how many succeeded uncached outputs took
   each whole millisecond: exact nearest-rank percentiles for any whole-day range.
 - `score_cases`: per scorer, version, model and case, the sum and count of the values its
@@ -47,7 +46,6 @@ class TargetDay(Base):
     spent_micros: Mapped[int] = mapped_column(BigInteger, default=0)
     tokens_in: Mapped[int] = mapped_column(BigInteger, default=0)
     tokens_out: Mapped[int] = mapped_column(BigInteger, default=0)
-    judge_micros: Mapped[int] = mapped_column(BigInteger, default=0)
 
 
 class TargetLatency(Base):

@@ -2,9 +2,9 @@
 
 Writers, each in the transaction that changes what the rollups sum:
 - planning a trace run adds its recorded outputs (succeeded at once);
-- `record_results` adds each batch of finished outputs (`add_finished`, with what their
-  judges cost) and their scores (`add_scores`); the scoring job adds the scores it
-  backfills (`add_scores`) and what their judges cost (`add_judged`, via judge_spend);
+- `record_results` adds each batch of finished outputs (`add_finished`) and their scores
+  (`add_scores`); the scoring job adds the scores it backfills (`add_scores`); what judges
+  cost is on the ledger (`spend_days`, core/ledger/), by judge model;
 - starting judge mode adds its questions (succeeded at once, free);
 - reopening failed cells takes them out first (`remove_reopened`): they are no longer
   finished, and their next result is added when it lands;
@@ -93,7 +93,7 @@ def add_finished(session: Session, day: date, targets: Mapping[int, Tally],
     _add(session, _DAYS, [
         {"target_id": t, "day": day, "outputs": s.succeeded + s.failed,
          "succeeded": s.succeeded, "spent_micros": s.spent, "tokens_in": s.tokens_in,
-         "tokens_out": s.tokens_out, "judge_micros": s.judged} for t, s in targets.items()],
+         "tokens_out": s.tokens_out} for t, s in targets.items()],
         ("target_id", "day"))
     _add(session, _LATENCIES, [
         {"target_id": t, "day": day, "latency_ms": ms, "n": n}
@@ -111,35 +111,13 @@ def remove_reopened(session: Session, reopened: Iterable[ColumnElement[bool]]) -
     rows = session.execute(
         select(Output.target_id, day, func.count(), func.coalesce(func.sum(Output.cost_micros), 0),
                func.coalesce(func.sum(Output.tokens_in), 0),
-               func.coalesce(func.sum(Output.tokens_out), 0),
-               func.coalesce(func.sum(Output.judge_cost_micros), 0))
+               func.coalesce(func.sum(Output.tokens_out), 0))
         .where(*reopened, Output.status == CellStatus.failed, Output.finished_at.is_not(None))
         .group_by(Output.target_id, day)).all()
     _add(session, _DAYS, [
         {"target_id": t, "day": _day(d), "outputs": -int(n), "succeeded": 0,
-         "spent_micros": -int(spent), "tokens_in": -int(t_in), "tokens_out": -int(t_out),
-         "judge_micros": -int(judged)}
-        for t, d, n, spent, t_in, t_out, judged in rows], ("target_id", "day"))
-
-
-def add_judged(session: Session, costs: Mapping[int, int]) -> None:
-    """What judges cost on finished outputs (output id -> micro-dollars), added to the day
-    each output finished (as a recount from `outputs.judge_cost_micros` sums it)."""
-    ids = sorted(o for o, cost in costs.items() if cost)
-    if not ids:
-        return
-    day = day_of(session, Output.finished_at)
-    sums: dict[tuple[int, date], int] = {}
-    for output_id, target_id, finished in session.execute(
-            select(Output.id, Output.target_id, day).where(
-                Output.id.in_(ids), Output.finished_at.is_not(None),
-                Output.status.in_((CellStatus.succeeded, CellStatus.failed)))):
-        key = (target_id, _day(finished))
-        sums[key] = sums.get(key, 0) + costs[output_id]
-    _add(session, _DAYS, [
-        {"target_id": t, "day": d, "outputs": 0, "succeeded": 0, "spent_micros": 0,
-         "tokens_in": 0, "tokens_out": 0, "judge_micros": cost}
-        for (t, d), cost in sums.items()], ("target_id", "day"))
+         "spent_micros": -int(spent), "tokens_in": -int(t_in), "tokens_out": -int(t_out)}
+        for t, d, n, spent, t_in, t_out in rows], ("target_id", "day"))
 
 
 def models_of(session: Session, target_ids: Iterable[int]) -> dict[int, int]:
@@ -295,14 +273,12 @@ def within(scope: Scope, span: tuple[date, date] | None) -> bool:
 
 
 def target_days(session: Session, scope: Scope
-                ) -> list[tuple[int, date, int, int, int, int, int, int]]:
-    """(target id, day, outputs, succeeded, spent, tokens in, tokens out, judges' spend) in
-    scope."""
-    return [(t, d, int(n), int(ok), int(spent), int(t_in), int(t_out), int(judged))
-            for t, d, n, ok, spent, t_in, t_out, judged in session.execute(
+                ) -> list[tuple[int, date, int, int, int, int, int]]:
+    """(target id, day, outputs, succeeded, spent, tokens in, tokens out) in scope."""
+    return [(t, d, int(n), int(ok), int(spent), int(t_in), int(t_out))
+            for t, d, n, ok, spent, t_in, t_out in session.execute(
         select(TargetDay.target_id, TargetDay.day, TargetDay.outputs, TargetDay.succeeded,
-               TargetDay.spent_micros, TargetDay.tokens_in, TargetDay.tokens_out,
-               TargetDay.judge_micros)
+               TargetDay.spent_micros, TargetDay.tokens_in, TargetDay.tokens_out)
         .where(*_targets_in(scope, TargetDay.target_id),
                *day_conditions(scope, TargetDay.day)))]
 
@@ -400,14 +376,12 @@ def rebuild(session: Session) -> None:
     day = day_of(session, Output.finished_at)
     done = [Output.finished_at.is_not(None)]
     session.execute(_DAYS.insert().from_select(
-        ["target_id", "day", "outputs", "succeeded", "spent_micros", "tokens_in", "tokens_out",
-         "judge_micros"],
+        ["target_id", "day", "outputs", "succeeded", "spent_micros", "tokens_in", "tokens_out"],
         select(Output.target_id, day, func.count(),
                func.sum(case((Output.status == CellStatus.succeeded, 1), else_=0)),
                func.coalesce(func.sum(Output.cost_micros), 0),
                func.coalesce(func.sum(Output.tokens_in), 0),
-               func.coalesce(func.sum(Output.tokens_out), 0),
-               func.coalesce(func.sum(Output.judge_cost_micros), 0))
+               func.coalesce(func.sum(Output.tokens_out), 0))
         .where(*done, Output.status.in_((CellStatus.succeeded, CellStatus.failed)))
         .group_by(Output.target_id, day)))
     session.execute(_LATENCIES.insert().from_select(

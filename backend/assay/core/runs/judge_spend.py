@@ -19,7 +19,6 @@ from sqlalchemy.orm import Session
 from assay.core import ledger
 from assay.core.base import utcnow
 from assay.core.projects.models import Project
-from assay.core.reports import rollups
 from assay.core.runs import budget
 from assay.core.runs.locks import for_update, lock_run
 from assay.core.runs.models import Output, Run
@@ -128,7 +127,6 @@ def settle(session: Session, run_id: int, reserved: int, costs: Mapping[int, int
             .values(judge_cost_micros=func.coalesce(Output.judge_cost_micros, 0)
                     + bindparam("cost")),
             [{"oid": oid, "cost": cost} for oid, cost in costs.items()])
-        rollups.add_judged(session, costs)
     _move(session, run_id, -_held(session, run_id, reserved), sum(costs.values()))
 
 

@@ -108,6 +108,7 @@ export const tokens = (): TokenUsage => ({
     { day: '2026-11-19', model_id: 2, model_name: 'Fake Fast', tokens_in: 200, tokens_out: 100, outputs: 2 },
     { day: '2026-11-20', model_id: 1, model_name: 'Fake Smart', tokens_in: 600, tokens_out: 300, outputs: 5 },
   ],
+  by_kind: kinds(0, 0, 0, 0).map((k) => (k.kind === 'model_calls' ? { ...k, calls: 7, tokens_in: 800, tokens_out: 400 } : k)),
 });
 
 export const emptyCosts = (): CostReport => ({ total: { ...sums(0, 0, 0, 0, 0, 0), by_kind: kinds(0, 0, 0, 0) }, by_model: [], by_run: [], by_day: [] });
