@@ -143,7 +143,7 @@ def cancel_job(project_id: int, job_id: int) -> Any:
     state = store.get(runtime().redis, _prefix(), project.id, job_id)
     if state["status"] in store.TERMINAL:
         raise Conflict(f"The generation job has ended: it is {state['status']}",
-                       {"status": state["status"]})
+                       {"status": state["status"]}, code="JOB_ENDED")
     cancel_generation(runtime(), job_id)
     return view(state)
 
