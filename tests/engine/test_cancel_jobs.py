@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
 import time
 from typing import Any
 
@@ -16,6 +17,7 @@ import httpx
 from sqlalchemy import func, select
 
 from assay.core.auth.models import User
+from assay.core.experiments.models import Experiment
 from assay.core.llm.models import ModelConfig
 from assay.core.llm.service import ensure_demo_models
 from assay.core.projects.models import Membership, Project, Role
@@ -23,11 +25,15 @@ from assay.core.reports.models import SpendDay
 from assay.core.runs.models import Run, RunTarget
 from assay.core.scoring.models import Comparison, Score
 from assay.extensions import db
+from assay.jobs.experiments import advance
 from assay.providers.fake import FakeProviderThread
 from assay.runtime import current
 from tests.api.test_comparisons import pairwise_scorer
+from tests.engine.experiment_setup import build, iterations, recorded  # noqa: F401
 from tests.engine.test_cancel_in_flight import PROMPT_S, SLOW_MS, a_slow_run, set_fake, wait
 from tests.engine.test_control_live import CASES
+from tests.engine.test_experiment_loop import Calls, drive, url
+from tests.engine.test_experiment_pairwise import _to_second_run
 from tests.engine.test_providers_engine import configure, fake, stats  # noqa: F401
 from tests.factories import Factory
 
@@ -226,3 +232,45 @@ def test_deleting_a_project_closes_its_runs_calls_in_flight(
     assert seen["answered"] == 0 and seen["disconnected"] == seen["total"] >= 1
     assert live.run().status == "cancelled" and live.cells() == {"skipped": CASES}
     assert live.run().spent_micros == 0
+
+
+def test_pausing_an_iterations_judging_closes_its_pairwise_calls_and_bills_what_answered(
+        factory: Factory, settings: Any, fake: FakeProviderThread,  # noqa: F811
+        recorded: Calls) -> None:  # noqa: F811
+    """The judging phase (pairwise against the previous iteration) on the test's own
+    thread; the pause over the API reaches it through Redis, as from another machine."""
+    b = build(factory, settings, fake, pairwise=True, stop={"max_iterations": 2}, cases=10)
+    _to_second_run(b, factory, recorded)
+    second = iterations(b.experiment_id)[1]
+    assert second.status == "judging"
+    per_token(b.project.id)
+    some_answer_then_slow(fake)
+    outcome: list[str] = []
+    step = threading.Thread(target=lambda: outcome.append(advance(second.id)))
+    step.start()
+    wait(lambda: stats(fake)["answered"] >= 1, "a first verdict", 90)
+    assert factory.login(b.owner).post(url(b, "/pause")).status_code == 200
+    seen = closed_and_billed(fake)
+    step.join(PROMPT_S)
+    assert not step.is_alive() and outcome == ["paused"]
+    assert iterations(b.experiment_id)[1].status == "judging"
+    bill = provider_bill(fake)
+    # every verdict the provider gave is paid for, in the judging phase and on the ledger
+    assert ledger(b.project.id, "pairwise_judge") == (seen["answered"], bill, bill)
+    with db.factory() as session:
+        found, project = session.get(Experiment, b.experiment_id), session.get(
+            Project, b.project.id)
+        assert found is not None and project is not None
+        assert found.reserved_micros == project.reserved_micros == 0
+        rows = session.scalar(select(func.count()).select_from(Comparison).where(
+            Comparison.run_id == second.run_id))
+    assert rows is not None and rows <= seen["answered"] // 2
+
+    set_fake(fake, latency_ms=0, jitter_ms=0)
+    assert factory.login(b.owner).post(url(b, "/resume")).status_code == 200
+    drive(recorded)
+    second = iterations(b.experiment_id)[1]
+    assert second.status == "completed"
+    with db.factory() as session:
+        assert session.scalar(select(func.count()).select_from(Comparison).where(
+            Comparison.run_id == second.run_id)) == 10  # each pair once
