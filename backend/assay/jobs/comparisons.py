@@ -13,6 +13,7 @@ from assay.core.runs import judge_spend
 from assay.core.scoring import pairwise_runs
 from assay.core.scoring.judge_calls import ModelJudge, judge_models
 from assay.core.scoring.pairwise_runs import Pair
+from assay.jobs import stops
 from assay.providers.client import LLMClient
 from assay.runtime import Runtime, current
 from assay.scorers.base import Context, PairVerdict, PairwiseScorer, Subject
@@ -48,7 +49,11 @@ async def _compare_targets(rt: Runtime, run_id: int, version_id: int, target_a_i
         "compared": 0, "comparisons": 0}
     purpose = "pairwise_runs" if base_run_id is not None else "pairwise_targets"
     gate = asyncio.Semaphore(CONCURRENT)
-    async with LLMClient(url_policy=rt.settings.url_policy) as client:
+    client = LLMClient(url_policy=rt.settings.url_policy)
+    # a cancel closes the judges' requests: the pairs judged by then are written, and every
+    # judge call the provider answered is on the ledger (the tab counts them as they land)
+    async with client, stops.watching(stops.signal(
+            rt, stops.COMPARISONS, run_id, after=stops.enqueued_at()), client.stop) as watch:
         models = ModelJudge(client, judges)
 
         async def judged(pair: Pair, found: dict[int, Subject],
@@ -60,6 +65,8 @@ async def _compare_targets(rt: Runtime, run_id: int, version_id: int, target_a_i
             return pairwise_runs.comparison_rows(run_id, version_id, pair, verdicts)
 
         for start in range(0, len(plan.pairs), BATCH):
+            if watch.stopped:
+                break
             with rt.db.factory() as session:
                 found = pairwise_runs.subjects(session, [
                     i for p in plan.pairs[start:start + BATCH]
@@ -73,8 +80,17 @@ async def _compare_targets(rt: Runtime, run_id: int, version_id: int, target_a_i
             stopped = fit < len(batch)
             batch, tab = batch[:fit], ledger.Tab()
             try:
-                rows = [row for rows in await asyncio.gather(
-                    *(judged(p, found, tab) for p in batch)) for row in rows]
+                outcomes = await asyncio.gather(*(judged(p, found, tab) for p in batch),
+                                                return_exceptions=True)
+                for outcome in outcomes:  # a bug is the job's failure, a cancel is not
+                    if isinstance(outcome, BaseException) and not isinstance(
+                            outcome, asyncio.CancelledError):
+                        raise outcome
+                # a pair a cancel cut is left unjudged (a later job judges it)
+                done = [(p, o) for p, o in zip(batch, outcomes, strict=True)
+                        if not isinstance(o, BaseException)]
+                batch = [p for p, _ in done]
+                rows = [row for _, found_rows in done for row in found_rows]
                 with rt.db.factory() as session:
                     pairwise_runs.write_comparisons(session, version_id, batch, rows)
                     judge_spend.charge(session, run_id, reserved, purpose, tab)
@@ -86,18 +102,27 @@ async def _compare_targets(rt: Runtime, run_id: int, version_id: int, target_a_i
                 raise
             progress["compared"] += len(batch)
             progress["comparisons"] += len(rows)
-            if stopped:
+            if watch.stopped:
+                progress["stopped"] = "cancelled"
+            elif stopped:
                 progress["stopped"] = "budget_exceeded"
-            try:  # progress is best effort; the comparisons are in the database
-                rt.publish(run_id, COMPARED, dict(progress))
-            except Exception as exc:
-                log.warning("run %s: comparison progress not published: %s", run_id, exc)
-            if stopped:
+            _publish(rt, run_id, progress)
+            if stopped and not watch.stopped:
                 log.warning("run %s: comparing stopped: the budget has no room for the "
                             "next pairs", run_id)
                 break
+        if watch.stopped and progress.get("stopped") != "cancelled":  # between batches
+            progress["stopped"] = "cancelled"
+            _publish(rt, run_id, progress)
     log.info("run %s: %s comparisons written", run_id, progress["comparisons"])
     return int(progress["comparisons"])
+
+
+def _publish(rt: Runtime, run_id: int, progress: dict[str, Any]) -> None:
+    try:  # progress is best effort; the comparisons are in the database
+        rt.publish(run_id, COMPARED, dict(progress))
+    except Exception as exc:
+        log.warning("run %s: comparison progress not published: %s", run_id, exc)
 
 
 async def judge_pair(scorer: PairwiseScorer, a: Subject, b: Subject,

@@ -30,6 +30,7 @@ from assay.core.scoring import pairwise_runs
 from assay.core.scoring.judge_calls import ModelJudge
 from assay.core.scoring.pairwise_runs import Pair
 from assay.events.experiments import publish_experiment
+from assay.jobs import stops
 from assay.jobs.comparisons import BATCH, CONCURRENT, judge_pair
 from assay.jobs.queues import enqueue_run
 from assay.providers.client import LLMClient
@@ -125,11 +126,19 @@ def _judge_pairs(rt: Runtime, iteration_id: int) -> str:
         when it never did)."""
         judged_so_far = 0
         gate = asyncio.Semaphore(CONCURRENT)
-        async with LLMClient(url_policy=rt.settings.url_policy) as client:
+        client = LLMClient(url_policy=rt.settings.url_policy)
+
+        def halted() -> bool:
+            with rt.db.factory() as session:
+                return not pairwise.judging(session, iteration_id)
+
+        # a pause or a cancel closes the judges' requests in flight (stops.py)
+        async with client, stops.watching(stops.signal(
+                rt, stops.ITERATION, iteration_id, halted), client.stop) as watch:
             models = ModelJudge(client, job.judges)
             for start in range(0, len(job.pairs), BATCH):
                 with rt.db.factory() as session:
-                    if not pairwise.judging(session, iteration_id):
+                    if watch.stopped or not pairwise.judging(session, iteration_id):
                         return False, -1  # paused or cancelled meanwhile
                     found = pairwise_runs.subjects(session, [
                         i for p in job.pairs[start:start + BATCH]
@@ -138,20 +147,28 @@ def _judge_pairs(rt: Runtime, iteration_id: int) -> str:
                              if p.output_a_id in found and p.output_b_id in found]
                     held = _hold(session, job, ready, found)
                     session.commit()
+                meters = [ledger.Metered(models) for _ in held]  # count calls as they land
+                judged: list[Any] = [None] * len(held)  # each pair's rows, once judged
                 try:
                     judged = await asyncio.gather(*(
-                        _pair(job, models, gate, pair, found) for pair, _ in held))
-                except BaseException:  # cancelled mid-batch: no verdict to pay for
+                        _pair(job, meter, gate, pair, found)
+                        for (pair, _), meter in zip(held, meters, strict=True)),
+                        return_exceptions=True)
+                    for outcome in judged:  # a bug fails the step, a stop does not
+                        if isinstance(outcome, BaseException) and not isinstance(
+                                outcome, asyncio.CancelledError):
+                            raise outcome
+                finally:  # what the provider answered is paid for, a pair cut or not
                     with rt.db.factory() as session:
-                        for _, hold in held:
-                            spend.release(session, hold)
+                        for (pair, hold), meter, rows in zip(held, meters, judged,
+                                                             strict=True):
+                            spend.settle(session, hold, "judging", meter.tab, iteration_id)
+                            if isinstance(rows, list):  # judged: its verdicts kept
+                                pairwise_runs.write_comparisons(session, job.version_id,
+                                                                [pair], rows)
                         session.commit()
-                    raise
-                with rt.db.factory() as session:
-                    for (pair, hold), (rows, meter) in zip(held, judged, strict=True):
-                        spend.settle(session, hold, "judging", meter.tab, iteration_id)
-                        pairwise_runs.write_comparisons(session, job.version_id, [pair], rows)
-                    session.commit()
+                if watch.stopped:
+                    return False, -1
                 judged_so_far += len(held)
                 if len(held) < len(ready):  # the budget cannot cover the next pair
                     return True, judged_so_far
@@ -181,14 +198,12 @@ def _hold(session: Session, job: pairwise.PairwiseJob, pairs: list[Pair],
     return held
 
 
-async def _pair(job: pairwise.PairwiseJob, models: ModelJudge, gate: asyncio.Semaphore,
-                pair: Pair, found: dict[int, Subject]
-                ) -> tuple[list[dict[str, Any]], ledger.Metered]:
-    meter = ledger.Metered(models)
+async def _pair(job: pairwise.PairwiseJob, meter: ledger.Metered, gate: asyncio.Semaphore,
+                pair: Pair, found: dict[int, Subject]) -> list[dict[str, Any]]:
     async with gate:
         verdicts = await judge_pair(job.scorer, found[pair.output_a_id],
                                     found[pair.output_b_id], Context(judge=meter))
-    return pairwise_runs.comparison_rows(job.run_id, job.version_id, pair, verdicts), meter
+    return pairwise_runs.comparison_rows(job.run_id, job.version_id, pair, verdicts)
 
 
 def _refine(rt: Runtime, iteration_id: int) -> str:

@@ -11,6 +11,7 @@ from rq import Queue
 from assay.core.generation import service, spend, store
 from assay.core.generation.service import BatchResult, Call
 from assay.events.publish import publish
+from assay.jobs import stops
 from assay.observability import logs
 from assay.providers.client import LLMClient
 from assay.runtime import Runtime, current
@@ -24,6 +25,11 @@ def enqueue_generation(rt: Runtime, job_id: int) -> None:
     Queue(rt.settings.runs_queue, connection=rt.redis).enqueue(
         "assay.jobs.generation.execute_generation", job_id, job_timeout=3600, result_ttl=600,
         failure_ttl=7 * 86400, meta=logs.job_meta())
+
+
+def cancel_generation(rt: Runtime, job_id: int) -> None:
+    """Ask the job's worker to stop (a job that has ended is left as it is)."""
+    stops.request(rt, stops.GENERATION, job_id)
 
 
 def execute_generation(job_id: int) -> None:
@@ -45,6 +51,7 @@ async def run_job(rt: Runtime, job_id: int) -> None:
     emit(STARTED)
     call: Call | None = None
     held: spend.holds.Hold | None = None
+    watch: stops.Watch | None = None
     results: list[BatchResult] = []
     failure: str | None = None
     try:
@@ -56,13 +63,17 @@ async def run_job(rt: Runtime, job_id: int) -> None:
             service.apply_result(state, result)
             emit(PROGRESS)
 
-        async with LLMClient(timeout_s=CALL_TIMEOUT_S,
-                             url_policy=rt.settings.url_policy) as client:
+        client = LLMClient(timeout_s=CALL_TIMEOUT_S, url_policy=rt.settings.url_policy)
+        # a cancel closes the batches' requests in flight: the batches done are kept
+        async with client, stops.watching(stops.signal(
+                rt, stops.GENERATION, job_id, after=stops.enqueued_at()), client.stop) as watch:
             results = await service.run_batches(client, call, on_result)
     except Exception as exc:  # the job must end with a truthful state, never hang queued
         log.exception("generation %s failed", job_id)
         failure = service.failure_text(exc)
     service.conclude(state, [b.count for b in call.batches] if call else [], results, failure)
+    if watch is not None and watch.stopped and failure is None:
+        service.cancelled(state)
     try:  # before "finished": the cost report has it when the client hears the job is done
         with rt.db.factory() as session:
             spend.record(session, state, held)

@@ -342,7 +342,7 @@ class _Shard:
                         pass
                 while completed:
                     task = completed.popleft()
-                    if task.cancelled():  # a call a stop aborted (nothing else is cancelled)
+                    if task.cancelled():  # a call a stop closed (nothing else is cancelled)
                         cell = in_flight.pop(task)
                         kept = self.answered.pop(cell.output_id, None)
                         if kept is None:  # no reply: nothing billed, the cell is given back
@@ -385,9 +385,8 @@ class _Shard:
                         granted, stop = result
                         holder.apply(*asked, granted, time.monotonic())
                         if stop and not stopping:  # abort: close the requests in flight
-                            stopping = exhausted = True
-                            for call in in_flight:
-                                call.cancel()
+                            stopping = exhausted = True  # (a reply arriving is recorded)
+                            client.stop()
                             aborted[1].extend(c.output_id for c in ready.drain())
                     elif task is flushing:
                         flushing, writing = None, 0

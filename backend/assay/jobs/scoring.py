@@ -20,6 +20,7 @@ from assay.core.runs import judge_budget, judge_spend
 from assay.core.scoring import apply, backfill
 from assay.core.scoring import context as scoring_context
 from assay.events.publish import SCORING_FINISHED  # the job ended: {scores, stopped?}
+from assay.jobs import stops
 from assay.jobs.queues import SCORING_TIMEOUT_S, enqueue_warm, scoring_keys
 from assay.providers.client import LLMClient
 from assay.runtime import Runtime, current
@@ -59,11 +60,15 @@ def _publish(rt: Runtime, run_id: int, progress: dict[str, Any],
 
 async def _score_run(rt: Runtime, run_id: int, lock: Lock) -> int:
     written, after, stopped = 0, 0, False
-    async with LLMClient(url_policy=rt.settings.url_policy) as client:
+    halt: str | None = None  # why it ends early: the budget, or a cancel
+    client = LLMClient(url_policy=rt.settings.url_policy)
+    # a cancel closes the judges' requests; the outputs judged by then are written
+    async with client, stops.watching(stops.signal(
+            rt, stops.SCORING, run_id, after=stops.enqueued_at()), client.stop) as watch:
         with rt.db.factory() as session:
             applied, ctx = scoring_context.for_run(session, run_id, client,
                                                    rt.settings.secret_key)
-        while applied:
+        while applied and not watch.stopped:
             with rt.db.factory() as session:
                 pending, next_after = backfill.unscored(session, run_id, applied, after, PAGE)
             if next_after is None:
@@ -75,9 +80,17 @@ async def _score_run(rt: Runtime, run_id: int, lock: Lock) -> int:
             stopped = fit < len(pending)
             pending = pending[:fit]
             try:
-                scored = await asyncio.gather(*(apply.score_subject(
+                outcomes = await asyncio.gather(*(apply.score_subject(
                     [a for a in applied if a.version_id in p.missing], p.subject, ctx)
-                    for p in pending))
+                    for p in pending), return_exceptions=True)
+                for outcome in outcomes:  # a bug is the job's failure, a cancel is not
+                    if isinstance(outcome, BaseException) and not isinstance(
+                            outcome, asyncio.CancelledError):
+                        raise outcome
+                # an output whose judges a cancel cut is left unscored (a later job scores it)
+                done = [(p, o) for p, o in zip(pending, outcomes, strict=True)
+                        if not isinstance(o, BaseException)]
+                pending, scored = [p for p, _ in done], [o for _, o in done]
                 rows = [apply.score_row(run_id, p.output_id, p.target_id, p.case_id, s)
                         for p, scores in zip(pending, scored, strict=True) for s in scores]
                 costs = {p.output_id: cost for p, scores in zip(pending, scored, strict=True)
@@ -94,17 +107,20 @@ async def _score_run(rt: Runtime, run_id: int, lock: Lock) -> int:
                 raise
             written += len(rows)
             lock.reacquire()
+            halt = "cancelled" if watch.stopped else "budget_exceeded" if stopped else None
             progress: dict[str, Any] = {"run_id": run_id, "scores": written}
-            if stopped:
-                progress["stopped"] = "budget_exceeded"
+            if halt:
+                progress["stopped"] = halt
             _publish(rt, run_id, progress)
-            if stopped:
+            if stopped and not watch.stopped:
                 log.warning("run %s: scoring stopped: the budget has no room for the judges "
                             "of the next outputs", run_id)
                 break
+        if watch.stopped:
+            halt = "cancelled"
     final: dict[str, Any] = {"run_id": run_id, "scores": written}
-    if stopped:
-        final["stopped"] = "budget_exceeded"
+    if halt:
+        final["stopped"] = halt
     _publish(rt, run_id, final, SCORING_FINISHED)
     log.info("run %s: %s scores written", run_id, written)
     return written

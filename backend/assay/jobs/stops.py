@@ -1,22 +1,29 @@
 """Stop requests: a cancel or a pause reaches the work in flight, which aborts its calls.
 
-The database says whether something is cancelled or paused; a Redis key per subject (a
-run, so far) tells the workers to look now.
+The one mechanism for every kind of work that calls a provider: a run's shards, an
+experiment iteration's judging, a run's scoring job, its pairwise comparisons, a
+generation job. A Redis key per subject tells the workers to look now; its value is the
+time of the request.
 The key is only a hint: a worker that sees a value it has not seen yet asks its own
-source of truth (the run's status...) and aborts only when that says so, so a key left
-from before a resume stops nothing. Watchers read it a few times a second at most, never
-per call (DESIGN.md section 9: no Redis round trip per call).
+source of truth (the run's status, the iteration's...) and aborts only when that says so,
+so a key left from before a resume stops nothing. Work with no row of its own (a job)
+takes a request made after it was enqueued as the truth. Watchers read the key a few
+times a second at most, never per call (DESIGN.md section 9: no Redis round trip per
+call).
 
-Aborting closes the HTTP requests (the asyncio tasks awaiting them are cancelled): the
-provider never answers them and bills nothing for them; whatever it did answer is
-recorded and billed as usual.
+Aborting stops the job's LLM client (`LLMClient.stop`): the HTTP requests with no reply
+arriving are closed, so the provider never answers them and bills nothing for them; a
+reply already arriving is read, and whatever the provider answered is recorded and billed
+as usual.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-import uuid
-from collections.abc import Callable
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -28,7 +35,11 @@ log = logging.getLogger(__name__)
 KEEP_S = 7 * 24 * 3600  # outlives any job; a value already seen costs one check per worker
 POLL_S = 0.2  # how often a watcher looks (one GET), whatever the calls in flight
 
-RUN = "run"  # the one kind a stop reaches so far: a run's shards
+RUN = "run"  # a run's shards (the run's status says)
+ITERATION = "iteration"  # an experiment iteration's judging phase (its status says)
+SCORING = "scoring"  # a run's scoring jobs (a request after the job was enqueued)
+COMPARISONS = "comparisons"  # a run's pairwise comparison jobs (the same)
+GENERATION = "generation"  # a generation job (the same)
 
 
 def key(prefix: str, kind: str, ident: object) -> str:
@@ -40,7 +51,7 @@ def request(rt: Runtime, kind: str, ident: object) -> None:
     cancelled or paused it). Best effort: without Redis the calls in flight finish and are
     recorded, as they are billed."""
     try:
-        rt.redis.set(key(rt.settings.redis_prefix, kind, ident), uuid.uuid4().hex, ex=KEEP_S)
+        rt.redis.set(key(rt.settings.redis_prefix, kind, ident), repr(time.time()), ex=KEEP_S)
     except Exception as exc:
         log.warning("%s %s: the stop was not signalled to its workers: %s", kind, ident, exc)
 
@@ -51,8 +62,10 @@ class Signal:
     of truth) says the work must stop."""
 
     def __init__(self, conn: redis.Redis | None, name: str,
-                 confirmed: Callable[[], bool]) -> None:
-        self.conn, self.name, self.confirmed = conn, name, confirmed
+                 confirmed: Callable[[], bool] = lambda: True,
+                 after: float | None = None) -> None:
+        """`after`: a request older than this (when the job was enqueued) is not for it."""
+        self.conn, self.name, self.confirmed, self.after = conn, name, confirmed, after
         self.seen: bytes | None = None
 
     def check(self) -> bool:
@@ -65,4 +78,60 @@ class Signal:
         if value is None or value == self.seen:
             return False
         self.seen = value
+        if self.after is not None and _asked_at(value) < self.after:
+            return False
         return self.confirmed()
+
+
+def _asked_at(value: bytes) -> float:
+    try:
+        return float(value)
+    except ValueError:  # not a time: a request of unknown age stops the work
+        return float("inf")
+
+
+def signal(rt: Runtime, kind: str, ident: object, confirmed: Callable[[], bool] = lambda: True,
+           after: float | None = None) -> Signal:
+    return Signal(rt.redis, key(rt.settings.redis_prefix, kind, ident), confirmed, after)
+
+
+class Watch:
+    """`stopped`: the signal fired and the work was told to stop."""
+
+    stopped = False
+
+
+@asynccontextmanager
+async def watching(stop: Signal, on_stop: Callable[[], None]) -> AsyncIterator[Watch]:
+    """Look at `stop` every POLL_S (in a thread) while the block runs; once it fires, call
+    `on_stop` (on this loop: e.g. the block's `LLMClient.stop`) and look no more."""
+    watch = Watch()
+
+    async def look() -> None:
+        while True:
+            await asyncio.sleep(POLL_S)
+            if await asyncio.to_thread(stop.check):
+                watch.stopped = True
+                on_stop()
+                return
+
+    looking = asyncio.create_task(look())
+    try:
+        yield watch
+    finally:
+        looking.cancel()
+
+
+def enqueued_at() -> float:
+    """When the current RQ job was enqueued (now, outside a job): a stop of a job kind
+    requested since then is for it, one requested before is not."""
+    from rq import get_current_job
+
+    job = get_current_job()
+    when = job.enqueued_at if job is not None else None
+    if when is None:
+        return time.time()
+    if when.tzinfo is None:  # RQ keeps UTC without saying so
+        from datetime import UTC
+        when = when.replace(tzinfo=UTC)
+    return when.timestamp()

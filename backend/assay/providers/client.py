@@ -12,6 +12,9 @@
 * the SSRF guard before connecting (its verdict cached per host for a few seconds), the
   URL's host canonicalised as the guard judged it, the guard again on the addresses the
   connection resolves (providers/pinning.py: no DNS rebinding), and no redirects followed;
+* stopping (`stop()`, for a cancel or a pause): the requests still waiting for their
+  reply are closed and no call starts after it, each raising CancelledError in its
+  caller; a reply already arriving is read to its end, since the provider bills it;
 * recording of the raw request (URL and JSON body: never headers, so never a key) and the
   raw response; time to first token when streaming; token counts when the provider gives
   none.
@@ -58,6 +61,9 @@ from assay.providers.registry import adapter_for
 from assay.providers.ssrf import OPEN, UnresolvableHost, UrlPolicy, check_base_url
 
 SSRF_TTL_S = 30.0
+# A stop closes the requests still waiting after this: a reply already in the socket is
+# read by then (the loop polls the sockets before it runs the timer), and is recorded.
+STOP_GRACE_S = 0.05
 _RAW_TEXT_LIMIT = 4000
 _REASON_LIMIT = 200
 
@@ -223,6 +229,8 @@ class LLMClient:
         self._slots: dict[tuple[Any, str], asyncio.Semaphore] = {}
         self._ssrf: dict[str, tuple[float, Invalid | None, str]] = {}
         self._ssrf_locks: dict[str, asyncio.Lock] = {}
+        self.stopped = False
+        self._waiting: set[asyncio.Task[Any]] = set()  # attempts with no reply arriving yet
 
     # --- plumbing -----------------------------------------------------------------------
 
@@ -248,6 +256,29 @@ class LLMClient:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
+
+    def stop(self) -> None:
+        """Close the requests that have no reply arriving (after STOP_GRACE_S) and start no
+        call from now on: their callers get CancelledError. Call it on the client's loop."""
+        if self.stopped:
+            return
+        self.stopped = True
+        asyncio.get_running_loop().call_later(STOP_GRACE_S, self._cut)
+
+    def _cut(self) -> None:
+        spared = False
+        for task in list(self._waiting):
+            waiter = getattr(task, "_fut_waiter", None)  # done: bytes came, not read yet
+            if waiter is not None and waiter.done():
+                spared = True
+            else:
+                task.cancel()
+        if spared:  # looked at again once they have read what came
+            asyncio.get_running_loop().call_later(STOP_GRACE_S, self._cut)
+
+    def _stopping(self) -> None:
+        if self.stopped:
+            raise asyncio.CancelledError("the call was stopped before it was sent")
 
     def slot(self, endpoint: Endpoint, model: str) -> asyncio.Semaphore | None:
         """The semaphore of (credential, model): the credential's `config.max_concurrency`,
@@ -318,8 +349,17 @@ class LLMClient:
     async def _send(self, adapter: Adapter, call: HttpCall, stream: bool,
                     started: float) -> tuple[ChatResponse, int | None]:
         data = jsonio.dumps_bytes(call.json) if call.method != "GET" else None
-        async with self._http().request(call.method, call.url, data=data,
-                                        headers=call.headers, allow_redirects=False) as reply:
+        task = asyncio.current_task()
+        self._stopping()
+        if task is not None:
+            self._waiting.add(task)
+        try:
+            reply = await self._http().request(call.method, call.url, data=data,
+                                               headers=call.headers, allow_redirects=False)
+        finally:
+            if task is not None:
+                self._waiting.discard(task)
+        async with reply:  # its headers are in: read to its end, whatever stop comes
             if reply.status >= 300:
                 raise await _status_error(reply)
             is_sse = reply.content_type == "text/event-stream"
@@ -346,6 +386,9 @@ class LLMClient:
         slot = self.slot(endpoint, model)
         if slot is not None:
             await slot.acquire()
+            if self.stopped:
+                slot.release()
+                self._stopping()
         try:
             if limits is not None and self.limiter is not None:
                 # inside the slot: what is taken is spent at once, by this attempt
@@ -431,7 +474,19 @@ class LLMClient:
                     return CallResult(None, error, latency, attempt, None, recorded, error.raw,
                                       False, _ms(started))
                 metrics.record_retry(endpoint.kind, error.error_class)
-                await asyncio.sleep(self.retry.delay(attempt, wait))
+                await self._pause(self.retry.delay(attempt, wait))
+
+    async def _pause(self, seconds: float) -> None:
+        """The wait before a retry, which a stop cuts short."""
+        self._stopping()
+        task = asyncio.current_task()
+        if task is not None:
+            self._waiting.add(task)
+        try:
+            await asyncio.sleep(seconds)
+        finally:
+            if task is not None:
+                self._waiting.discard(task)
 
     async def fetch(self, call: HttpCall) -> Any:
         """One plain JSON call an adapter built (`models_call`, `check_call`): the SSRF

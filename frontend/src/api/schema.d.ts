@@ -1089,6 +1089,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/runs/{run_id}/scorers/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel the run's scoring jobs (adding scorers, judge mode): the judges' calls in
+         *     flight are closed, the outputs judged by then keep their scores and their judges' cost,
+         *     and the job ends with run.scoring_finished {stopped: cancelled}. Adding scorers again
+         *     scores what is left. stopping: false when no scoring job was queued or running.
+         */
+        post: operations["runs_cancel_scoring"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/runs/{run_id}/scorers/estimate": {
         parameters: {
             query?: never;
@@ -1330,6 +1355,32 @@ export interface paths {
          *     their run, the same target twice, runs that share no cases, or no pair to compare.
          */
         post: operations["runs_comparisons_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/runs/{run_id}/comparisons/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel the run's pairwise comparison jobs queued or running (of its targets, and
+         *     against base runs): the judges' calls in flight are closed, the pairs judged by then are
+         *     kept with every judge call the provider answered on the ledger, and the job's last
+         *     run.compared event says stopped: cancelled. Starting the comparison again judges the
+         *     pairs left.
+         */
+        post: operations["runs_cancel_comparisons"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2109,6 +2160,30 @@ export interface paths {
         get: operations["generation_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/generation/{job_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a queued or running job: its requests in flight are closed, the batches done
+         *     are kept (status cancelled, their items accepted like a partial job's) and their
+         *     cost is the project's. 409 once the job has ended.
+         */
+        post: operations["generation_cancel_job"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4398,6 +4473,11 @@ export interface components {
             /** @description The run's newest event id before the job was enqueued: follow the job on /scorers/events?last_event_id=<this> */
             events_after: string;
         };
+        JobsStopping: {
+            run_id: number;
+            /** @description true: the jobs of the run queued or running close their calls in flight and end (stopped: cancelled); what was judged is kept */
+            stopping: boolean;
+        };
         AttachEstimate: {
             /** @description The run's succeeded outputs: each is scored by each new version */
             outputs: number;
@@ -5894,7 +5974,7 @@ export interface components {
             /** @enum {string} */
             kind: "questions" | "cases" | "conversations";
             /** @enum {string} */
-            status: "queued" | "running" | "succeeded" | "partial" | "failed";
+            status: "queued" | "running" | "succeeded" | "partial" | "failed" | "cancelled";
             model_id: number;
             requested: number;
             received: number;
@@ -5942,7 +6022,7 @@ export interface components {
             /** @enum {string} */
             kind: "questions" | "cases" | "conversations";
             /** @enum {string} */
-            status: "queued" | "running" | "succeeded" | "partial" | "failed";
+            status: "queued" | "running" | "succeeded" | "partial" | "failed" | "cancelled";
             model_id: number;
             requested: number;
             received: number;
@@ -12356,6 +12436,35 @@ export interface operations {
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
+    runs_cancel_scoring: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobsStopping"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            503: components["responses"]["SERVICE_BUSY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
     runs_scorers_estimate: {
         parameters: {
             query?: never;
@@ -12749,6 +12858,35 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["SERVICE_BUSY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    runs_cancel_comparisons: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobsStopping"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -13958,6 +14096,35 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["SERVICE_BUSY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    generation_cancel_job: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };

@@ -31,10 +31,11 @@ from assay.api.generation.schemas import (
     JobSummarySchema,
     QuestionsRequestSchema,
 )
+from assay.core.errors import Conflict
 from assay.core.generation import service, store
 from assay.core.projects.models import Role
 from assay.events.stream import sse, valid_last_id
-from assay.jobs.generation import FINISHED, enqueue_generation
+from assay.jobs.generation import FINISHED, cancel_generation, enqueue_generation
 
 blp = Blueprint("generation", __name__, url_prefix="/api/projects/<int:project_id>/generation",
                 description="Generating questions, test cases and grounded conversations")
@@ -130,6 +131,21 @@ def estimate_conversations(data: dict[str, Any], project_id: int) -> Any:
 def get_job(project_id: int, job_id: int) -> Any:
     project, _ = project_access(project_id, Role.viewer)
     return view(store.get(runtime().redis, _prefix(), project.id, job_id))
+
+
+@blp.post(ONE + "/cancel")
+@blp.response(202, JobSchema)
+def cancel_job(project_id: int, job_id: int) -> Any:
+    """Cancel a queued or running job: its requests in flight are closed, the batches done
+    are kept (status cancelled, their items accepted like a partial job's) and their
+    cost is the project's. 409 once the job has ended."""
+    project, _ = project_access(project_id, Role.editor)
+    state = store.get(runtime().redis, _prefix(), project.id, job_id)
+    if state["status"] in store.TERMINAL:
+        raise Conflict(f"The generation job has ended: it is {state['status']}",
+                       {"status": state["status"]}, code="JOB_ENDED")
+    cancel_generation(runtime(), job_id)
+    return view(state)
 
 
 @blp.post(ONE + "/accept")

@@ -178,10 +178,12 @@ def _control(project_id: int, experiment_id: int, action: str) -> dict[str, Any]
     experiment = _experiment(project_id, experiment_id, Role.editor)
     getattr(control, action)(session(), user(), experiment)
     commit()
-    if action != "resume":  # the iteration's run aborts its calls in flight
-        run_id = control.latest_run_id(session(), experiment)
+    if action != "resume":  # the iteration's run, or its judges, abort their calls in flight
+        iteration_id, run_id = control.latest_iteration(session(), experiment)
         if run_id is not None:
             stops.request(runtime(), stops.RUN, run_id)
+        if iteration_id is not None:
+            stops.request(runtime(), stops.ITERATION, iteration_id)
     _published(experiment)
     return progress.snapshot(session(), experiment)
 

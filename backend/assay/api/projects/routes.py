@@ -15,6 +15,7 @@ from assay.api.base import (
     page_dict,
     page_of,
     project_access,
+    runtime,
     session,
     user,
 )
@@ -31,6 +32,7 @@ from assay.core.pagination import paginate
 from assay.core.projects import service as projects
 from assay.core.projects import settings as project_settings
 from assay.core.projects.models import AuditEvent, Membership, Project, Role
+from assay.jobs import stops
 
 SLUG_ATTEMPTS = 5
 AUDIT_FIELDS = ("id", "action", "actor_email", "target_type", "target_id", "data",
@@ -99,8 +101,11 @@ def update_project(data: dict[str, Any], project_id: int) -> Any:
 @blp.response(204)
 def delete_project(project_id: int) -> Any:
     project, _ = project_access(project_id, Role.owner)
-    projects.delete_project(session(), user(), project)
+    cancelled = projects.delete_project(session(), user(), project)
     commit()
+    rt = runtime()
+    for run_id in cancelled:  # their shards close the calls in flight
+        stops.request(rt, stops.RUN, run_id)
     return None
 
 

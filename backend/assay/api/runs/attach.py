@@ -19,6 +19,7 @@ from assay.api.base import (
 from assay.api.runs.attach_schemas import (
     AttachEstimateSchema,
     AttachScorersSchema,
+    JobsStoppingSchema,
     ScoringStartedSchema,
 )
 from assay.api.runs.blueprint import blp
@@ -28,6 +29,7 @@ from assay.core.runs import service as runs
 from assay.core.scoring.attach import attach_scorers, estimate_attach
 from assay.events.publish import SCORING_FINISHED
 from assay.events.stream import sse, valid_last_id
+from assay.jobs import stops
 from assay.jobs.queues import enqueue_scoring, scoring_active
 
 IDLE_GRACE_MS = 100
@@ -59,6 +61,21 @@ def add_scorers(data: dict[str, Any], project_id: int, run_id: int) -> Any:
     after = _last_event_id(run.id)
     enqueue_scoring(runtime(), run.id)
     return {"run": run_view(run), "events_after": after}
+
+
+@blp.post("/<int:run_id>/scorers/cancel")
+@blp.response(202, JobsStoppingSchema)
+def cancel_scoring(project_id: int, run_id: int) -> Any:
+    """Cancel the run's scoring jobs (adding scorers, judge mode): the judges' calls in
+    flight are closed, the outputs judged by then keep their scores and their judges' cost,
+    and the job ends with run.scoring_finished {stopped: cancelled}. Adding scorers again
+    scores what is left. stopping: false when no scoring job was queued or running."""
+    project, _ = project_access(project_id, Role.editor)
+    run = runs.get_run(session(), project, run_id)
+    active = scoring_active(runtime(), run.id)
+    if active:
+        stops.request(runtime(), stops.SCORING, run.id)
+    return {"run_id": run.id, "stopping": active}
 
 
 @blp.post("/<int:run_id>/scorers/estimate")

@@ -46,3 +46,10 @@ class ScoringStartedSchema(Schema):
     events_after = fields.String(required=True, metadata={
         "description": "The run's newest event id before the job was enqueued: follow the "
                        "job on /scorers/events?last_event_id=<this>"})
+
+
+class JobsStoppingSchema(Schema):
+    run_id = fields.Integer(required=True)
+    stopping = fields.Boolean(required=True, metadata={
+        "description": "true: the jobs of the run queued or running close their calls in "
+                       "flight and end (stopped: cancelled); what was judged is kept"})

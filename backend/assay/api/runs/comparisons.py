@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.api.base import commit, page_dict, page_of, project_access, runtime, session, user
+from assay.api.runs.attach_schemas import JobsStoppingSchema
 from assay.api.runs.blueprint import blp
 from assay.api.runs.comparisons_schemas import (
     ComparisonCreateSchema,
@@ -19,6 +20,7 @@ from assay.core.projects.models import Role
 from assay.core.runs import service as runs
 from assay.core.scoring import comparisons, pairwise_runs
 from assay.core.scoring.models import Comparison
+from assay.jobs import stops
 from assay.jobs.queues import enqueue_comparisons
 
 _COLUMNS = ("id", "case_id", "scorer_version_id", "output_a_id", "output_b_id", "winner",
@@ -60,6 +62,20 @@ def start_comparisons(data: dict[str, Any], project_id: int, run_id: int) -> Any
             "base_run_id": plan.base_run_id,
             "judges": list(plan.judges), "pairs": len(plan.plan.pairs),
             "already_compared": plan.plan.already_compared, "enqueued": bool(plan.plan.pairs)}
+
+
+@blp.post("/<int:run_id>/comparisons/cancel")
+@blp.response(202, JobsStoppingSchema)
+def cancel_comparisons(project_id: int, run_id: int) -> Any:
+    """Cancel the run's pairwise comparison jobs queued or running (of its targets, and
+    against base runs): the judges' calls in flight are closed, the pairs judged by then are
+    kept with every judge call the provider answered on the ledger, and the job's last
+    run.compared event says stopped: cancelled. Starting the comparison again judges the
+    pairs left."""
+    project, _ = project_access(project_id, Role.editor)
+    run = runs.get_run(session(), project, run_id)
+    stops.request(runtime(), stops.COMPARISONS, run.id)
+    return {"run_id": run.id, "stopping": True}
 
 
 @blp.get("/<int:run_id>/comparisons")

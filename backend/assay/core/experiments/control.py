@@ -3,9 +3,10 @@ FR-EE-004).
 
 - executing: the iteration's run is paused / resumed / cancelled through run control (shards
   stop claiming and abort the calls in flight: jobs/stops.py).
-- judging, aggregating, refining, awaiting review: the iteration is flagged paused; a step that
-  finds the flag stops before moving it, and resume hands the step to a job again (the
-  step starts over from the iteration's status: nothing is done twice).
+- judging, aggregating, refining, awaiting review: the iteration is flagged paused (the judges'
+  calls in flight are closed: jobs/stops.py); a step that finds the flag stops before moving
+  it, and resume hands the step to a job again (the step starts over from the iteration's
+  status: nothing is done twice).
 Cancel keeps what is done and ends the experiment (stop reason: cancelled).
 """
 
@@ -41,10 +42,13 @@ def open_iteration(session: Session, experiment: Experiment) -> Iteration:
     return found
 
 
-def latest_run_id(session: Session, experiment: Experiment) -> int | None:
-    """The run of the experiment's newest iteration (None: it has none)."""
-    return session.scalar(select(Iteration.run_id).where(
-        Iteration.experiment_id == experiment.id).order_by(Iteration.number.desc()).limit(1))
+def latest_iteration(session: Session, experiment: Experiment
+                     ) -> tuple[int | None, int | None]:
+    """(the experiment's newest iteration, its run), None for what it has not."""
+    row = session.execute(select(Iteration.id, Iteration.run_id).where(
+        Iteration.experiment_id == experiment.id).order_by(Iteration.number.desc())
+        .limit(1)).first()
+    return (None, None) if row is None else (row.id, row.run_id)
 
 
 def _run(session: Session, iteration: Iteration) -> Run | None:

@@ -417,7 +417,13 @@ async def run_batches(client: LLMClient, call: Call,
             on_result(result)
             return result
 
-    return list(await asyncio.gather(*(one(i, b) for i, b in enumerate(call.batches))))
+    outcomes = await asyncio.gather(*(one(i, b) for i, b in enumerate(call.batches)),
+                                    return_exceptions=True)
+    for outcome in outcomes:  # a batch a stop cut is left out; anything else is a failure
+        if isinstance(outcome, BaseException) and not isinstance(
+                outcome, asyncio.CancelledError):
+            raise outcome
+    return [o for o in outcomes if isinstance(o, BatchResult)]
 
 
 def apply_result(state: dict[str, Any], result: BatchResult) -> None:
@@ -458,6 +464,15 @@ def conclude(state: dict[str, Any], counts: list[int], results: list[BatchResult
                                    combined.warnings)
     else:
         state["status"] = store.SUCCEEDED
+
+
+def cancelled(state: dict[str, Any]) -> None:
+    """The job was cancelled: what its batches done brought is kept (and can be accepted),
+    the rest was never answered."""
+    state["status"] = store.CANCELLED
+    state["error"] = (f"Cancelled after {state['batches_done']} of {state['batches']} "
+                      f"batches: {state['received']} of {state['requested']} "
+                      f"{parsing.NOUNS[state['kind']]}s")
 
 
 def shortfall(kind: str, received: int, requested: int, warnings: list[str]) -> str:

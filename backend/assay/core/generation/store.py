@@ -20,9 +20,10 @@ from assay.core.errors import NotFound
 TTL_S = 7 * 86400  # a preview is kept for a week
 QUEUED, RUNNING, SUCCEEDED, FAILED = "queued", "running", "succeeded", "failed"
 PARTIAL = "partial"  # finished with fewer items than asked for; `error` says why
-STATUSES = (QUEUED, RUNNING, SUCCEEDED, PARTIAL, FAILED)
-TERMINAL = frozenset({SUCCEEDED, PARTIAL, FAILED})
-ACCEPTABLE = frozenset({SUCCEEDED, PARTIAL})  # a preview with items to accept
+CANCELLED = "cancelled"  # stopped by a user: the items of the batches done are kept
+STATUSES = (QUEUED, RUNNING, SUCCEEDED, PARTIAL, FAILED, CANCELLED)
+TERMINAL = frozenset({SUCCEEDED, PARTIAL, FAILED, CANCELLED})
+ACCEPTABLE = frozenset({SUCCEEDED, PARTIAL, CANCELLED})  # a preview with items to accept
 
 
 def job_key(prefix: str, job_id: int) -> str:

@@ -20,9 +20,9 @@ export type Accepted = Json<paths[`${Gen}/{job_id}/accept`]['post']['responses']
 export type AcceptBody = Body<paths[`${Gen}/{job_id}/accept`]['post']>;
 
 export const GENERATION_KINDS: readonly GenerationKind[] = ['questions', 'cases', 'conversations'];
-export const TERMINAL_JOB: readonly JobStatus[] = ['succeeded', 'partial', 'failed'];
+export const TERMINAL_JOB: readonly JobStatus[] = ['succeeded', 'partial', 'failed', 'cancelled'];
 /** Finished with items to review and accept (a partial job has fewer than asked). */
-export const REVIEWABLE_JOB: readonly JobStatus[] = ['succeeded', 'partial'];
+export const REVIEWABLE_JOB: readonly JobStatus[] = ['succeeded', 'partial', 'cancelled'];
 
 export type DocumentPage = Json<paths['/api/projects/{project_id}/documents']['get']['responses'][200]>;
 export type DocumentInfo = DocumentPage['items'][number];

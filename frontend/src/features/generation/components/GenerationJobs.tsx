@@ -6,7 +6,7 @@ import { formatMicros } from '@/lib/money';
 import { REVIEWABLE_JOB, type JobStatus, type JobSummary } from '../api';
 import { useGenerationJobs } from '../hooks/useGeneration';
 
-const TONES: Record<JobStatus, BadgeTone> = { queued: 'neutral', running: 'indigo', succeeded: 'success', partial: 'warning', failed: 'danger' };
+const TONES: Record<JobStatus, BadgeTone> = { queued: 'neutral', running: 'indigo', succeeded: 'success', partial: 'warning', failed: 'danger', cancelled: 'neutral' };
 
 /** Recent generation jobs (kept a week): reopen one to follow it or review its preview. */
 export function GenerationJobs({ projectId, canEdit, onOpen }: { projectId: number; canEdit: boolean; onOpen: (job: JobSummary) => void }) {
@@ -37,7 +37,7 @@ export function GenerationJobs({ projectId, canEdit, onOpen }: { projectId: numb
               <TD className="capitalize">{j.kind}</TD>
               <TD>
                 <Badge tone={TONES[j.status]}>{j.status}</Badge>
-                {j.error && (j.status === 'partial' || j.status === 'failed') && (
+                {j.error && (j.status === 'partial' || j.status === 'failed' || j.status === 'cancelled') && (
                   <p className="mt-1 max-w-xs text-sm text-zinc-600" data-testid="generation-job-reason">
                     {j.error}
                   </p>
