@@ -11,9 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
-
 from flask import Flask
+from sqlalchemy import func, select
 
 from assay.core.projects.models import Project, Role
 from assay.core.runs.models import Output

@@ -78,7 +78,8 @@ class ManualScoreManySchema(ManualScoreSchema):
     output_ids = fields.List(Id(), required=True,
                              validate=validate.Length(min=1, max=100), metadata={
                                  "description": "Outputs of this run, e.g. a cell's repeats"})
-    row_versions = fields.List(fields.Integer(strict=True, validate=validate.Range(min=0, max=10**18)),
+    row_versions = fields.List(fields.Integer(strict=True,
+                                              validate=validate.Range(min=0, max=10**18)),
                                load_default=None, validate=validate.Length(max=100),
                                metadata={"description": (
                                    "The `row_version` of your score of each output, in the "
