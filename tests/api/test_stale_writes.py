@@ -11,12 +11,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from flask import Flask
 from sqlalchemy import func, select
 
 from assay.core.projects.models import Project, Role
+from assay.core.runs.models import Output
+from assay.core.scoring.models import Score
 from assay.extensions import db
 from tests.api.arena_helpers import BASE, seed
-from tests.factories import Factory, Session
+from tests.factories import Factory, Session, race, succeed
 
 
 @dataclass
@@ -58,6 +61,14 @@ def world(factory: Factory) -> World:
     prompt = _created(a.post(base + "/prompts", json={"name": "Support", "template": "v1"}))
     experiment = _created(a.post(base + "/experiments", json={"name": "Draft"}))
     member = factory.member(project, Role.viewer)
+    run_id = factory.finished_run(owner, project)
+    with db.factory() as session:
+        output = session.scalars(select(Output.id).where(Output.run_id == run_id)
+                                 .order_by(Output.id)).first()
+    assert output is not None
+    succeed(output, "Paris")
+    run = f"{base}/runs/{run_id}"
+    review = a.get(f"{base}/scorers/{scorer['id']}").json["latest"]["id"]
     seed()
     return World(a, b, {
         "project": base, "settings": base + "/settings",
@@ -69,9 +80,11 @@ def world(factory: Factory) -> World:
         "prompt": f"{base}/prompts/{prompt['id']}",
         "experiment": f"{base}/experiments/{experiment['id']}",
         "members": base + "/members", "member": f"{base}/members/{member.id}",
-        "run": f"{base}/runs/{factory.finished_run(owner, project)}",
+        "run": run, "output": f"{run}/outputs/{output}",
+        "score": f"{run}/outputs/{output}/scores/{review}", "scores": f"{run}/scores/{review}",
         "arena": f"{BASE}/refund-verification",
-    }, {"case": case["id"], "member": member.id, "prompt_v1": prompt["latest"]["id"]}, project)
+    }, {"case": case["id"], "member": member.id, "prompt_v1": prompt["latest"]["id"],
+        "owner": owner.id, "output": output}, project)
 
 
 @dataclass
@@ -118,6 +131,20 @@ def _member(world: World, browser: Session) -> dict[str, Any]:
 
 def _draft(world: World, browser: Session) -> dict[str, Any]:
     return dict(browser.get(world.urls["arena"]).json["tabs"]["rules"])
+
+
+RATINGS = (2, 4)
+
+
+def _own_score(world: World, browser: Session) -> dict[str, Any] | None:
+    """The owner's manual score of the output, as the output's page shows it."""
+    scores = browser.get(world.urls["output"]).json["scores"]
+    return next((s for s in scores if s["source"] == f"user:{world.ids['owner']}"), None)
+
+
+def _score_tag(world: World, browser: Session) -> str:
+    own = _own_score(world, browser)
+    return f'"{own["row_version"] if own else 0}"'  # "0": none yet
 
 
 def _production(world: World, browser: Session, value: int, tag: str) -> Any:
@@ -184,6 +211,11 @@ RESOURCES: dict[str, Resource] = {
             "PUT", world.urls["arena"] + "/drafts/rules", json={"text": NAMES[v]},
             headers={"If-Match": tag}),
         lambda now, v: now["text"] == NAMES[v]),
+    "manual score": Resource(
+        _score_tag, _own_score,
+        lambda world, browser, v, tag: browser.request(
+            "PUT", world.urls["score"], json={"rating": RATINGS[v]}, headers={"If-Match": tag}),
+        lambda now, v: now["details"]["entered"]["rating"] == RATINGS[v]),
 }
 
 
@@ -319,3 +351,110 @@ def test_choosing_a_template_after_typing_keeps_one_draft_with_the_templates_con
     stale_apply = world.b.post(f"{project}/experiment-templates/{slug}/apply",
                                json={"experiment_id": typed["id"]}, headers={"If-Match": tag})
     assert stale_apply.status_code == 412
+
+
+def test_a_second_score_from_a_stale_tab_is_refused_after_a_first_one(world: World) -> None:
+    """Both tabs scored once; A changes it, B's change based on the first save is refused."""
+    first = world.a.request("PUT", world.urls["score"], json={"rating": 3},
+                            headers={"If-Match": '"0"'})
+    assert first.status_code == 200 and first.headers["ETag"] == '"1"'
+    assert first.json["row_version"] == 1
+    assert world.a.request("PUT", world.urls["score"], json={"rating": 5},
+                           headers={"If-Match": '"1"'}).headers["ETag"] == '"2"'
+    stale = world.b.request("PUT", world.urls["score"], json={"rating": 1},
+                            headers={"If-Match": '"1"'})
+    assert stale.status_code == 412 and stale.json["current"]["details"]["entered"]["rating"] == 5
+    assert world.a.request("DELETE", world.urls["score"]).status_code == 204
+    gone = world.b.request("PUT", world.urls["score"], json={"rating": 1},
+                           headers={"If-Match": '"2"'})  # deleted in the other tab meanwhile
+    assert gone.status_code == 412 and gone.json["current"] is None
+    assert _own_score(world, world.a) is None
+
+
+def _bulk(world: World, browser: Session, rating: int, versions: Any) -> Any:
+    return browser.request("PUT", world.urls["scores"], json={
+        "rating": rating, "output_ids": [world.ids["output"]], "row_versions": versions})
+
+
+def test_scoring_several_outputs_at_once_names_each_scores_version(world: World) -> None:
+    assert _bulk(world, world.a, 3, [0]).status_code == 200
+    counts = _row_counts()
+    stale = _bulk(world, world.b, 1, [0])
+    assert stale.status_code == 412, stale.json
+    [current] = stale.json["current"]
+    assert current["details"]["entered"]["rating"] == 3 and stale.json["current_version"] == 1
+    assert _row_counts() == counts
+    again = _bulk(world, world.b, 1, [1])
+    assert again.status_code == 200 and again.json["items"][0]["row_version"] == 2
+    unguarded = world.b.request("PUT", world.urls["scores"], json={
+        "rating": 4, "output_ids": [world.ids["output"]]})  # clients that send no versions
+    assert unguarded.status_code == 200
+
+
+@pytest.mark.parametrize("versions", [[], [0, 0], [-1], ["1"], [10**19]])
+def test_a_bad_list_of_score_versions_is_a_422_that_writes_nothing(
+        world: World, versions: Any) -> None:
+    counts = _row_counts()
+    reply = _bulk(world, world.a, 3, versions)
+    assert reply.status_code == 422, reply.get_data(as_text=True)
+    assert "row_versions" in reply.json["errors"]["json"]
+    assert _row_counts() == counts
+
+
+def _scores() -> int:
+    with db.factory() as session:
+        return session.scalar(select(func.count()).select_from(Score)) or 0
+
+
+def _bearer(factory: Factory, world: World) -> dict[str, str]:
+    with db.factory() as session:
+        from assay.core.auth.models import User
+        owner = session.get_one(User, world.ids["owner"])
+        session.expunge(owner)
+    return {"Authorization": f"Bearer {factory.api_token(owner)}"}
+
+
+@pytest.mark.parametrize("resource", ["arena draft", "manual score"])
+def test_two_first_saves_at_once_keep_one_and_refuse_the_other(
+        app: Flask, monkeypatch: pytest.MonkeyPatch, factory: Factory, world: World,
+        resource: str) -> None:
+    """Two tabs save a row that does not exist yet, both based on "never saved": one is
+    stored, the other (its insert beaten) is a clean 412 with the first, never a 500."""
+    url, held, bodies = {
+        "arena draft": (world.urls["arena"] + "/drafts/rules",
+                        "assay.core.challenges.service.draft",
+                        [{"text": NAMES[0]}, {"text": NAMES[1]}]),
+        "manual score": (world.urls["score"], "assay.core.scoring.manual.own_score",
+                         [{"rating": RATINGS[0]}, {"rating": RATINGS[1]}]),
+    }[resource]
+    replies = race(app, monkeypatch, held, [("PUT", url, body) for body in bodies],
+                   headers={**_bearer(factory, world), "If-Match": '"0"'})
+    assert sorted(r.status_code for r in replies) == [200, 412], [r.json for r in replies]
+    kept, refused = sorted(replies, key=lambda r: r.status_code)
+    assert refused.json["code"] == "STALE_WRITE" and refused.json["current_version"] == 1
+    kept_value = refused.json["current"].get("text") or \
+        refused.json["current"]["details"]["entered"]["rating"]
+    stored = RESOURCES[resource].state(world, world.a)
+    assert kept_value == (stored.get("draft") or stored["details"]["entered"]["rating"])
+    assert kept_value in (NAMES[0], NAMES[1], RATINGS[0], RATINGS[1])
+    assert kept.json["row_version"] == 1
+
+
+def test_two_first_saves_without_versions_both_apply(
+        app: Flask, monkeypatch: pytest.MonkeyPatch, factory: Factory, world: World) -> None:
+    """Clients that send no version: the later first save updates the earlier one."""
+    replies = race(app, monkeypatch, "assay.core.challenges.service.draft",
+                   [("PUT", world.urls["arena"] + "/drafts/rules", {"text": t}) for t in NAMES],
+                   headers=_bearer(factory, world))
+    assert [r.status_code for r in replies] == [200, 200], [r.json for r in replies]
+    assert _draft(world, world.a)["draft"] in NAMES
+    assert _draft(world, world.a)["draft_row_version"] == 2
+
+
+def test_two_hints_revealed_at_once_are_one_reveal(
+        app: Flask, monkeypatch: pytest.MonkeyPatch, factory: Factory, world: World) -> None:
+    replies = race(app, monkeypatch, "assay.core.challenges.service._draft",
+                   [("POST", world.urls["arena"] + "/hints/rules", None)] * 2,
+                   headers=_bearer(factory, world))
+    assert [r.status_code for r in replies] == [200, 200], [r.json for r in replies]
+    assert replies[0].json["revealed_at"] is not None

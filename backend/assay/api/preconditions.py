@@ -63,9 +63,13 @@ def etag(row: Any) -> str:
 def guard(row: Any, current: Callable[[], Any]) -> None:
     """Before a write to `row`: takes its next version, or raises 412 with `current()`
     (the resource as a GET shows it) and its ETag."""
-    expected = based_on()
+    guard_at(row, based_on(), current)
+
+
+def guard_at(row: Any, version: int | None, current: Callable[[], Any]) -> None:
+    """guard() with the version named in the body (a write of several rows at once)."""
     try:
-        row_versions.claim(session(), row, expected)
+        row_versions.claim(session(), row, version)
     except row_versions.StaleWrite as error:
         raise _refused(error, current) from None
 
@@ -77,13 +81,18 @@ def _refused(error: row_versions.StaleWrite, current: Callable[[], Any]
     return error
 
 
+def refusal(sent: int, version: int, current: Callable[[], Any]) -> row_versions.StaleWrite:
+    """The 412 of a write based on `sent` when `version` is stored."""
+    return _refused(row_versions.StaleWrite(sent, version), current)
+
+
 def expect(version: int, current: Callable[[], Any], implied: int | None = None) -> None:
     """For a resource whose rows never change (an edit makes a new one, as a case's does):
     412 unless If-Match, or else `implied` (the version the URL names), is `version`."""
     sent = based_on()
     sent = implied if sent is None else sent
     if sent is not None and sent != version:
-        raise _refused(row_versions.StaleWrite(sent, version), current)
+        raise refusal(sent, version, current)
 
 
 def tagged(body: Any, row: Any) -> tuple[Any, dict[str, str]]:

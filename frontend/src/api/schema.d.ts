@@ -1268,7 +1268,8 @@ export interface paths {
          * Your score of this output by a manual scorer of the project (any of its versions,
          *     pinned by the run or not); saving again updates it. 422 when the values do not fit the
          *     scorer's scale (errors name the field), the scorer is archived or not manual, or the
-         *     output has no reply.
+         *     output has no reply. If-Match is the score's `row_version` ("0": you have none yet): a
+         *     save from a stale tab is refused with 412 and your current score (null: none).
          */
         put: operations["runs_scores_set"];
         post?: never;
@@ -4612,6 +4613,8 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description For If-Match when a reviewer saves this score again */
+            row_version: number;
         };
         OutputDetail: {
             id: number;
@@ -4742,6 +4745,11 @@ export interface components {
             comment?: string | null;
             /** @description Outputs of this run, e.g. a cell's repeats */
             output_ids: number[];
+            /**
+             * @description The `row_version` of your score of each output, in the order of output_ids (0: none yet): a save from a stale tab is refused with 412 and your current scores. Without it the save applies to what is stored.
+             * @default null
+             */
+            row_versions?: number[] | null;
         };
         ScoreList: {
             items: components["schemas"]["Score"][];
@@ -12652,7 +12660,10 @@ export interface operations {
     runs_scores_set: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 run_id: number;
@@ -12670,6 +12681,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12680,6 +12693,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];

@@ -4,17 +4,35 @@ any signed-in user; a judge run is paid by a project where the caller is editor+
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+from sqlalchemy.exc import IntegrityError
 
 from assay.api import preconditions
 from assay.api.arena import schemas as s
 from assay.api.base import Blueprint, page_dict, page_of, runtime, session, user
 from assay.api.slow_lane import slow_work
 from assay.core.challenges import attempts, service
-from assay.core.errors import NotFound
+from assay.core.errors import Conflict, NotFound
 
 blp = Blueprint("arena", __name__, url_prefix="/api/arena/challenges",
                 description="EvalArena: practice writing evals on agent traces")
+
+
+def _first_save(write: Callable[[], Any]) -> Any:
+    """`write` of a draft row that may not exist yet; when another request inserted it first
+    (two tabs' first saves at once), once more, now as an edit of that row: If-Match then
+    decides (a stale "0" is a 412 with the other save), never a 500."""
+    for attempt in range(2):
+        try:
+            return write()
+        except IntegrityError as exc:
+            session().rollback()
+            if attempt:
+                raise Conflict("The draft changed meanwhile; try again",
+                               code="DRAFT_CONFLICT") from exc
+    raise AssertionError("unreachable")
 
 
 def _tab(tab: str) -> str:
@@ -49,16 +67,18 @@ def save_draft(data: dict[str, Any], challenge_id: str, tab: str) -> Any:
 
     If-Match is the tab's `draft_row_version` ("0": never saved): a save from a stale
     tab or window is refused."""
-    draft = service.draft(session(), user(), challenge_id, _tab(tab))
-    preconditions.guard(draft, lambda: service.draft_view(draft))
-    return preconditions.tagged(service.save_draft(session(), draft, data["text"]), draft)
+    def write() -> Any:
+        draft = service.draft(session(), user(), challenge_id, _tab(tab))
+        preconditions.guard(draft, lambda: service.draft_view(draft))
+        return preconditions.tagged(service.save_draft(session(), draft, data["text"]), draft)
+    return _first_save(write)
 
 
 @blp.post("/<string:challenge_id>/hints/<string:tab>")
 @blp.response(200, s.ArenaHintSchema)
 def reveal_hint(challenge_id: str, tab: str) -> Any:
     """Reveal a tab's hint (recorded; a partial skeleton, never a solution)"""
-    return service.reveal_hint(session(), user(), challenge_id, _tab(tab))
+    return _first_save(lambda: service.reveal_hint(session(), user(), challenge_id, _tab(tab)))
 
 
 @blp.post("/<string:challenge_id>/validate")

@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
+from assay.api import preconditions
 from assay.api.base import commit, project_access, runtime, session, user
 from assay.api.runs.blueprint import blp
 from assay.api.runs.scores_schemas import (
@@ -37,28 +38,44 @@ def score_view(score: Score, config: ScorerConfig, version: ScorerVersion,
 @blp.put(ONE)
 @blp.arguments(ManualScoreSchema)
 @blp.response(200, ScoreSchema)
+@preconditions.write()
 def put_score(data: dict[str, Any], project_id: int, run_id: int, output_id: int,
               scorer_version_id: int) -> Any:
     """Your score of this output by a manual scorer of the project (any of its versions,
     pinned by the run or not); saving again updates it. 422 when the values do not fit the
     scorer's scale (errors name the field), the scorer is archived or not manual, or the
-    output has no reply."""
+    output has no reply. If-Match is the score's `row_version` ("0": you have none yet): a
+    save from a stale tab is refused with 412 and your current score (null: none)."""
     project, _ = project_access(project_id, Role.reviewer)
     run = runs.get_run(session(), project, run_id)
     entry = manual.Entry(**data)
     for attempt in range(2):
         try:
+            _guard_own_score(output_id, scorer_version_id)
             score, config, version = manual.set_score(session(), user(), project, run,
                                                       output_id, scorer_version_id, entry)
             commit()
             enqueue_warm(runtime(), run.id)  # the run's kept numbers, filled again
-            return score_view(score, config, version, user())
-        except IntegrityError as exc:  # a concurrent first save: update it on the retry
+            return preconditions.tagged(score_view(score, config, version, user()), score)
+        except IntegrityError as exc:  # a concurrent first save: seen (and guarded) on retry
             session().rollback()
             if attempt:
                 raise Conflict("The score changed meanwhile; try again",
                                code="SCORE_CONFLICT") from exc
     raise AssertionError("unreachable")
+
+
+def _guard_own_score(output_id: int, scorer_version_id: int) -> None:
+    """412 unless If-Match names the version of the caller's score there (0: none)."""
+    score = manual.own_score(session(), output_id, scorer_version_id, user())
+    if score is None:
+        preconditions.expect(0, lambda: None)
+        return
+
+    def current() -> dict[str, Any]:
+        config, version = manual.version_of_score(session(), score)
+        return score_view(score, config, version, user())
+    preconditions.guard(score, current)
 
 
 @blp.put("/<int:run_id>/scores/<int:scorer_version_id>")
@@ -71,8 +88,11 @@ def put_scores(data: dict[str, Any], project_id: int, run_id: int,
     project, _ = project_access(project_id, Role.reviewer)
     run = runs.get_run(session(), project, run_id)
     output_ids = data.pop("output_ids")
+    versions = data.pop("row_versions")
     entry = manual.Entry(**data)
     try:
+        if versions is not None:
+            _guard_own_scores(run, output_ids, versions, scorer_version_id)
         saved = manual.set_scores(session(), user(), project, run, output_ids,
                                   scorer_version_id, entry)
         commit()
@@ -82,6 +102,25 @@ def put_scores(data: dict[str, Any], project_id: int, run_id: int,
         raise Conflict("A score changed meanwhile; try again", code="SCORE_CONFLICT") from exc
     return {"items": [score_view(score, config, version, user())
                       for score, config, version in saved]}
+
+
+def _guard_own_scores(run: Any, output_ids: list[int], versions: list[int],
+                      scorer_version_id: int) -> None:
+    """412, with the caller's current scores of these outputs, unless each is at the
+    version the body names (0: none yet)."""
+    def current() -> list[dict[str, Any] | None]:
+        now = [manual.own_score(session(), o, scorer_version_id, user()) for o in output_ids]
+        return [score_view(s, *manual.version_of_score(session(), s), user()) if s else None
+                for s in now]
+
+    for output_id, version in zip(output_ids, versions, strict=True):
+        manual.output_of(session(), run, output_id)  # 404 before 412: not one of this run's
+        score = manual.own_score(session(), output_id, scorer_version_id, user())
+        if score is None:
+            if version != 0:  # deleted meanwhile (from another tab)
+                raise preconditions.refusal(version, 0, current)
+            continue
+        preconditions.guard_at(score, version, current)
 
 
 @blp.delete(ONE)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from assay.api.fields import Count, Id, StrictBoolean
 from assay.scorers.manual import MAX_CRITERIA
@@ -54,6 +54,8 @@ class ScoreSchema(Schema):
     comment = fields.String(required=True, allow_none=True)
     created_at = fields.DateTime(required=True)
     updated_at = fields.DateTime(required=True)
+    row_version = fields.Integer(required=True, metadata={
+        "description": "For If-Match when a reviewer saves this score again"})
 
 
 class ManualScoreSchema(Schema):
@@ -76,6 +78,21 @@ class ManualScoreManySchema(ManualScoreSchema):
     output_ids = fields.List(Id(), required=True,
                              validate=validate.Length(min=1, max=100), metadata={
                                  "description": "Outputs of this run, e.g. a cell's repeats"})
+    row_versions = fields.List(fields.Integer(strict=True,
+                                              validate=validate.Range(min=0, max=10**18)),
+                               load_default=None, validate=validate.Length(max=100),
+                               metadata={"description": (
+                                   "The `row_version` of your score of each output, in the "
+                                   "order of output_ids (0: none yet): a save from a stale "
+                                   "tab is refused with 412 and your current scores. "
+                                   "Without it the save applies to what is stored.")})
+
+    @validates_schema
+    def _one_version_per_output(self, data: dict[str, Any], **_: Any) -> None:
+        versions = data.get("row_versions")
+        if versions is not None and len(versions) != len(data.get("output_ids") or []):
+            raise ValidationError("One version per output, in the order of output_ids",
+                                  "row_versions")
 
 
 class ScoreListSchema(Schema):

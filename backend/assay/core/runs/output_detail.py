@@ -26,7 +26,7 @@ from assay.core.scoring.models import Score, ScorerConfig, ScorerVersion
 # what a score's view shows of its row (the output's page and the score's own answers)
 SCORE_COLUMNS = ("id", "scorer_version_id", "kind", "source", "value", "passed", "criteria",
                  "rationale", "evidence", "severity", "flags", "details", "error",
-                 "author_id", "comment", "created_at", "updated_at")
+                 "author_id", "comment", "created_at", "updated_at", "row_version")
 # the output's own, as named in its view
 OUTPUT_COLUMNS = ("id", "case_id", "target_id", "repeat", "turn", "status", "text",
                   "error_class", "latency_ms", "ttft_ms", "tokens_in", "tokens_out",

@@ -82,6 +82,11 @@ def own_score(session: Session, output_id: int, version_id: int, actor: User) ->
         Score.source == source_of(actor)))
 
 
+def version_of_score(session: Session, score: Score) -> tuple[ScorerConfig, ScorerVersion]:
+    version = session.get_one(ScorerVersion, score.scorer_version_id)
+    return session.get_one(ScorerConfig, version.scorer_id), version
+
+
 def snapshot(score: Score | None) -> dict[str, Any] | None:
     """A score as the audit trail keeps it: what was entered, its value and comment."""
     if score is None:

@@ -55,9 +55,10 @@ class RunScorer(Base):
     position: Mapped[int] = mapped_column(default=0)
 
 
-class Score(Base):
+class Score(Versioned, Base):
     """One score of one output by one scorer version, from one source: "" for
     deterministic kinds, the judge model for judges, "user:<id>" for a human.
+    A human's score is edited in place, so it counts its edits (`row_version`, If-Match).
 
     The output's target and case are copied here (they never change) so the reports
     aggregate scores per model and case from this table and the few run targets, without

@@ -25,6 +25,7 @@ export function score(over: Partial<Score> = {}): Score {
     comment: null,
     created_at: '2026-11-22T05:00:00Z',
     updated_at: '2026-11-22T05:00:00Z',
+    row_version: 1,
     ...over,
   };
 }
