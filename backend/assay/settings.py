@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from assay import instance as instance_folder
+from assay.core.llm.env_keys import EnvKeyPolicy
 from assay.core.retention.policy import RetentionPolicy
 from assay.providers.ssrf import UrlPolicy, allow_entry
 
@@ -171,6 +172,7 @@ class Settings:
         if database_url.startswith("postgresql://"):
             database_url = "postgresql+psycopg://" + database_url.removeprefix("postgresql://")
         fake_port = _int(env, "ASSAY_FAKE_PORT", 8100)
+        EnvKeyPolicy.from_env(env)  # read again where a key is read: a typo fails at start
         return cls(
             instance_path=instance,
             database_url=database_url,

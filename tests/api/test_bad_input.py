@@ -359,6 +359,13 @@ def _properties(doc: dict[str, Any], schema: dict[str, Any]) -> dict[str, dict[s
             for name, prop in schema.get("properties", {}).items()}
 
 
+@pytest.fixture(autouse=True)
+def _checked_key_granted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The valid credential bodies name CHECKED_API_KEY: the operator grants it."""
+    monkeypatch.setenv("ASSAY_CREDENTIAL_ENV", "CHECKED_API_KEY=*")
+    monkeypatch.setenv("ASSAY_CREDENTIAL_ENV_URLS", "CHECKED_API_KEY=http://127.0.0.1:9")
+
+
 @pytest.fixture
 def world(factory: Factory) -> World:
     seed_arena()

@@ -255,8 +255,9 @@ def test_defaults_per_kind(ctx: Ctx, monkeypatch: pytest.MonkeyPatch) -> None:
     ({"kind": "openai_compatible"}, ("base_url",), "A base URL is required"),
     ({"kind": "fake", "secret_env": "openai_api_key"}, ("secret_env",), "environment variable"),
     ({"kind": "fake", "secret_env": "1_API_KEY"}, ("secret_env",), "environment variable"),
-    ({"kind": "fake", "secret_env": "SECRET_KEY"}, ("secret_env",), "must end in _API_KEY"),
-    ({"kind": "fake", "secret_env": "ASSAY_X_API_KEY"}, ("secret_env",), "not start with"),
+    ({"kind": "fake", "secret_env": "SECRET_KEY"}, ("secret_env",), "not available"),
+    ({"kind": "fake", "secret_env": "ASSAY_X_API_KEY"}, ("secret_env",), "not available"),
+    ({"kind": "fake", "secret_env": "NOT_GRANTED_API_KEY"}, ("secret_env",), "not available"),
     ({"kind": "fake", "api_key": "   "}, ("api_key",), "blank"),
     ({"kind": "fake", "api_key": "k" * 4097}, ("api_key",), "Length"),
     ({"kind": "fake", "label": "  "}, ("label",), "blank"),
@@ -361,6 +362,8 @@ def test_an_ipv4_spelling_is_stored_as_the_address_it_spells(ctx: Ctx, host: str
 
 def test_a_key_from_the_environment(ctx: Ctx, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FAKE_TEST_API_KEY", GOOD_KEY)
+    monkeypatch.setenv("ASSAY_CREDENTIAL_ENV", "FAKE_TEST_API_KEY=*")
+    monkeypatch.setenv("ASSAY_CREDENTIAL_ENV_URLS", f"FAKE_TEST_API_KEY={ctx.fake}")
     made = ctx.create(kind="openai", secret_env="FAKE_TEST_API_KEY")
     assert (made["key_source"], made["key_hint"], made["last_test_ok"]) == ("env", None, True)
     monkeypatch.delenv("FAKE_TEST_API_KEY")

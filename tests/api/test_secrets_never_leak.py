@@ -120,6 +120,8 @@ def test_a_key_never_leaks(factory: Factory, fake_provider: FakeProviderThread, 
                            monkeypatch: pytest.MonkeyPatch) -> None:
     caplog.set_level(logging.DEBUG)
     monkeypatch.setenv("CANARY_TEST_API_KEY", ENV_CANARY)
+    monkeypatch.setenv("ASSAY_CREDENTIAL_ENV", "CANARY_TEST_API_KEY=*")
+    monkeypatch.setenv("ASSAY_CREDENTIAL_ENV_URLS", f"CANARY_TEST_API_KEY={fake_provider.url}")
     owner = factory.user()
     project = factory.project(owner, "Canary")
     browser = factory.login(owner)

@@ -202,14 +202,16 @@ def test_a_key_that_cannot_be_resolved_fails_cells_as_auth(factory: Factory,
     """The variable was set when the run was planned (planning refuses a run without it)
     and is gone when the worker runs it."""
     s = setup(factory, settings, fake, cases=3, kind="openai",
-              secret_env="ASSAY_TEST_NEVER_SET_KEY")
-    monkeypatch.setenv("ASSAY_TEST_NEVER_SET_KEY", "set-while-planning")
+              secret_env="NEVER_SET_TEST_API_KEY")
+    monkeypatch.setenv("ASSAY_CREDENTIAL_ENV", "NEVER_SET_TEST_API_KEY=*")
+    monkeypatch.setenv("ASSAY_CREDENTIAL_ENV_URLS", f"NEVER_SET_TEST_API_KEY={fake.url}")
+    monkeypatch.setenv("NEVER_SET_TEST_API_KEY", "set-while-planning")
     run_id = run(s, execute=False)
-    monkeypatch.delenv("ASSAY_TEST_NEVER_SET_KEY")
+    monkeypatch.delenv("NEVER_SET_TEST_API_KEY")
     execute_run(run_id)
     rows = outputs(run_id)
     assert all(o.status == "failed" and o.error_class == "auth" for o in rows)
-    assert all("ASSAY_TEST_NEVER_SET_KEY" in (o.error_message or "") for o in rows)
+    assert all("NEVER_SET_TEST_API_KEY" in (o.error_message or "") for o in rows)
     assert stats(fake)["total"] == 0 and the_run(run_id).status == "failed"
 
 

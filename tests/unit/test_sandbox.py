@@ -200,7 +200,11 @@ def test_only_regular_files_are_collected(tmp_path: Path) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text("do-not-leak")
     code = ("import os\nopen('result.json', 'w').write('{\"ok\": true}')\n"
-            f"os.symlink({str(secret)!r}, 'link.json')\nos.mkfifo('fifo.json')")
+            "for make, name in ((lambda n: os.symlink(" f"{str(secret)!r}" ", n), 'link.json'),"
+            " (os.mkfifo, 'fifo.json')):\n"
+            "    try:\n        os.unlink(name)\n    except OSError:\n        pass\n"
+            "    try:\n        make(name)\n    except OSError:\n"
+            "        pass  # under bubblewrap a collected name is a bound file: it stays one\n")
     result = run_sandboxed([sandbox_python(), "-I", "-S", "-c", code],
                            collect=("result.json", "link.json", "fifo.json", "absent.json"))
     assert result.returncode == 0, result.stderr

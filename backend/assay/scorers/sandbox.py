@@ -25,6 +25,11 @@ afterwards) and returns how it ended. What holds, whatever the program does:
   the kernel's internals, so the network is closed even where no network namespace can
   be made. With neither bubblewrap nor Landlock, or no filter for this machine, nothing
   runs: SandboxError says why.
+- Under bubblewrap the working folder is a tmpfs of `Limits.disk_mb` bytes and
+  `Limits.max_files` files (workfolder.py), and /tmp one of `disk_mb` bytes: writing past
+  them fails with ENOSPC, and nothing the program writes lands on the host's disk but the
+  collected files (each a bound host file, bounded by the file size limit). Under
+  Landlock alone the folder is on the host's disk, bounded per file only.
 - stdout and stderr are read as they come and kept up to `Limits.output_bytes` each
   (the rest is read and dropped, marked truncated), so a chatty program neither blocks
   nor fills memory.
@@ -48,7 +53,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
-from assay.scorers import landlock, seccomp
+from assay.scorers import landlock, seccomp, workfolder
 
 MIB = 1024 * 1024
 SAFE_PATH = "/usr/bin:/bin"
@@ -71,13 +76,15 @@ class Limits:
     memory_mb: int = 256  # address space
     max_processes: int = 16  # processes the program may have, itself included
     file_size_mb: int = 16  # largest file it may write
+    disk_mb: int = 64  # bytes of its working folder (a tmpfs, under bubblewrap), and of /tmp
+    max_files: int = 2000  # files and folders its working folder may hold
     open_files: int = 64
     output_bytes: int = 64 * 1024  # kept of stdout and of stderr each
     collect_bytes: int = MIB  # kept of each collected file
 
     def __post_init__(self) -> None:
         for name in ("wall_s", "cpu_s", "memory_mb", "max_processes", "file_size_mb",
-                     "open_files", "output_bytes", "collect_bytes"):
+                     "disk_mb", "max_files", "open_files", "output_bytes", "collect_bytes"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"Limits.{name} must be positive")
 
@@ -215,17 +222,21 @@ def _run(argv: Sequence[str], *, files: Mapping[str, str | bytes], stdin: str | 
         os.chmod(outer, 0o711)
         work = os.path.join(outer, "work")
         os.mkdir(work, 0o700)
-        _write_files(work, files, account)
         trees = _program_trees(argv[0])
         extra = BWRAP_PROCESSES if isolation == BWRAP else 0
         rlimits = _rlimits(limits, account[0] if account else os.getuid(), extra)
+        collected_at = {name: os.path.join(work, name) for name in collect}
         if isolation == BWRAP:
             if network is None:
                 network = network_namespace_available()
+            _check_names(files)
+            collected_at = _collect_files(outer, collect, files, account)
             filter_fd = seccomp.memfd(filter_program)
-            argv = [*_bwrap_argv(work, trees, filter_fd, network), *argv]
-            confine = _limit_setter(rlimits)
+            argv = [*_bwrap_argv(work, trees, filter_fd, network, limits.disk_mb * MIB),
+                    *argv]
+            confine = _bounded_folder(work, limits, files, collected_at, rlimits)
         else:
+            _write_files(work, files, account)
             network = False
             confine = _confiner(rlimits, work, trees, filter_program)
         with tempfile.TemporaryFile() as stdin_file:
@@ -248,9 +259,11 @@ def _run(argv: Sequence[str], *, files: Mapping[str, str | bytes], stdin: str | 
         returncode = proc.returncode
         if isolation == BWRAP:
             returncode = _bwrap_status(returncode)
-        collected = {name: text for name in collect
-                     if (text := _read_collected(work, name, limits.collect_bytes))
-                     is not None}
+        # a collected file is bound in before the program starts, so an empty one that
+        # was not an input reads as not left (either way, under both layers)
+        collected = {name: text for name, path in collected_at.items()
+                     if (text := _read_collected(path, limits.collect_bytes)) is not None
+                     and (text or name in files)}
     finally:
         if filter_fd >= 0:
             os.close(filter_fd)
@@ -272,7 +285,8 @@ def _program_trees(program: str) -> tuple[str, ...]:
     return (*SYSTEM_TREES, *(os.path.join(prefix, name) for name in ("bin", "lib")))
 
 
-def _bwrap_argv(work: str, trees: Sequence[str], filter_fd: int, network: bool) -> list[str]:
+def _bwrap_argv(work: str, trees: Sequence[str], filter_fd: int, network: bool,
+                tmp_bytes: int) -> list[str]:
     """bubblewrap's command line: new namespaces, a root holding only `trees` (read-only,
     system folders that are links on the host stay links), /dev and the working folder."""
     argv = [_bwrap(), "--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts",
@@ -285,7 +299,8 @@ def _bwrap_argv(work: str, trees: Sequence[str], filter_fd: int, network: bool) 
             argv += ["--symlink", os.readlink(tree), tree]
         elif os.path.isdir(tree):
             argv += ["--ro-bind", tree, tree]
-    argv += ["--dev", "/dev", "--tmpfs", "/tmp", "--bind", work, work, "--chdir", work,
+    argv += ["--dev", "/dev", "--size", str(tmp_bytes), "--tmpfs", "/tmp",
+             "--bind", work, work, "--chdir", work,
              "--seccomp", str(filter_fd), "--"]
     return argv
 
@@ -314,11 +329,54 @@ def _confiner(rlimits: list[tuple[int, int, int]], work: str, trees: Sequence[st
     return apply
 
 
-def _write_files(work: str, files: Mapping[str, str | bytes],
-                 account: tuple[int, int] | None) -> None:
-    for name, content in files.items():
+def _bounded_folder(work: str, limits: Limits, files: Mapping[str, str | bytes],
+                    collected_at: Mapping[str, str],
+                    rlimits: list[tuple[int, int, int]]) -> Callable[[], None]:
+    """Under bubblewrap: the working folder a tmpfs of `disk_mb` and `max_files`
+    (workfolder.py), filled, then the limits, in the child between fork and exec."""
+    set_limits = _limit_setter(rlimits)
+    # A user namespace keeps the process limit its creator had: set that one first, so the
+    # count stays the account's over the host (the others after, as the folder is filled).
+    set_processes = _limit_setter([r for r in rlimits if r[0] == resource.RLIMIT_NPROC])
+    workfolder.prepare()
+    inputs = {name: content for name, content in files.items() if name not in collected_at}
+
+    def apply() -> None:
+        set_processes()
+        workfolder.enter(work, limits.disk_mb * MIB, limits.max_files, inputs, collected_at)
+        set_limits()
+    return apply
+
+
+def _collect_files(outer: str, collect: Sequence[str], files: Mapping[str, str | bytes],
+                   account: tuple[int, int] | None) -> dict[str, str]:
+    """The host files the collected names are bound to (holding the input of that name,
+    if any), in a folder of their own the program cannot reach."""
+    _check_names(dict.fromkeys(collect, b""))
+    folder = os.path.join(outer, "collect")
+    os.mkdir(folder)
+    os.chmod(folder, 0o711)  # the sandbox account binds its files; bubblewrap hides them
+    paths = {}
+    for index, name in enumerate(collect):
+        paths[name] = path = os.path.join(folder, str(index))
+        with open(path, "wb") as handle:
+            content = files.get(name, b"")
+            handle.write(content.encode() if isinstance(content, str) else content)
+        if account:
+            os.chown(path, *account)
+    return paths
+
+
+def _check_names(files: Mapping[str, object]) -> None:
+    for name in files:
         if not name or os.sep in name or name in (".", ".."):
             raise ValueError(f"Sandbox file names are plain names, not {name!r}")
+
+
+def _write_files(work: str, files: Mapping[str, str | bytes],
+                 account: tuple[int, int] | None) -> None:
+    _check_names(files)
+    for name, content in files.items():
         path = os.path.join(work, name)
         with open(path, "wb") as handle:
             handle.write(content.encode() if isinstance(content, str) else content)
@@ -458,11 +516,11 @@ def _limit_signal(returncode: int) -> str | None:
     return None
 
 
-def _read_collected(work: str, name: str, limit: int) -> str | None:
+def _read_collected(path: str, limit: int) -> str | None:
     """The text of a file the program left, refusing links and anything but a regular
     file (the program controls its directory; Assay may run as root)."""
     try:
-        fd = os.open(os.path.join(work, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None
     with os.fdopen(fd, "rb") as handle:

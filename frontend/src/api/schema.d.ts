@@ -3699,7 +3699,7 @@ export interface components {
              */
             api_key?: string | null;
             /**
-             * @description Read the key from this server environment variable instead (its name must end in _API_KEY); it takes precedence over a stored key.
+             * @description Read the key from this server environment variable instead; it takes precedence over a stored key. Only a variable the operator grants the project (ASSAY_CREDENTIAL_ENV) is accepted, and its key is sent only to the kind's default URL or one the operator adds (ASSAY_CREDENTIAL_ENV_URLS).
              * @default null
              */
             secret_env?: string | null;
@@ -3724,7 +3724,7 @@ export interface components {
             base_url?: string | null;
             /** @description Write-only: stored encrypted, shown only as its last 4 characters. In a PATCH, null removes the stored key. */
             api_key?: string | null;
-            /** @description Read the key from this server environment variable instead (its name must end in _API_KEY); it takes precedence over a stored key. */
+            /** @description Read the key from this server environment variable instead; it takes precedence over a stored key. Only a variable the operator grants the project (ASSAY_CREDENTIAL_ENV) is accepted, and its key is sent only to the kind's default URL or one the operator adds (ASSAY_CREDENTIAL_ENV_URLS). */
             secret_env?: string | null;
             /** @description Replaces the whole config. Settings of the kind (its config_fields in GET /api/provider-kinds: Azure api_version, required, and deployment; OpenAI organization; Anthropic anthropic_version), plus for every kind: max_concurrency (calls in flight per model, 1-1000), rpm_limit (requests per minute per model, 1-1,000,000), tpm_limit (tokens per minute per model, prompt plus max output tokens, 1-1,000,000,000), both shared by every worker through Redis, and headers (extra request headers such as OpenRouter's HTTP-Referer; visible to members, so never a key). */
             config?: {

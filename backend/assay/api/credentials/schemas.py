@@ -63,8 +63,10 @@ _DOCS = {
                 "Null or absent: the kind's default. Checked against the SSRF guard.",
     "api_key": "Write-only: stored encrypted, shown only as its last 4 characters. In a "
                "PATCH, null removes the stored key.",
-    "secret_env": "Read the key from this server environment variable instead (its name "
-                  "must end in _API_KEY); it takes precedence over a stored key.",
+    "secret_env": "Read the key from this server environment variable instead; it takes "
+                  "precedence over a stored key. Only a variable the operator grants the "
+                  "project (ASSAY_CREDENTIAL_ENV) is accepted, and its key is sent only to "
+                  "the kind's default URL or one the operator adds (ASSAY_CREDENTIAL_ENV_URLS).",
     "config": "Settings of the kind (its config_fields in GET /api/provider-kinds: Azure "
               "api_version, required, and deployment; OpenAI organization; Anthropic "
               "anthropic_version), plus for every kind: max_concurrency (calls in flight per "

@@ -30,7 +30,7 @@ from assay.core.experiments.models import (
     SuggestionStatus,
 )
 from assay.core.llm.models import ModelConfig
-from assay.core.llm.secrets import resolve_api_key
+from assay.core.llm.secrets import credential_key
 from assay.core.prompts.models import PromptVersion
 from assay.core.runs.models import Output, Run, RunTarget
 from assay.core.scoring.models import Score
@@ -156,8 +156,7 @@ def refiner_model(session: Session, experiment: Experiment, secret_key: str
         raise loop.LoopError("The experiment's refiner model is gone (judges.refiner, or "
                              "its first judge)")
     credential = model.credential
-    key = resolve_api_key(secret_key, credential.project_id, credential.kind,
-                          credential.secret_ciphertext, credential.secret_env)
+    key = credential_key(secret_key, credential)
     endpoint = Endpoint(credential.kind, credential.base_url, api_key_for(credential.kind, key),
                         dict(credential.config or {}), credential.id)
     params = {k: v for k, v in (model.params or {}).items() if k != "stream"}

@@ -28,7 +28,7 @@ from assay.core.errors import Conflict, DomainError, Invalid, NotFound
 from assay.core.generation import parsing, prompts, spend, store
 from assay.core.generation.origin import generation_origin
 from assay.core.llm.models import ModelConfig
-from assay.core.llm.secrets import resolve_api_key
+from assay.core.llm.secrets import credential_key
 from assay.core.llm.service import models_by_id
 from assay.core.projects.models import Project
 from assay.core.scoring.question_report import GENERATION, generation_metadata
@@ -376,8 +376,7 @@ def prepare(session: Session, secret_key: str, state: dict[str, Any]) -> Call:
     model = _model(session, project, int(state["model_id"]))
     document = _document_for(session, project, kind, spec)
     credential = model.credential
-    key = resolve_api_key(secret_key, credential.project_id, credential.kind,
-                          credential.secret_ciphertext, credential.secret_env)
+    key = credential_key(secret_key, credential)
     endpoint = Endpoint(credential.kind, credential.base_url, api_key_for(credential.kind, key),
                         dict(credential.config or {}), credential.id)
     return Call(endpoint, model.model, _params(model, kind, spec),

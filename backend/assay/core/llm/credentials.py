@@ -23,11 +23,11 @@ from assay.core.auth.models import User
 from assay.core.base import utcnow
 from assay.core.errors import Conflict, DomainError, Invalid, NotFound
 from assay.core.experiments import spend as holds
+from assay.core.llm import env_keys, probe
 from assay.core.llm import kinds as kinds_
-from assay.core.llm import probe
 from assay.core.llm.kinds import ProviderKind
 from assay.core.llm.models import Credential, ModelConfig
-from assay.core.llm.secrets import encrypt_secret, last4, resolve_api_key
+from assay.core.llm.secrets import credential_key, decrypt_secret, encrypt_secret, last4
 from assay.core.pagination import Page, paginate
 from assay.core.projects.models import Project
 from assay.core.runs.models import Run, RunStatus, RunTarget
@@ -36,8 +36,6 @@ from assay.settings import Settings
 
 LEAST_CALL_MICROS = 1
 ACTIVE = (RunStatus.pending, RunStatus.running, RunStatus.paused)
-ENV_SUFFIX = "_API_KEY"
-ENV_RESERVED_PREFIXES = ("ASSAY_",)
 MASK = "••••"
 
 
@@ -107,11 +105,13 @@ def label_taken() -> Conflict:
                     {"json": {"label": ["Label already in use"]}}, code="LABEL_TAKEN")
 
 
-def _check_secret_env(name: str) -> None:
-    if name.startswith(ENV_RESERVED_PREFIXES) or not name.endswith(ENV_SUFFIX):
-        raise _invalid("secret_env", f"The variable name must end in {ENV_SUFFIX} (e.g. "
-                       f"OPENAI_API_KEY) and not start with ASSAY_: only such variables may "
-                       "be sent to a provider.")
+def _check_secret_env(name: str, project: Project, kind: ProviderKind, base_url: str) -> None:
+    """Only a variable the operator grants this project, sent only where it may go
+    (env_keys.py): 422, the same for a variable that is set and one that is not."""
+    try:
+        env_keys.check(name, project.id, project.slug, kind.kind, base_url)
+    except Conflict as refused:
+        raise Invalid(refused.message, refused.errors, code=refused.code) from None
 
 
 def _base_url(kind: ProviderKind, given: str | None, settings: Settings) -> str:
@@ -149,7 +149,7 @@ def _check_key(kind: ProviderKind, has_stored: bool, secret_env: str | None) -> 
 # --- testing ----------------------------------------------------------------------------------
 
 
-def _probe(session: Session, project_id: int, kind: ProviderKind, base_url: str,
+def _probe(session: Session, project: Project, kind: ProviderKind, base_url: str,
            config: dict[str, Any], key: str | None, secret_env: str | None,
            settings: Settings) -> probe.Outcome:
     """The connection test, on the ledger in the caller's transaction. A test that sends
@@ -157,17 +157,17 @@ def _probe(session: Session, project_id: int, kind: ProviderKind, base_url: str,
     left: its price is unknown, so it needs at least the least a call can cost."""
     if secret_env:
         try:
-            key = resolve_api_key(settings.secret_key, 0, kind.kind, None, secret_env)
+            key = env_keys.read(secret_env, project.id, project.slug, kind.kind, base_url)
         except DomainError as error:
             return probe.Outcome(False, error.message, None)
     target = probe.Target(kind, base_url, key, config)
     if probe.is_paid(target):
         try:
-            holds.check(session, project_id, LEAST_CALL_MICROS, "a connection test")
+            holds.check(session, project.id, LEAST_CALL_MICROS, "a connection test")
         except holds.BudgetExceeded as over:
             return probe.Outcome(False, f"Not tested: {over.message}", None)
     outcome = probe.check_connection(target, settings.url_policy)
-    _on_ledger(session, project_id, outcome.sent)
+    _on_ledger(session, project.id, outcome.sent)
     return outcome
 
 
@@ -182,8 +182,8 @@ def _on_ledger(session: Session, project_id: int, sent: probe.Sent) -> None:
 def _stored_key(credential: Credential, settings: Settings) -> str | None:
     if not credential.secret_ciphertext:
         return None
-    return resolve_api_key(settings.secret_key, credential.project_id, credential.kind,
-                           credential.secret_ciphertext, None)
+    return decrypt_secret(settings.secret_key, credential.project_id, credential.kind,
+                          credential.secret_ciphertext)
 
 
 def _record(credential: Credential, outcome: probe.Outcome) -> None:
@@ -228,10 +228,10 @@ def create_credential(session: Session, actor: User, project: Project, data: dic
     key = data.get("api_key")
     secret_env = data.get("secret_env")
     if secret_env:
-        _check_secret_env(secret_env)
+        _check_secret_env(secret_env, project, kind, base_url)
     _check_key(kind, bool(key), secret_env)
     config = _config(kind, data.get("config") or {})
-    outcome = _probe(session, project.id, kind, base_url, config, key, secret_env, settings)
+    outcome = _probe(session, project, kind, base_url, config, key, secret_env, settings)
 
     credential = Credential(project_id=project.id, kind=kind.kind, label=label,
                             base_url=base_url, config=config, secret_env=secret_env or None,
@@ -271,8 +271,6 @@ def update_credential(session: Session, actor: User, project: Project, credentia
             and changes["concurrency_ceiling"] != credential.concurrency_ceiling):
         after["concurrency_ceiling"] = changes["concurrency_ceiling"]
     if "secret_env" in changes and (changes["secret_env"] or None) != credential.secret_env:
-        if changes["secret_env"]:
-            _check_secret_env(changes["secret_env"])
         after["secret_env"] = changes["secret_env"] or None
     key_changed = "api_key" in changes and (changes["api_key"] or credential.secret_ciphertext)
     new_key = changes.get("api_key") if key_changed else None
@@ -287,10 +285,12 @@ def update_credential(session: Session, actor: User, project: Project, credentia
     has_stored = bool(new_key) if key_changed else bool(credential.secret_ciphertext)
     secret_env = after.get("secret_env", credential.secret_env)
     _check_key(kind, has_stored, secret_env)
+    if secret_env and {"base_url", "secret_env"} & set(after):
+        _check_secret_env(secret_env, project, kind, after.get("base_url", credential.base_url))
     outcome = None
     if key_changed or {"base_url", "config", "secret_env"} & set(after):
         key = new_key if key_changed else _stored_key_or_none(credential, settings)
-        outcome = _probe(session, project.id, kind, after.get("base_url", credential.base_url),
+        outcome = _probe(session, project, kind, after.get("base_url", credential.base_url),
                          after.get("config", credential.config or {}), key, secret_env,
                          settings)
 
@@ -332,7 +332,7 @@ def check_credential(session: Session, actor: User, project: Project, credential
     except DomainError as error:
         outcome = probe.Outcome(False, error.message, None)
     else:
-        outcome = _probe(session, project.id, kind, credential.base_url,
+        outcome = _probe(session, project, kind, credential.base_url,
                          dict(credential.config or {}), key, credential.secret_env, settings)
     _record(credential, outcome)
     audit.record(session, actor, "credential.tested", "credential", credential.id, project.id,
@@ -347,11 +347,7 @@ def discover_models(session: Session, project: Project, credential: Credential,
     if not kind.supports_discovery:
         raise Conflict(f"{kind.label} offers no model list to discover: type the model id "
                        "(for Azure, the deployment name).", code="DISCOVERY_UNSUPPORTED")
-    if credential.secret_env:
-        key = resolve_api_key(settings.secret_key, project.id, kind.kind, None,
-                              credential.secret_env)
-    else:
-        key = _stored_key(credential, settings)
+    key = credential_key(settings.secret_key, credential)
     target = probe.Target(kind, credential.base_url, key, dict(credential.config or {}))
     sent = probe.Sent()
     try:

@@ -13,8 +13,12 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from sqlalchemy.orm import object_session
 
 from assay.core.errors import Conflict
+from assay.core.llm import env_keys
+from assay.core.llm.models import Credential
+from assay.core.projects.models import Project
 
 NONCE_BYTES = 12
 _INFO = b"assay credential secrets v1"
@@ -48,16 +52,20 @@ def last4(secret: str) -> str:
     return secret[-4:] if len(secret) >= 8 else ""  # short secrets show nothing of themselves
 
 
-def resolve_api_key(master: str, project_id: int, kind: str, ciphertext: bytes | None,
-                    env_name: str | None, environ: dict[str, str] | None = None) -> str | None:
-    """The key to send: from the named environment variable, else the stored secret, else
-    None (providers such as Ollama or a local server need none)."""
-    if env_name:
-        value = (os.environ if environ is None else environ).get(env_name)
-        if not value:
-            raise Conflict(f"The environment variable {env_name} holding this credential's "
-                           "key is not set on this server.", code="SECRET_ENV_MISSING")
-        return value
-    if ciphertext:
-        return decrypt_secret(master, project_id, kind, ciphertext)
+def credential_key(master: str, credential: Credential) -> str | None:
+    """The key to send for a saved credential: from its environment variable (when the
+    operator grants it to the project and the URL, env_keys.py), else its stored secret,
+    else None (providers such as Ollama or a local server need none)."""
+    if credential.secret_env:
+        return env_keys.read(credential.secret_env, credential.project_id,
+                             _project_slug(credential), credential.kind, credential.base_url)
+    if credential.secret_ciphertext:
+        return decrypt_secret(master, credential.project_id, credential.kind,
+                              credential.secret_ciphertext)
     return None
+
+
+def _project_slug(credential: Credential) -> str:
+    session = object_session(credential)
+    project = session.get(Project, credential.project_id) if session is not None else None
+    return project.slug if project is not None else ""

@@ -19,7 +19,7 @@ from assay.core.base import utcnow
 from assay.core.datasets.models import Case
 from assay.core.errors import DomainError, NotFound
 from assay.core.llm.models import Credential, ModelConfig
-from assay.core.llm.secrets import resolve_api_key
+from assay.core.llm.secrets import credential_key
 from assay.core.pagination import Listing, Page, paginate
 from assay.core.projects.models import Project
 from assay.core.projects.settings import DEFAULT_MAX_RETRIES
@@ -130,8 +130,7 @@ def resolve_keys(credentials: list[Credential],
     out: dict[int, tuple[str | None, str | None]] = {}
     for credential in credentials:
         try:
-            key = resolve_api_key(master, credential.project_id, credential.kind,
-                                  credential.secret_ciphertext, credential.secret_env)
+            key = credential_key(master, credential)
             out[credential.id] = (api_key_for(credential.kind, key), None)
         except DomainError as exc:
             out[credential.id] = (None, exc.message)

@@ -108,8 +108,8 @@ export function validateCredential(f: CredentialForm, kind: ProviderKind | undef
     if (f.keySource === 'env') {
       if (!f.secretEnv.trim()) errors.secret_env = 'Enter the environment variable’s name.';
       else if (!ENV_RE.test(f.secretEnv.trim())) errors.secret_env = 'Use capital letters, digits and _, not starting with a digit.';
-      else if (!f.secretEnv.trim().endsWith('_API_KEY') || f.secretEnv.trim().startsWith('ASSAY_'))
-        errors.secret_env = 'The name must end in _API_KEY and not start with ASSAY_ (only such variables are sent to a provider).';
+      else if (f.secretEnv.trim().startsWith('ASSAY_'))
+        errors.secret_env = 'ASSAY_ variables are Assay’s own settings, never a provider key.';
     }
     if (f.keySource === 'none' && mode === 'required') errors.api_key = 'This provider needs a key.';
   }
@@ -547,7 +547,7 @@ function KeyFields({
           id="cred-secret-env"
           label="Environment variable name"
           error={errors.secret_env}
-          hint="Read from the server’s environment at call time. It must end in _API_KEY, e.g. OPENAI_API_KEY."
+          hint="Read from the server’s environment at call time, e.g. OPENAI_API_KEY. Only a variable the operator grants this project is accepted, and its key goes only to the provider’s own URL unless the operator allows another."
         >
           <Input
             id="cred-secret-env"

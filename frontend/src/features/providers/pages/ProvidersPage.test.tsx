@@ -136,8 +136,8 @@ describe('ProvidersPage', () => {
     await userEvent.click(within(dialog).getByRole('button', { name: 'Add and test' }));
     expect(within(dialog).getByText('Use capital letters, digits and _, not starting with a digit.')).toBeInTheDocument();
     await userEvent.clear(within(dialog).getByLabelText('Environment variable name'));
-    await userEvent.type(within(dialog).getByLabelText('Environment variable name'), 'OPENAI_TOKEN');
-    expect(within(dialog).getByText(/must end in _API_KEY/)).toBeInTheDocument();
+    await userEvent.type(within(dialog).getByLabelText('Environment variable name'), 'ASSAY_SECRET');
+    expect(within(dialog).getByText(/Assay’s own settings/)).toBeInTheDocument();
     await userEvent.clear(within(dialog).getByLabelText('Environment variable name'));
     await userEvent.type(within(dialog).getByLabelText('Environment variable name'), 'OPENAI_API_KEY');
     await userEvent.click(within(dialog).getByRole('button', { name: 'Add and test' }));
