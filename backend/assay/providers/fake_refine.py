@@ -11,8 +11,8 @@ judges' scores, move the way the note says:
 - "State the facts given exactly." -> it quotes the material that matches (accuracy);
 - "Reply in short, complete sentences." -> it ends sentences properly (form).
 
-Once every directive is in the prompt the refiner proposes wording with no effect, so the
-composite levels off and the convergence rule stops the experiment. A first attempt breaks
+Once the prompt has every directive that helps its weak criteria, the refiner proposes
+wording with no effect (the fake model ignores it), so the composite levels off and the convergence rule stops the experiment. A first attempt breaks
 a guardrail (or the format) now and then, fixed by the seed and the prompt, so retries are
 seen; the retry (the refiner's own retry turn) is always valid.
 """
@@ -68,8 +68,9 @@ def obey(answer: str, found: Sequence[str], prompt: str, material: str) -> str:
     """The answer shaped by the directives found in the prompt."""
     extra = []
     if POINTS in found:
-        terms = list(dict.fromkeys(w.lower() for w in t.words(prompt)
-                                   if w.lower() in t.content_words(w)))[:24]
+        said = t.content_words(answer)
+        terms = [w for w in dict.fromkeys(x.lower() for x in t.words(prompt))
+                 if w in t.content_words(w) and w not in said][:30]
         if terms:
             extra.append(f"On each point you raise: {', '.join(terms)}.")
     if FACTS in found:
@@ -87,14 +88,15 @@ def obey(answer: str, found: Sequence[str], prompt: str, material: str) -> str:
 # --- the refiner ---------------------------------------------------------------------------
 
 def _directive_for(weak: Sequence[str], prompt: str) -> str | None:
-    missing = [d for d in DIRECTIVES if d not in prompt]
+    """The first directive not yet in the prompt that helps a weak criterion: its family's,
+    else POINTS (relevance weighs in every criterion); wording with no effect when the
+    prompt has them all."""
     for name in weak:
         key = name.casefold()
-        for keys, directive in FAMILIES:
-            if directive in missing and any(k in key for k in keys):
+        family = [d for keys, d in FAMILIES if any(k in key for k in keys)]
+        for directive in (*family, POINTS):
+            if directive not in prompt:
                 return directive
-    if missing:
-        return missing[0]
     return next((n for n in NEUTRAL if n not in prompt), None)
 
 
