@@ -25,7 +25,8 @@ from tests.engine.test_providers_engine import configure, fake  # noqa: F401
 from tests.factories import Factory
 
 
-def build_demo(factory: Factory, fake: FakeProviderThread) -> tuple[Project, int, object]:
+def build_demo(factory: Factory, fake: FakeProviderThread  # noqa: F811
+               ) -> tuple[Project, int, object]:
     configure(fake, latency_ms=0, scripts=[], seed=7)
     template = templates.get("customer-support")
     owner = factory.user()

@@ -12,9 +12,10 @@ judges' scores, move the way the note says:
 - "Reply in short, complete sentences." -> it ends sentences properly (form).
 
 Once the prompt has every directive that helps its weak criteria, the refiner proposes
-wording with no effect (the fake model ignores it), so the composite levels off and the convergence rule stops the experiment. A first attempt breaks
-a guardrail (or the format) now and then, fixed by the seed and the prompt, so retries are
-seen; the retry (the refiner's own retry turn) is always valid.
+wording with no effect (the fake model ignores it), so the composite levels off and the
+convergence rule stops the experiment. A first attempt breaks a guardrail (or the format)
+now and then, fixed by the seed and the prompt, so retries are seen; the retry (the
+refiner's own retry turn) is always valid.
 """
 
 from __future__ import annotations
