@@ -19,7 +19,16 @@ from assay.core.scoring.service import create_scorer
 from assay.extensions import db
 from assay.providers.fake import FakeProviderThread
 from assay.settings import Settings
-from tests.engine.experiment_setup import experiment, iterations, recorded  # noqa: F401
+from tests.engine.experiment_setup import (  # noqa: F401
+    PROMPT,
+    build,
+    diff_of,
+    experiment,
+    iterations,
+    recorded,
+    reply,
+    verdict,
+)
 from tests.engine.test_experiment_loop import Calls, drive
 from tests.engine.test_providers_engine import configure, fake  # noqa: F401
 from tests.factories import Factory
@@ -112,3 +121,36 @@ def test_a_demo_experiment_improves_on_held_out_cases_and_converges(
             Suggestion.iteration_id.in_([i.id for i in its]))).all()
     assert len([s for s in mine if s.status == "approved"]) >= 2
     assert all(s.diff for s in mine if s.status == "approved")
+
+
+def test_no_suggestion_names_each_refused_attempt(
+        factory: Factory, settings: Settings, fake: FakeProviderThread,  # noqa: F811
+        recorded: Calls) -> None:  # noqa: F811
+    """Prose, then a diff that drops a variable, then one that does not apply: "no
+    suggestion", and the suggestion says for each attempt which rule it broke."""
+    b = build(factory, settings, fake)
+    gone = diff_of(PROMPT, PROMPT.replace(": {{question}}", "."))
+    stale = diff_of(PROMPT.replace("Be brief.", "Be short."), PROMPT.replace("Be brief.", "Ok."))
+    configure(fake, scripts=[
+        {"model": "fake-judge", "pattern": "could not be used: no <diff>", "reply": reply(gone)},
+        {"model": "fake-judge", "pattern": "could not be used: The diff removes",
+         "reply": reply(stale)},
+        {"model": "fake-judge", "pattern": "Prompt Refinement Task",
+         "reply": "I would not change a thing."},
+        {"model": "fake-judge", "pattern": "", "reply": verdict(3, 2)}])
+    me = factory.login(b.owner)
+    drive(recorded)
+    done = experiment(b.experiment_id)
+    assert done.stop_reason == "no_suggestion"
+    got = me.get(f"/api/projects/{b.project.id}/experiments/{b.experiment_id}"
+                 "/iterations/1/suggestion")
+    assert got.status_code == 200
+    body = got.json
+    assert body["status"] == "none" and body["attempts"] == 3
+    assert "3 attempt(s)" in body["no_suggestion_reason"]
+    failures = body["attempt_failures"]
+    assert [(f["attempt"], f["kind"], f["rule"]) for f in failures] == [
+        (1, "format", "reply_format"), (2, "guardrail", "variables_unchanged"),
+        (3, "guardrail", "applies_cleanly")], failures
+    assert "{{question}}" in failures[1]["message"]
+    assert [f["message"] for f in failures] == body["validation_errors"]
