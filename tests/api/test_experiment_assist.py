@@ -238,3 +238,40 @@ def test_two_holds_cannot_share_the_last_of_a_budget(lab: Lab) -> None:
         experiment = session.get(Experiment, draft["id"])
         assert experiment is not None
         assert (experiment.reserved_micros, experiment.assist_micros) == (0, 2_500)
+
+
+UNSCRIPTED = "fake-judge"  # no script answers it: the fake provider's own assist replies
+
+
+def test_each_kind_is_answered_by_the_shipped_fake_provider_without_scripts(
+        lab: Lab, factory: Factory) -> None:
+    """Every assist kind gets valid content built from what was sent (the bug: each was a
+    502 'did not answer with JSON', charged)."""
+    model = _model(lab.project_id, UNSCRIPTED, factory.settings.fake_provider_url)
+    url = f"/api/projects/{lab.project_id}/assist"
+
+    def ask(kind: str, **body: Any) -> dict[str, Any]:
+        reply = lab.browser.post(f"{url}/{kind}", json={"model_id": model, **body})
+        assert reply.status_code == 200, (kind, reply.json)
+        assert reply.json["cost_micros"] > 0
+        return dict(reply.json["result"])
+
+    options = ask("objectives", hints="refund emails for a bike shop", count=2)["options"]
+    assert len(options) == 2 and all("bike" in o["text"] for o in options)
+    assert options[0]["title"] != options[1]["title"]
+    details = ask("objective", objective="Answer bike shop customers.", mode="details")
+    assert details["text"].startswith("Answer bike shop customers.") and details["changes"]
+    criteria = ask("rubric", objective="Accurate, friendly and concise replies.")["criteria"]
+    names = [c["name"] for c in criteria]
+    assert 4 <= len(names) <= 6 and {"Accuracy", "Tone", "Conciseness"} <= set(names)
+    assert abs(sum(c["weight"] for c in criteria) - 1) < 1e-9
+    prompts = ask("prompts", objective="Answer bike shop customers.", rubric=CRITERIA,
+                  count=3)["prompts"]
+    assert len(prompts) == 3 and all("{{input}}" in p["text"] for p in prompts)
+    assert len({p["name"] for p in prompts}) == 3
+    improved = ask("prompt", objective="Answer customers", prompt="Answer {{question}}")
+    assert improved["improved"].startswith("Answer {{question}}")
+    assert improved["improved"] != "Answer {{question}}" and improved["changes"]
+    # the same request gets the same reply
+    assert ask("objectives", hints="refund emails for a bike shop", count=2)["options"] == \
+        options

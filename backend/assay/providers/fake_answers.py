@@ -10,10 +10,13 @@ Assay sends needs, recognised by the answer format the prompt requires.
   material (the sentence of the system prompt or earlier messages that best matches the
   question, else the question's key terms); others echo as they always have.
 
-New request kinds get a (detector, responder) pair in ``HANDLERS``. The prompt refiner
-(not built yet) is the next: it will ask for a JSON object with the revised prompt and a
-rationale, and its responder should return a small, deterministic edit of the prompt
-given (e.g. a clarified instruction and an added constraint) so its diff shows.
+- The experiment's prompt refiner (``<diff>`` and ``<note>``): ``fake_refine``, a one-line
+  edit that the model under test obeys (the directives below), so the judges' scores move.
+- The wizard's AI assist (JSON asked for in the system prompt): ``fake_assist``.
+- A prompt holding ``fake_refine``'s directives gets an answer shaped by them (the terms
+  of each point, the facts given, short sentences), so a refined prompt scores higher.
+
+New request kinds get a (detector, responder) pair in ``HANDLERS``.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from assay.providers import fake_generate, fake_judges
+from assay.providers import fake_assist, fake_generate, fake_judges, fake_refine
 from assay.providers import fake_text as t
 
 ECHO_WORDS = 32
@@ -66,7 +69,12 @@ def _generate(request: Request) -> str | None:
                                                          request.seed)
 
 
-HANDLERS: list[Callable[[Request], str | None]] = [_judge, _generate]
+def _assist(request: Request) -> str | None:
+    kind = fake_assist.kind_of(request.system)
+    return None if kind is None else fake_assist.reply(kind, request.system, request.text)
+
+
+HANDLERS: list[Callable[[Request], str | None]] = [_judge, _generate, _assist]
 
 
 def answer(model: str, messages: Sequence[Any], system: str, last_user: str,
@@ -75,7 +83,9 @@ def answer(model: str, messages: Sequence[Any], system: str, last_user: str,
     look further when the text holds an answer-format marker."""
     if "chatty" in model:  # a model that ignores answer formats: tests of rejected replies
         return chat_answer(model, messages, system, last_user, content_text)
-    if "JSON" in last_user or body.get("response_format") is not None:
+    if fake_refine.is_refinement(last_user):
+        return fake_refine.reply(messages, last_user, seed, content_text)
+    if "JSON" in last_user or "JSON" in system or body.get("response_format") is not None:
         request = Request(model, messages, system, last_user, body, seed)
         for handler in HANDLERS:
             reply = handler(request)
@@ -86,6 +96,16 @@ def answer(model: str, messages: Sequence[Any], system: str, last_user: str,
 
 def chat_answer(model: str, messages: Sequence[Any], system: str, last_user: str,
                 content_text: Callable[[Any], str]) -> str:
+    found = fake_refine.directives_in(last_user) or fake_refine.directives_in(system)
+    if found:  # a refined prompt: its directives are obeyed, not echoed
+        plain = fake_refine.without_directives(last_user)
+        base = _plain_answer(model, messages, system, plain, content_text)
+        return fake_refine.obey(base, found, plain, fake_refine.without_directives(system))
+    return _plain_answer(model, messages, system, last_user, content_text)
+
+
+def _plain_answer(model: str, messages: Sequence[Any], system: str, last_user: str,
+                  content_text: Callable[[Any], str]) -> str:
     words = last_user.split()
     if "mini" in model:
         words = words[:MINI_WORDS]

@@ -7147,6 +7147,14 @@ export interface components {
         };
         /** @enum {string} */
         SuggestionStatus: "pending" | "approved" | "rejected" | "none";
+        AttemptFailure: {
+            attempt: number;
+            /** @description call (the model failed), format (no <diff>/<note>) or guardrail */
+            kind: string;
+            /** @description The guardrail broken (one_patch, applies_cleanly, length_change, lines_changed, consecutive_removal, variables_unchanged, no_change), reply_format, or the failed call's error class */
+            rule: string | null;
+            message: string;
+        };
         Comment: {
             id: number;
             author_id: number | null;
@@ -7165,6 +7173,8 @@ export interface components {
             no_suggestion_reason: string | null;
             attempts: number;
             validation_errors: string[];
+            /** @description Why each refused refiner attempt was refused, in order */
+            attempt_failures: components["schemas"]["AttemptFailure"][];
             /** @description The failing refinement-set outputs the refiner saw: case_id, input, output, model, scores, rationales */
             exemplars: {
                 [key: string]: unknown;

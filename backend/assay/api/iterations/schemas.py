@@ -52,6 +52,17 @@ class CommentSchema(Schema):
     created_at = fields.DateTime(required=True)
 
 
+class AttemptFailureSchema(Schema):
+    attempt = fields.Integer(required=True)
+    kind = fields.String(required=True, metadata={
+        "description": "call (the model failed), format (no <diff>/<note>) or guardrail"})
+    rule = fields.String(required=True, allow_none=True, metadata={
+        "description": "The guardrail broken (one_patch, applies_cleanly, length_change, "
+                       "lines_changed, consecutive_removal, variables_unchanged, no_change), "
+                       "reply_format, or the failed call's error class"})
+    message = fields.String(required=True)
+
+
 class SuggestionSchema(Schema):
     id = fields.Integer(required=True)
     iteration_id = fields.Integer(required=True)
@@ -62,6 +73,8 @@ class SuggestionSchema(Schema):
     no_suggestion_reason = fields.String(required=True, allow_none=True)
     attempts = fields.Integer(required=True)
     validation_errors = fields.List(fields.String(), required=True)
+    attempt_failures = fields.List(fields.Nested(AttemptFailureSchema), required=True, metadata={
+        "description": "Why each refused refiner attempt was refused, in order"})
     exemplars = fields.List(fields.Dict(), required=True, metadata={
         "description": "The failing refinement-set outputs the refiner saw: case_id, input, "
                        "output, model, scores, rationales"})

@@ -181,6 +181,8 @@ class Suggestion(Base):
     no_suggestion_reason: Mapped[str | None] = mapped_column(Text)
     attempts: Mapped[int] = mapped_column(default=0)
     validation_errors: Mapped[list[str]] = mapped_column(JSON, default=list)
+    # each refused attempt: {attempt, kind (call | format | guardrail), rule, message}
+    attempt_failures: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     # the failing refinement-set exemplars the refiner saw (case, output, scores, rationales)
     exemplars: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     cost_micros: Mapped[int] = mapped_column(BigInteger, default=0)

@@ -246,7 +246,8 @@ def record_refinement(session: Session, job: RefineJob, outcome: ref.Outcome) ->
         status=SuggestionStatus.pending if found else SuggestionStatus.none,
         diff=outcome.diff, original_diff=outcome.diff, note=outcome.note,
         no_suggestion_reason=outcome.reason, attempts=outcome.attempts,
-        validation_errors=outcome.errors, exemplars=job.exemplars,
+        validation_errors=outcome.errors, attempt_failures=outcome.failures,
+        exemplars=job.exemplars,
         cost_micros=outcome.cost_micros, tokens_in=outcome.tokens_in,
         tokens_out=outcome.tokens_out, created_at=utcnow())
     session.add(suggestion)

@@ -33,6 +33,7 @@ MAX_EXEMPLARS = 10
 MAX_ATTEMPTS = 3
 MAX_FIELD_CHARS = 2_000  # of an exemplar's input or output shown to the refiner
 REPLY_TOKENS = 2_000
+FORMAT_RULE = "reply_format"  # a reply without its <diff> or <note>
 
 TEMPLATE = """\
 # Prompt Refinement Task
@@ -177,6 +178,15 @@ class Outcome:
     tokens_in: int = 0
     tokens_out: int = 0
     errors: list[str] = field(default_factory=list)  # each refused attempt's reason
+    failures: list[dict[str, Any]] = field(default_factory=list)  # the same, by kind and rule
+
+    def refused(self, kind: str, rule: str | None, message: str) -> None:
+        """An attempt refused: `kind` is call, format or guardrail; `rule` the guardrail's
+        name (guardrails.py), "reply_format" for a reply out of format, else the error
+        class of a failed call."""
+        self.errors.append(message)
+        self.failures.append({"attempt": self.attempts, "kind": kind, "rule": rule,
+                              "message": message})
 
 
 class Purse(Protocol):
@@ -297,8 +307,8 @@ async def refine(client: LLMClient, model: RefinerModel, brief: Brief, purse: Pu
                      response.tokens_out or 0 if response else 0, result.attempts)
         if response is None:
             error = result.error
-            outcome.errors.append(f"{error.error_class}: {error.message}" if error
-                                  else "no reply")
+            outcome.refused("call", error.error_class if error else None,
+                            f"{error.error_class}: {error.message}" if error else "no reply")
             if error is not None and not error.transient:
                 break  # the same request fails the same way
             continue
@@ -306,7 +316,10 @@ async def refine(client: LLMClient, model: RefinerModel, brief: Brief, purse: Pu
             diff, note = parse_reply(response.text)
             checked = guardrails.check(brief.prompt, diff)
         except (ReplyError, guardrails.GuardrailError) as exc:
-            outcome.errors.append(str(exc))
+            if isinstance(exc, guardrails.GuardrailError):
+                outcome.refused("guardrail", exc.rule, str(exc))
+            else:
+                outcome.refused("format", FORMAT_RULE, str(exc))
             messages = [*messages, {"role": "assistant", "content": response.text},
                         {"role": "user", "content": RETRY.format(error=exc)}]
             continue

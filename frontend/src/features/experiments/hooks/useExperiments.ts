@@ -238,3 +238,12 @@ export function useAssist(projectId: number) {
     },
   });
 }
+
+/** A draft copy of an experiment (POST .../duplicate): to change what a finished one used. */
+export function useDuplicateExperiment(projectId: number) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => request<Experiment>('POST', `${experimentPath(projectId, id)}/duplicate`),
+    onSuccess: () => void qc.invalidateQueries({ queryKey: expKeys.all(projectId) }),
+  });
+}

@@ -91,4 +91,35 @@ describe('ReviewPage', () => {
     await userEvent.type(box, '--- a/p{Enter}+++ b/p{Enter}@@ -1,1 +1,1 @@{Enter}-nope{Enter}+yes{Enter}');
     expect(screen.getByTestId('edit-preview-state')).toHaveTextContent('does not apply');
   });
+
+  it('"no suggestion" lists each refused attempt and offers retry (a draft copy), edit by hand, finish', async () => {
+    const none = {
+      ...suggestion, status: 'none', diff: null, original_diff: null, note: null, attempts: 2,
+      no_suggestion_reason: 'No valid suggestion after 2 attempt(s): The diff removes {{question}}',
+      validation_errors: ['no <diff>...</diff> block was found', 'The diff removes {{question}}'],
+      attempt_failures: [
+        { attempt: 1, kind: 'format', rule: 'reply_format', message: 'no <diff>...</diff> block was found' },
+        { attempt: 2, kind: 'guardrail', rule: 'variables_unchanged', message: 'The diff removes {{question}}' },
+      ],
+    };
+    const fetch = mockFetch(async (req) => {
+      const url = new URL(req.url);
+      if (req.method === 'GET' && url.pathname === '/api/projects/3/experiments/5') return json({ ...experiment, status: 'completed' });
+      if (req.method === 'GET' && url.pathname === '/api/projects/3/experiments/5/iterations/1') return json({ ...iteration, status: 'completed' });
+      if (req.method === 'GET' && url.pathname === '/api/projects/3/experiments/5/iterations/1/suggestion') return json(none);
+      if (req.method === 'GET' && url.pathname === '/api/projects/3/prompts/7') return json(prompt);
+      if (req.method === 'POST' && url.pathname === '/api/projects/3/experiments/5/duplicate') return json({ ...experiment, id: 6, status: 'draft' }, 201);
+      return json({ code: 'NOT_FOUND', status: 404, message: 'Not found', errors: {} }, 404);
+    });
+    renderWithProviders(<ReviewPage />, { route: '/projects/3/experiments/5/iterations/1/review', path: '/projects/:projectId/experiments/:experimentId/iterations/:number/review' });
+    const list = await screen.findByTestId('attempt-failures');
+    const items = list.querySelectorAll('li');
+    expect(items).toHaveLength(2);
+    expect(items[0]).toHaveTextContent('Attempt 1 — Format: reply not in the <diff>/<note> format.');
+    expect(items[1]).toHaveTextContent('Attempt 2 — Guardrail variables_unchanged: adds or removes a {{variable}}.');
+    expect(screen.getByRole('link', { name: 'Edit the prompt by hand' })).toHaveAttribute('href', '/projects/3/prompts/7');
+    expect(screen.getByRole('link', { name: 'Finish: see the report' })).toHaveAttribute('href', '/projects/3/experiments/5/report');
+    await userEvent.click(screen.getByRole('button', { name: 'Retry with another refiner model' }));
+    await waitFor(() => expect(posts(fetch)).toEqual(['/api/projects/3/experiments/5/duplicate']));
+  });
 });

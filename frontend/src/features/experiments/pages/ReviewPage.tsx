@@ -14,6 +14,7 @@ import { DiffView } from '../components/DiffView';
 import { ExemplarCarousel } from '../components/ExemplarCarousel';
 import { CounterexamplesDialog, EditDiffDialog, RejectDialog } from '../components/ReviewDialogs';
 import { StatusBadge } from '../components/StatusBadge';
+import { NoSuggestion } from '../components/NoSuggestion';
 
 /** FR-PR-002: the refiner's note, its diff, the failing exemplars; approve, reject, edit, add cases. */
 export function ReviewPage() {
@@ -79,7 +80,7 @@ export function ReviewPage() {
         Review refinement — iteration {it.number} <StatusBadge status={it.status} />
       </h2>
       {!s && <Alert tone="info">No suggestion yet: the refiner has not finished.</Alert>}
-      {s?.status === 'none' && <Alert tone="info">No suggestion: {s.no_suggestion_reason ?? 'the refiner gave no valid diff.'}</Alert>}
+      {s?.status === 'none' && <NoSuggestion suggestion={s} projectId={projectId} experimentId={experimentId} promptId={experiment.data.prompt_id ?? null} />}
       {s && s.status !== 'pending' && s.status !== 'none' && <Alert tone="info">This suggestion was {s.status}{s.reject_reason ? `: ${s.reject_reason}` : ''}.</Alert>}
       {done && <Alert tone="success">{done}</Alert>}
       {it.weakest_criteria.length > 0 && (
