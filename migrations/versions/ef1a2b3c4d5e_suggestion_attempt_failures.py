@@ -2,7 +2,7 @@
 "no suggestion" names the guardrail or the format error of each try (issue 34 item 2).
 
 Revision ID: ef1a2b3c4d5e
-Revises: wr1a2b3c4d5e
+Revises: wr2a3b4c5d6e
 Create Date: 2026-12-07 10:15:00.000000
 
 """
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = 'ef1a2b3c4d5e'
-down_revision = 'wr1a2b3c4d5e'
+down_revision = 'wr2a3b4c5d6e'
 branch_labels = None
 depends_on = None
 

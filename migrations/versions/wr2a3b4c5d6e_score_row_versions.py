@@ -2,7 +2,7 @@
 from a stale tab is refused with 412 instead of replacing a newer score (issue 31 item 5).
 
 Revision ID: wr2a3b4c5d6e
-Revises: wr1a2b3c4d5e
+Revises: lg2a7c9e1f3b5d
 Create Date: 2026-12-07 09:50:00.000000
 
 """
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = 'wr2a3b4c5d6e'
-down_revision = 'wr1a2b3c4d5e'
+down_revision = 'lg2a7c9e1f3b5d'
 branch_labels = None
 depends_on = None
 
