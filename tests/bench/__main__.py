@@ -532,11 +532,14 @@ def print_slow_lane() -> None:
     print("\n".join(slow_lane.report(json.loads(out.stdout.strip().splitlines()[-1]))))
 
 
-def print_soak() -> None:
-    """In a process of its own: it starts a whole stack per database (tests/soak/)."""
-    out = subprocess.run([sys.executable, "-m", "tests.bench.soak"], capture_output=True,
-                         text=True)
-    print(out.stdout.rstrip() or f"soak: failed to run\n{out.stderr[-3000:]}")
+def print_soak(seconds: str | None = None) -> None:
+    """In a process of its own: it starts a whole stack per database (tests/soak/);
+    `seconds`: of its "during" phase (tests/bench/soak.py's SOAK_SECONDS unless given)."""
+    out = subprocess.run([sys.executable, "-m", "tests.bench.soak",
+                          *([seconds] if seconds else [])], capture_output=True, text=True)
+    print(out.stdout.rstrip())
+    if out.returncode or not out.stdout.strip():
+        print(f"soak: failed to run (exit {out.returncode})\n{out.stderr[-3000:]}")
 
 
 def print_experiment_overhead(fake_url: str) -> None:
@@ -580,8 +583,8 @@ if __name__ == "__main__":
         print("\n".join(api_reads.report(json.loads(out.stdout.strip().splitlines()[-1]))))
     elif sys.argv[1:2] == ["--slow-lane"]:  # reads beside eight scorer trials, alone
         print_slow_lane()
-    elif sys.argv[1:2] == ["--soak"]:  # the soak alone, on SQLite and PostgreSQL
-        print_soak()
+    elif sys.argv[1:2] == ["--soak"]:  # the soak alone, on SQLite and PostgreSQL [SECONDS]
+        print_soak(sys.argv[2] if sys.argv[2:] else None)
     elif sys.argv[1:2] == ["--plan"]:
         logging.disable(logging.WARNING)
         print(scale.plan_in_process(sys.argv[2]))

@@ -47,10 +47,13 @@ def lines(seconds: float = SOAK_SECONDS) -> list[str]:
             out.append(f"soak on {label}: skipped (no server)")
             continue
         stack = SoakStack(workdir, url, redis_url)
-        stack.start()
         try:
+            stack.start()
             result = soak(stack, SoakConfig(seconds=seconds, users=8, shared=3,
                                             probe_rounds=15))
+        except Exception as error:  # the other database's figures still count
+            out.append(f"soak on {label}: failed: {type(error).__name__}: {error}"[:3000])
+            continue
         finally:
             stack.stop()
         out += result.lines()

@@ -82,7 +82,7 @@ class SoakResult:
     simulation_errors: list[str]
     unfinished_runs: list[str]
     dead: list[str]  # processes of the stack that exited
-    extra: dict[str, Any] = field(default_factory=dict)
+    phases_s: dict[str, float] = field(default_factory=dict)  # how long each phase took
 
     @property
     def ratio_p50(self) -> float:
@@ -153,7 +153,8 @@ class SoakResult:
                f"  server log: {sum(self.log.statuses.values())} requests, 5xx "
                f"{self.log.count_5xx} (500: {self.log.count_500}), error records "
                f"{len(self.log.errors)}",
-               f"  pool checked out at the end: {self.pool.checked_out} ({self.pool.source})"]
+               f"  pool checked out at the end: {self.pool.checked_out} ({self.pool.source})",
+               "  phases s: " + ", ".join(f"{k} {v:.0f}" for k, v in self.phases_s.items())]
         if self.fuzz is not None:
             out.append(f"  schemathesis: {self.fuzz.requests} requests, failing checks "
                        f"{self.fuzz.failures or 'none'}, server errors "
@@ -267,6 +268,13 @@ def soak(stack: SoakStack, config: SoakConfig) -> SoakResult:
 
 def _soak(stack: SoakStack, config: SoakConfig, recorder: Recorder,
           browser: Any) -> SoakResult:
+    phases: dict[str, float] = {}
+    began = time.monotonic()
+
+    def ended(phase: str) -> None:
+        nonlocal began
+        phases[phase], began = time.monotonic() - began, time.monotonic()
+
     users, workspaces = [], []
     emails = [new_email(f"user{i}") for i in range(config.users)]
     for i, email in enumerate(emails):
@@ -294,9 +302,11 @@ def _soak(stack: SoakStack, config: SoakConfig, recorder: Recorder,
     token = fuzz_user.json("POST", "/api/auth/tokens", "POST token", json={"name": "fuzzer"})
 
     probe.round()  # warm: the first reads fill caches and connect
+    ended("setup")
     recorder.phase = "before"
     for _ in range(config.probe_rounds):
         probe.round()
+    ended("before")
 
     recorder.phase = "during"
     stop = threading.Event()
@@ -317,11 +327,13 @@ def _soak(stack: SoakStack, config: SoakConfig, recorder: Recorder,
     for thread in (*simulated, reader):
         thread.join(timeout=120)
     fuzz = fuzzer.finish() if fuzzer is not None else None
+    ended("during")
 
     recorder.phase = "quiesce"
     owners = [(user, [ws.project_id]) for user, ws in zip(users, workspaces, strict=True)]
     owners.append((fuzz_user, _fuzzer_projects(fuzz_user)))
     unfinished = _quiesce(owners, timeout_s=60)
+    ended("quiesce")
 
     recorder.phase = "after"
     for _ in range(config.probe_rounds):
@@ -336,6 +348,7 @@ def _soak(stack: SoakStack, config: SoakConfig, recorder: Recorder,
         time.sleep(1)
         pool = stack.pool()
     waited = time.monotonic() - started
+    ended("after")
 
     reads = {phase: Percentiles.of([c.ms for c in recorder.calls
                                     if c.phase == phase and c.label.startswith("read ")])
@@ -350,4 +363,5 @@ def _soak(stack: SoakStack, config: SoakConfig, recorder: Recorder,
         actions=actions, failures=recorder.failures(), log=read_log(stack.log_path("api")),
         pool=pool, pool_waited_s=waited, fuzz=fuzz,
         simulation_errors=[e for user in simulated for e in user.errors],
-        unfinished_runs=unfinished, dead=[n for n in stack.procs if n not in stack.alive()])
+        unfinished_runs=unfinished, dead=[n for n in stack.procs if n not in stack.alive()],
+        phases_s=phases)

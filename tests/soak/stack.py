@@ -64,6 +64,9 @@ class PoolReading:
     metrics: int | None
     postgres: int | None
     held: list[tuple[Any, ...]] = field(default_factory=list)  # pg_stat_activity rows
+    # the gauge's non-zero samples by process file and pool ("vm-123-horse main": 2):
+    # which process holds them (the API's, the worker's, its work horses', the reaper's)
+    by_process: dict[str, int] = field(default_factory=dict)
 
     @property
     def checked_out(self) -> int | None:
@@ -75,6 +78,8 @@ class PoolReading:
         parts = []
         if self.metrics is not None:
             parts.append(f"/metrics {POOL_METRIC} = {self.metrics}")
+        if self.by_process:
+            parts.append("held by " + ", ".join(f"{k}: {v}" for k, v in self.by_process.items()))
         if self.postgres is not None:
             parts.append(f"pg_stat_activity: {self.postgres} API connections in a transaction")
         return "; ".join(parts) or f"not observable (no {POOL_METRIC} in /metrics, SQLite)"
@@ -241,20 +246,35 @@ class SoakStack:
             return None
         return reply.text if reply.status_code == 200 else None
 
+    def pool_by_process(self) -> dict[str, int]:
+        """The checked-out gauge's non-zero values in each process's sample file
+        (multiprocess mode: a file per process, `/metrics` adds up the live ones)."""
+        from prometheus_client.mmap_dict import MmapedDict
+
+        found: dict[str, int] = {}
+        for path in sorted((self.workdir / "instance" / "metrics").glob("gauge_livesum_*.db")):
+            for key, value, *_ in MmapedDict.read_all_values_from_file(str(path)):
+                metric, _name, labels, *_rest = json.loads(key)
+                if metric == POOL_METRIC and value:
+                    process = path.stem.removeprefix("gauge_livesum_")
+                    found[f"{process} {labels.get('pool')}"] = int(value)
+        return found
+
     def pool(self) -> PoolReading:
         text = self.metrics() or ""
         samples = [line.rsplit(" ", 1)[-1] for line in text.splitlines()
                    if line.startswith(POOL_METRIC) and not line.startswith("#")]
         gauge = int(sum(float(value) for value in samples)) if samples else None
+        by_process = self.pool_by_process() if gauge else {}
         if not self.is_postgres:
-            return PoolReading(gauge, None)
+            return PoolReading(gauge, None, by_process=by_process)
         with psycopg.connect(_conninfo(self.database_url, self._pg_database),
                              autocommit=True) as conn:
             held = conn.execute(
                 "SELECT pid, state, now() - xact_start, left(query, 160) FROM pg_stat_activity"
                 " WHERE datname = current_database() AND application_name = %s"
                 " AND state IS DISTINCT FROM 'idle'", (API_APP,)).fetchall()
-        return PoolReading(gauge, len(held), [tuple(row) for row in held])
+        return PoolReading(gauge, len(held), [tuple(row) for row in held], by_process)
 
     def stop(self) -> None:
         for proc in self.procs.values():

@@ -174,8 +174,11 @@ class SimulatedUser(threading.Thread):
     def run(self) -> None:
         names = [name for name, _ in self.ACTIONS]
         weights = [weight for _, weight in self.ACTIONS]
+        # each action once first (in an order of this user's), so that a short soak on a
+        # loaded machine still does them all; then as the weights say
+        first = self.random.sample(names, len(names))
         while not self.stop_event.is_set():
-            action = self.random.choices(names, weights)[0]
+            action = first.pop() if first else self.random.choices(names, weights)[0]
             try:
                 getattr(self, action)()
             except Exception as error:  # a body the simulation did not expect: say so
@@ -229,8 +232,10 @@ class SimulatedUser(threading.Thread):
         if run is None:
             return
         # the run page follows the event stream until the run's finish (or it is left)
+        # (or the soak's end: the page is left then)
         self.user.stream(f"{self.base}/runs/{run}/events", "GET events",
-                         lambda line: not line.startswith("event: run.finished"), 30)
+                         lambda line: not line.startswith("event: run.finished")
+                         and not self.stop_event.is_set(), 30)
         if self._wait_terminal(run, 60) is not None:
             with self.lock:
                 self.ws.runs.append(run)
