@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from assay import instance as instance_folder
+from assay.core.challenges import ship_judges
 from assay.core.llm.env_keys import EnvKeyPolicy
 from assay.core.retention.policy import RetentionPolicy
 from assay.providers.ssrf import UrlPolicy, allow_entry
@@ -134,6 +135,8 @@ class Settings:
     reaper_interval_s: float = 15.0  # how often a worker re-enqueues abandoned runs
     metrics_token: str | None = None  # bearer token of /metrics; None: no /metrics
     retention: RetentionPolicy = field(default_factory=RetentionPolicy)
+    # judges the operator approved for hidden arena sets (ASSAY_ARENA_SHIP_JUDGES)
+    arena_ship_judges: tuple[ship_judges.ShipJudge, ...] = ()
 
     def __post_init__(self) -> None:
         if len(self.jwt_secret) < 32:
@@ -209,4 +212,5 @@ class Settings:
             reaper_interval_s=max(0.1, float(env.get("ASSAY_REAPER_INTERVAL_S") or 15.0)),
             metrics_token=env.get("ASSAY_METRICS_TOKEN") or None,
             retention=RetentionPolicy.from_env(env),
+            arena_ship_judges=ship_judges.parse(env.get(ship_judges.SETTING)),
         )

@@ -11,6 +11,8 @@ import sys
 import time
 import urllib.request
 
+from assay.core.challenges.ship_judges import SETTING as SHIP_JUDGES
+from assay.core.llm.service import JUDGE_MODEL
 from assay.ports import Port, problems
 from assay.seeds import DEMO_EMAIL, DEMO_PASSWORD
 from assay.serve import share_embedded_redis
@@ -70,7 +72,9 @@ def run_all(settings: Settings, build: bool = True) -> int:
         subprocess.run([npm, "run", "build"], cwd=FRONTEND, check=True)
     subprocess.run([*assay, "db", "upgrade"], check=True)
     subprocess.run([*assay, "seed"], check=True)
+    _, judge, price_in, price_out = JUDGE_MODEL  # the demo's judge ships arena judge evals
     env = {"ASSAY_FAKE_LATENCY_MS": "400", "ASSAY_FAKE_JITTER_MS": "300",  # a demo you can watch
+           SHIP_JUDGES: f"fake:{judge}={price_in}/{price_out}",
            **os.environ, "ASSAY_PORT": api_port, "ASSAY_WEB_PORT": web_port}
     commands = [
         [*assay, "fake-provider", "--port", fake_port],

@@ -121,6 +121,9 @@ test('rules tab: inline error, run, jump to a miss, fix, ship, Completed; judge 
     await page.getByRole('tab', { name: 'LLM as judge (rubric)' }).click();
     await setEditor(page, 'Fail the trace when the agent refunds before verify_identity (clause 0); cite the message. Be appropriate.');
     await expect(page.getByLabel('Judge model')).toHaveValue(/\d+/);
+    // the hidden set is judged only by the operator's approved judge (`assay up`: the demo's)
+    await expect(page.getByLabel('Ship to Prod judge')).toHaveValue('fake:fake-judge');
+    await expect(page.getByText("Your project's own models judge dev traces only")).toBeVisible();
     await expect(run).toBeEnabled();
     await run.click();
     await expect(page.getByTestId('critique')).toContainText(CRITIQUE);

@@ -11,6 +11,7 @@ fake's own answer."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from functools import cache
@@ -18,13 +19,16 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import yaml
 from sqlalchemy import update
 
 from assay.core.challenges.content import ChallengeSpec, TraceSpec, read_file
 from assay.core.challenges.seeding import CHALLENGES_DIR, seed_challenges
+from assay.core.challenges.ship_judges import ShipJudge
 from assay.core.llm.models import ModelConfig
 from assay.extensions import db
+from assay.runtime import current
 from assay.scorers.judge_guard import neutralise
 from assay.scorers.judging import render_messages
 from tests.api.test_critiques import _model
@@ -95,3 +99,16 @@ def price(project_id: int, name: str, micros_per_mtok: int) -> None:
 
 def attempt(browser: Any, challenge_id: str, **body: Any) -> Any:
     return browser.post(f"{BASE}/{challenge_id}/attempts", json=body)
+
+
+def approve(monkeypatch: pytest.MonkeyPatch, fake_url: str, model: str,
+            micros_per_mtok: int | None = None) -> str:
+    """The operator approves `model` of the fake provider for hidden sets
+    (ASSAY_ARENA_SHIP_JUDGES); returns its reference, what Ship to Prod sends. The scripted
+    judge of a challenge (script_judge) is `arena-judge-<challenge id>`."""
+    rt = current()
+    judge = ShipJudge("fake", model, micros_per_mtok, micros_per_mtok)
+    monkeypatch.setattr(rt, "settings", dataclasses.replace(
+        rt.settings, fake_provider_url=fake_url,
+        arena_ship_judges=(*rt.settings.arena_ship_judges, judge)))
+    return judge.ref

@@ -9,7 +9,7 @@ import pytest
 
 from assay.core.projects.models import Role
 from assay.providers.fake import FakeProviderThread
-from tests.api.arena_helpers import IDS, attempt, fixture, script_judge, seed
+from tests.api.arena_helpers import IDS, approve, attempt, fixture, script_judge, seed
 from tests.engine.test_providers_engine import fake  # noqa: F401
 from tests.factories import Factory
 
@@ -38,11 +38,14 @@ def test_reference_rules_ship_and_overfitted_rules_do_not(factory: Factory, cid:
 
 @pytest.mark.parametrize("cid", IDS)
 def test_reference_judge_ships_with_a_critique(factory: Factory, cid: str,
-                                               fake: FakeProviderThread) -> None:  # noqa: F811
+                                               fake: FakeProviderThread,  # noqa: F811
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the operator's approved judge, calibrated on dev, then shipped."""
     seed()
     owner = factory.user()
     project = factory.project(owner, "Arena budget")
-    judge = script_judge(fake.url, project.id, cid)
+    script_judge(fake.url, project.id, cid)
+    judge = approve(monkeypatch, fake.url, f"arena-judge-{cid}")
     browser = factory.login(factory.member(project, Role.editor))
     rubric = fixture(cid, "reference.judge.txt")
     for split in ("dev", "test"):

@@ -21,8 +21,7 @@ from assay.core.challenges.models import ChallengeTrace
 from assay.core.projects.models import Role
 from assay.extensions import db
 from assay.providers.fake import FakeProviderThread
-from tests.api.arena_helpers import BASE, IDS, fixture, seed
-from tests.api.test_critiques import _model
+from tests.api.arena_helpers import BASE, IDS, approve, fixture, seed
 from tests.api.test_tenancy import ACTORS, FOREIGN, ROUTES, World, _call, build_world
 from tests.engine.test_providers_engine import fake  # noqa: F401
 from tests.factories import Factory, Session
@@ -121,15 +120,16 @@ def _other_gets(app: Flask, world: World) -> list[str]:
 @pytest.mark.timeout(600)
 def test_no_hidden_trace_reaches_any_client(app: Flask, factory: Factory,
                                             fake: FakeProviderThread,  # noqa: F811
-                                            caplog: pytest.LogCaptureFixture) -> None:
+                                            caplog: pytest.LogCaptureFixture,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
     caplog.set_level(logging.DEBUG)
     seed()
     needles = plant()
     assert len([n for n in needles if n.startswith(CANARY)]) >= 20 * len(IDS)
     world = build_world(factory)
     walk = Walk(needles)
-    judge = "Arena canary judge"  # the fake's own verdicts, which quote the trace
-    _model(world.project.id, judge, "fake-arena-canary", fake.url)
+    # the fake's own verdicts, which quote the trace: approved, so shipping runs it
+    judge = approve(monkeypatch, fake.url, "fake-arena-canary")
     browsers = {actor: factory.login(world.users[actor]) for actor in ACTORS}
     for actor, browser in browsers.items():
         _arena_walk(walk, browser, actor, world.project.id, judge)

@@ -8,13 +8,14 @@ from __future__ import annotations
 import json
 
 import httpx
+import pytest
 from sqlalchemy import select, update
 
 from assay.core.challenges.models import Attempt
 from assay.core.projects.models import Project, Role
 from assay.extensions import db
 from assay.providers.fake import FakeProviderThread
-from tests.api.arena_helpers import BASE, attempt, fixture, price, script_judge, seed, spec
+from tests.api.arena_helpers import BASE, approve, attempt, fixture, price, script_judge, seed, spec
 from tests.engine.test_providers_engine import fake  # noqa: F401
 from tests.factories import Factory
 
@@ -91,13 +92,14 @@ def test_wrong_and_invalid_verdicts_are_misses_and_the_critique_is_kept(
         assert kept is not None and kept.critique == critique and kept.tab == "judge"
 
 
-def test_the_project_pays_within_its_budget(factory: Factory,
-                                            fake: FakeProviderThread) -> None:  # noqa: F811
+def test_the_project_pays_within_its_budget(factory: Factory, fake: FakeProviderThread,  # noqa: F811
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Shipped with the operator's approved judge: the project still pays, budgeted."""
     seed()
     owner = factory.user()
     project = factory.project(owner, "Pays")
-    judge = script_judge(fake.url, project.id, CID)
-    price(project.id, judge, 2_000_000)  # $2 per million tokens in and out
+    script_judge(fake.url, project.id, CID)
+    judge = approve(monkeypatch, fake.url, f"arena-judge-{CID}", 2_000_000)  # $2 per Mtok
     editor = factory.login(factory.member(project, Role.editor))
     body = {"tab": "judge", "text": fixture(CID, "reference.judge.txt"), "set": "test",
             "project_id": project.id, "judge": judge}

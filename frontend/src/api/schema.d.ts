@@ -2486,7 +2486,7 @@ export interface paths {
         };
         /**
          * A challenge's workspace: context, dev traces, both tabs' texts and drafts
-         * @description The hidden test traces are never part of it.
+         * @description The hidden test traces are never part of it. `ship_judges`: what may judge them.
          */
         get: operations["arena_challenges_get"];
         put?: never;
@@ -2575,8 +2575,10 @@ export interface paths {
         /**
          * Run an eval on the dev set, or ship it to the hidden test set
          * @description Rules answer at once; the judge tab calls the judge model of `project_id` on every
-         *         trace plus the meta-judge (billed to that project, budgeted). 422 RULES_INVALID lists
-         *         the rules' problems; 422 BUDGET_EXCEEDED; 502 JUDGE_FAILED / JUDGE_TIMEOUT.
+         *         trace plus the meta-judge (billed to that project, budgeted). On the hidden set the
+         *         judge must be one the operator approved (`ship_judges` of the challenge), else 422
+         *         JUDGE_NOT_APPROVED. 422 RULES_INVALID lists the rules' problems; 422 BUDGET_EXCEEDED;
+         *         502 JUDGE_FAILED / JUDGE_TIMEOUT.
          *
          *     Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
@@ -6478,6 +6480,12 @@ export interface components {
             rules: components["schemas"]["ArenaTabState"];
             judge: components["schemas"]["ArenaTabState"];
         };
+        ArenaShipJudge: {
+            /** @description What Ship to Prod sends as `judge`, like fake:fake-judge */
+            id: string;
+            kind: string;
+            model: string;
+        };
         ArenaChallenge: {
             id: string;
             title: string;
@@ -6497,6 +6505,8 @@ export interface components {
             context: components["schemas"]["ArenaAgentContext"];
             dev_traces: components["schemas"]["ArenaDevTrace"][];
             tabs: components["schemas"]["ArenaTabs"];
+            /** @description The judges the operator approved for hidden sets: only these ship a judge eval (ASSAY_ARENA_SHIP_JUDGES); a project's own models judge dev traces only */
+            ship_judges: components["schemas"]["ArenaShipJudge"][];
         };
         ArenaDraftBody: {
             text: string;

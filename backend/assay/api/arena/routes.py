@@ -54,8 +54,10 @@ def list_challenges(args: dict[str, Any]) -> Any:
 def get_challenge(challenge_id: str) -> Any:
     """A challenge's workspace: context, dev traces, both tabs' texts and drafts
 
-    The hidden test traces are never part of it."""
-    return service.workspace(session(), user(), challenge_id)
+    The hidden test traces are never part of it. `ship_judges`: what may judge them."""
+    judges = [{"id": j.ref, "kind": j.kind, "model": j.model}
+              for j in runtime().settings.arena_ship_judges]
+    return {**service.workspace(session(), user(), challenge_id), "ship_judges": judges}
 
 
 @blp.put("/<string:challenge_id>/drafts/<string:tab>")
@@ -99,13 +101,14 @@ def create_attempt(data: dict[str, Any], challenge_id: str) -> Any:
     """Run an eval on the dev set, or ship it to the hidden test set
 
     Rules answer at once; the judge tab calls the judge model of `project_id` on every
-    trace plus the meta-judge (billed to that project, budgeted). 422 RULES_INVALID lists
-    the rules' problems; 422 BUDGET_EXCEEDED; 502 JUDGE_FAILED / JUDGE_TIMEOUT."""
+    trace plus the meta-judge (billed to that project, budgeted). On the hidden set the
+    judge must be one the operator approved (`ship_judges` of the challenge), else 422
+    JUDGE_NOT_APPROVED. 422 RULES_INVALID lists the rules' problems; 422 BUDGET_EXCEEDED;
+    502 JUDGE_FAILED / JUDGE_TIMEOUT."""
     settings = runtime().settings
     request = attempts.RunRequest(data["tab"], data["text"], data["set"],
                                   data["project_id"], data["judge"])
-    attempt = attempts.run_attempt(session(), user(), challenge_id, request,
-                                   settings.secret_key, settings.url_policy)
+    attempt = attempts.run_attempt(session(), user(), challenge_id, request, settings)
     return attempts.public(attempt)
 
 

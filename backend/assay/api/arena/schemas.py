@@ -98,10 +98,21 @@ class ArenaTabsSchema(Schema):
     judge = fields.Nested(ArenaTabStateSchema, required=True)
 
 
+class ArenaShipJudgeSchema(Schema):
+    id = fields.String(required=True, metadata={
+        "description": "What Ship to Prod sends as `judge`, like fake:fake-judge"})
+    kind = fields.String(required=True)
+    model = fields.String(required=True)
+
+
 class ArenaChallengeSchema(ArenaChallengeCardSchema):
     context = fields.Nested(ArenaAgentContextSchema, required=True)
     dev_traces = fields.List(fields.Nested(ArenaDevTraceSchema), required=True)
     tabs = fields.Nested(ArenaTabsSchema, required=True)
+    ship_judges = fields.List(fields.Nested(ArenaShipJudgeSchema), required=True, metadata={
+        "description": "The judges the operator approved for hidden sets: only these ship "
+                       "a judge eval (ASSAY_ARENA_SHIP_JUDGES); a project's own models "
+                       "judge dev traces only"})
 
 
 class ArenaDraftBodySchema(Schema):

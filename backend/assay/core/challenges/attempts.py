@@ -13,16 +13,17 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from assay.core.auth.models import User
-from assay.core.challenges import grading, redaction
-from assay.core.challenges.judge_run import NO_ALLOWANCE, run_judge
+from assay.core.challenges import grading, redaction, ship_judges
+from assay.core.challenges.judge_run import NO_ALLOWANCE, project_judge, run_judge
 from assay.core.challenges.models import Attempt, Challenge, ChallengeTrace, shown
 from assay.core.challenges.service import challenge
 from assay.core.errors import Forbidden, Invalid, NotFound
 from assay.core.pagination import Page, paginate
 from assay.core.projects import service as projects
 from assay.core.projects.models import Role
-from assay.providers.ssrf import UrlPolicy
+from assay.core.scoring.judge_calls import JudgeModel
 from assay.scorers.rules_dsl import RulesError, parse_rules
+from assay.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,9 @@ class RunRequest:
     text: str
     split: str  # dev | test
     project_id: int | None = None  # judge tab: the project that pays
-    judge: str | None = None  # judge tab: a model config's id or name in that project
+    # judge tab: a model config's id or name in that project (dev set only), or a judge
+    # the operator approved for hidden sets (ship_judges.py), like "fake:fake-judge"
+    judge: str | None = None
 
 
 @dataclass(frozen=True)
@@ -107,8 +110,34 @@ def _grade(session: Session, attempt: Attempt, row: Challenge, traces: list[Trac
                                 previous.id if previous else None)
 
 
+def _approved(judges: tuple[ship_judges.ShipJudge, ...], ref: str) -> ship_judges.ShipJudge:
+    """A hidden set is judged only by a judge the operator approved: a learner's own model
+    config could send its traces to any endpoint (issue 31 item 7)."""
+    found = ship_judges.find(judges, ref)
+    if found is not None:
+        return found
+    allowed = [j.ref for j in judges]
+    message = (f"Ship to Prod judges with a judge this instance approved for hidden sets: "
+               f"{', '.join(allowed)}. Your own models judge dev traces only." if allowed
+               else "No judge is approved for hidden sets on this instance (the operator "
+                    f"sets {ship_judges.SETTING}); your own models judge dev traces only.")
+    raise Invalid(message, {"json": {"judge": [message]}, "allowed": allowed},
+                  code="JUDGE_NOT_APPROVED")
+
+
+def _judge_model(session: Session, req: RunRequest, settings: Settings) -> JudgeModel:
+    assert req.project_id is not None and req.judge
+    judges = settings.arena_ship_judges
+    if req.split == "test":
+        return _approved(judges, req.judge).judge_model(settings.fake_provider_url)
+    operator = ship_judges.find(judges, req.judge)  # calibrate on the judge you ship with
+    if operator is not None:
+        return operator.judge_model(settings.fake_provider_url)
+    return project_judge(session, req.project_id, req.judge, settings.secret_key)
+
+
 def run_attempt(session: Session, user: User, challenge_id: str, req: RunRequest,
-                secret_key: str, url_policy: UrlPolicy) -> Attempt:
+                settings: Settings) -> Attempt:
     row = challenge(session, challenge_id)
     started = time.perf_counter()
     traces = _traces(session, row, req.split)
@@ -122,13 +151,16 @@ def run_attempt(session: Session, user: User, challenge_id: str, req: RunRequest
             raise Invalid("A judge run needs a project to pay and a judge model", {"json": {
                 key: ["required for the judge tab"] for key in ("project_id", "judge")
                 if (req.project_id if key == "project_id" else req.judge) in (None, "")}})
+        if req.split == "test":  # before any limit, hold or call
+            _approved(settings.arena_ship_judges, req.judge)
         limited = _limited(session, user, req.project_id)
+        model = _judge_model(session, req, settings)
         pending = Attempt(user_id=user.id, challenge_id=row.id, tab=req.tab, split=req.split,
                           text=req.text, project_id=req.project_id, judge_model=req.judge,
                           results=[], diff={}, critique=None)
         user_id, cid = user.id, row.id
-        outcome = run_judge(session, pending, limited, req.judge, req.text, dict(row.context),
-                            [t.messages for t in traces], secret_key, url_policy)
+        outcome = run_judge(session, pending, limited, model, req.text, dict(row.context),
+                            [t.messages for t in traces], settings.url_policy)
         # the session was closed while the models thought: load again
         row = challenge(session, cid)
         traces = _traces(session, row, req.split)

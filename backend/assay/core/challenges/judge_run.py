@@ -167,20 +167,28 @@ def _settle(session: Session, hold: Hold, counter: ledger.Metered | None,
     session.commit()
 
 
-def run_judge(session: Session, pending: Attempt, limited: bool, judge: str, rubric: str,
-              context: Mapping[str, Any], traces: Sequence[Sequence[Mapping[str, Any]]],
-              secret_key: str, url_policy: UrlPolicy) -> JudgeOutcome:
-    """Judge `traces` and critique the rubric, paid by `pending.project_id` (within its
-    arena allowance when `limited`). `pending` (not yet added) becomes the attempt's row;
-    the caller grades it (outcome.attempt_id) once this returns."""
-    project_id = pending.project_id
-    assert project_id is not None
-    verdict = build_judge(rubric, judge, context)
-    models = judge_models(session, project_id, [judge], secret_key)
-    model = models.get(judge)
+def project_judge(session: Session, project_id: int, judge: str,
+                  secret_key: str) -> JudgeModel:
+    """`judge` (a model config's id or name) of the project, for the dev set."""
+    model = judge_models(session, project_id, [judge], secret_key).get(judge)
     if model is None:
         raise Invalid("Unknown judge", {"json": {"judge": [
             f"No model {judge!r} in this project (give a model config's id or name)"]}})
+    return model
+
+
+def run_judge(session: Session, pending: Attempt, limited: bool, model: JudgeModel,
+              rubric: str, context: Mapping[str, Any],
+              traces: Sequence[Sequence[Mapping[str, Any]]],
+              url_policy: UrlPolicy) -> JudgeOutcome:
+    """Judge `traces` with `model` and critique the rubric, paid by `pending.project_id`
+    (within its arena allowance when `limited`). `pending` (not yet added) becomes the
+    attempt's row; the caller grades it (outcome.attempt_id) once this returns."""
+    project_id = pending.project_id
+    assert project_id is not None
+    judge = model.name
+    verdict = build_judge(rubric, judge, context)
+    models = {judge: model}
     if model.key_error is not None:
         raise Invalid("The judge cannot be called", {"json": {"judge": [model.key_error]}})
     contract = list(context.get("contract") or [])

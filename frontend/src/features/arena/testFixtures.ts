@@ -31,6 +31,7 @@ const tabState = (starting: string, over: Partial<Challenge['tabs']['rules']> = 
 
 export const challengeOf = (over: Partial<Challenge> = {}): Challenge => ({
   ...summaryOf(),
+  ship_judges: [{ id: 'fake:fake-judge', kind: 'fake', model: 'fake-judge' }],
   context: {
     system_prompt: 'You are a support agent.',
     tools: [{ name: 'verify_identity', description: 'Verify the customer', input_schema: { type: 'object' } }],

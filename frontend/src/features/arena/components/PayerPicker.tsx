@@ -70,3 +70,30 @@ export function PayerPicker({ value, onChange }: { value: Payer; onChange: (p: P
     </div>
   );
 }
+
+/** Ship to Prod judges the hidden traces only with a judge the operator approved: they never
+ * go to an endpoint of a project's own (issue 31). */
+export function ShipJudgePicker({ judges, value, onChange }: { judges: Array<{ id: string; model: string }>; value: string | null; onChange: (judge: string) => void }) {
+  useEffect(() => {
+    if (judges.length > 0 && !judges.some((j) => j.id === value)) onChange(judges[0].id);
+  }, [judges, value, onChange]);
+  return (
+    <div>
+      <label htmlFor="arena-ship-judge" className="block text-sm font-medium text-zinc-900">
+        Ship to Prod judge
+      </label>
+      {judges.length > 0 && (
+        <select id="arena-ship-judge" value={value ?? ''} onChange={(e) => onChange(e.target.value)} className={selectClass}>
+          {judges.map((j) => (
+            <option key={j.id} value={j.id}>
+              {j.id}
+            </option>
+          ))}
+        </select>
+      )}
+      <p className="mt-1 text-sm text-zinc-600">
+        Your project's own models judge dev traces only; the hidden set is judged by a judge this instance approved.
+      </p>
+    </div>
+  );
+}

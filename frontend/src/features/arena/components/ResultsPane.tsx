@@ -18,6 +18,8 @@ interface ResultsPaneProps {
   running: 'dev' | 'test' | null;
   runError: unknown;
   blockedReason: string | null;
+  /** Why Ship to Prod cannot run when Run could (the judge tab without an approved judge). */
+  shipBlockedReason?: string | null;
   onRun: () => void;
   onShip: () => void;
   onJump: (m: Miss) => void;
@@ -36,14 +38,14 @@ function Section({ title, children, testId }: { title: string; children: ReactNo
 }
 
 /** Pane 3: run on dev, ship to the hidden set, and read what happened. */
-export function ResultsPane({ tab, threshold, contract, dev, test, running, runError, blockedReason, onRun, onShip, onJump, onTrace, payer }: ResultsPaneProps) {
+export function ResultsPane({ tab, threshold, contract, dev, test, running, runError, blockedReason, shipBlockedReason = null, onRun, onShip, onJump, onTrace, payer }: ResultsPaneProps) {
   return (
     <div className="space-y-3">
       <div className="flex flex-wrap gap-2">
         <Button onClick={onRun} loading={running === 'dev'} disabled={running !== null || !!blockedReason} aria-keyshortcuts="Control+Enter Meta+Enter">
           ▶ Run (Dev set)
         </Button>
-        <Button variant="secondary" onClick={onShip} loading={running === 'test'} disabled={running !== null || !!blockedReason}>
+        <Button variant="secondary" onClick={onShip} loading={running === 'test'} disabled={running !== null || !!blockedReason || !!shipBlockedReason}>
           Ship to Prod (Hidden)
         </Button>
       </div>
@@ -51,6 +53,7 @@ export function ResultsPane({ tab, threshold, contract, dev, test, running, runE
         Mode: <span className="font-medium text-zinc-900">{TAB_LABEL[tab]}</span>. Only this tab runs.
       </p>
       {blockedReason && <p className="text-sm text-red-700">{blockedReason}</p>}
+      {!blockedReason && shipBlockedReason && <p className="text-sm text-red-700">{shipBlockedReason}</p>}
       {payer}
       {runError != null && <Alert tone="danger">{errorMessage(runError)}</Alert>}
       <Section title="Dev set" testId="dev-results">

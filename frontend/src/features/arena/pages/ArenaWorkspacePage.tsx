@@ -4,7 +4,7 @@ import { ErrorState, LoadingRows } from '@/components/ui';
 import { cn, focusRing } from '@/lib/cn';
 import { ContextPane } from '../components/ContextPane';
 import { EditorPane } from '../components/EditorPane';
-import { PayerPicker, type Payer } from '../components/PayerPicker';
+import { PayerPicker, ShipJudgePicker, type Payer } from '../components/PayerPicker';
 import { ResultsPane } from '../components/ResultsPane';
 import { useChallenge, useLatestAttempt, useRunAttempt } from '../hooks/useArena';
 import { useEvalText } from '../hooks/useEvalText';
@@ -31,6 +31,7 @@ function Workspace({ challengeId }: { challengeId: string }) {
   const [traceId, setTraceId] = useState('');
   const [pane, setPane] = useState<Pane>('editor');
   const [payer, setPayer] = useState<Payer>({ projectId: null, judge: null });
+  const [shipJudge, setShipJudge] = useState<string | null>(null);
   const evalText = useEvalText(challenge.data, tab);
   const dev = useLatestAttempt(challengeId, tab, 'dev');
   const test = useLatestAttempt(challengeId, tab, 'test');
@@ -44,17 +45,22 @@ function Workspace({ challengeId }: { challengeId: string }) {
       : tab === 'judge' && (payer.projectId === null || payer.judge === null)
         ? 'Pick the project that pays for judge calls and its judge model.'
         : null;
+  const shipBlockedReason =
+    tab === 'judge' && !challenge.data?.ship_judges.length
+      ? 'No judge is approved for hidden sets on this instance (its operator sets ASSAY_ARENA_SHIP_JUDGES).'
+      : null;
 
   const start = useCallback(
     (set: TargetSet) => {
-      if (blockedReason || running) return;
+      if (blockedReason || running || (set === 'test' && shipBlockedReason)) return;
       setRunning(set);
+      const judge = set === 'test' ? shipJudge : payer.judge;
       run.mutate(
-        { tab, set, text: evalText.text, ...(tab === 'judge' ? { project_id: payer.projectId, judge: payer.judge } : {}) },
+        { tab, set, text: evalText.text, ...(tab === 'judge' ? { project_id: payer.projectId, judge } : {}) },
         { onSettled: () => setRunning(null), onSuccess: () => setPane('results') },
       );
     },
-    [blockedReason, running, run, tab, evalText.text, payer],
+    [blockedReason, shipBlockedReason, running, run, tab, evalText.text, payer, shipJudge],
   );
 
   // Ctrl/Cmd+Enter runs the dev set, +Shift ships; the editor handles its own Ctrl+Enter.
@@ -147,11 +153,19 @@ function Workspace({ challengeId }: { challengeId: string }) {
             running={running}
             runError={run.error}
             blockedReason={blockedReason}
+            shipBlockedReason={shipBlockedReason}
             onRun={() => start('dev')}
             onShip={() => start('test')}
             onJump={jump}
             onTrace={(id) => (setTraceId(id), setPane('context'))}
-            payer={tab === 'judge' ? <PayerPicker value={payer} onChange={setPayer} /> : undefined}
+            payer={
+              tab === 'judge' ? (
+                <>
+                  <PayerPicker value={payer} onChange={setPayer} />
+                  <ShipJudgePicker judges={c.ship_judges} value={shipJudge} onChange={setShipJudge} />
+                </>
+              ) : undefined
+            }
           />
         </section>
       </div>
