@@ -30,6 +30,7 @@ from assay.core.scoring.judge_mode import scorer_version
 from assay.core.scoring.manual import own_score, source_of
 from assay.core.scoring.models import RunScorer, Score
 from assay.extensions import db
+from assay.runtime import current
 from tests.api.arena_helpers import fixture
 from tests.api.arena_helpers import seed as seed_arena
 from tests.api.experiment_rows import diff_for, experiment_in_state
@@ -191,6 +192,22 @@ class World:
             session.commit()
         return {}
 
+    def queued_job(self) -> int:
+        """A questions job that waits for a worker (none runs here), so it can be cancelled."""
+        from assay.core.generation import service
+
+        rt = current()
+        with db.factory() as session:
+            state = service.start(session, rt.redis, rt.settings.redis_prefix,
+                                  session.merge(self.users[Role.owner.value]),
+                                  session.merge(self.project),
+                                  "questions", {"model_id": self.model_id, "count": 2,
+                                                "topic": "cancel", "type_tags": [],
+                                                "instructions": None, "difficulty": None,
+                                                "max_cost_micros": None})
+            session.commit()
+        return int(state["id"])
+
     def judge_the_run(self) -> None:
         """Make the world's run a judge-mode run (it applies a question-quality scorer), so
         its judgments can be read."""
@@ -337,6 +354,9 @@ ROUTES: dict[tuple[str, str], Rule] = {
                                                       lambda w: w.run_in("running")),
     ("POST", PROJECT + "/runs/{run_id}/retry-failed"): Rule(Role.editor, 200,
                                                             lambda w: w.run_in("failed")),
+    # stopping a run's scoring or comparisons: 202 whether or not a job was in flight
+    ("POST", PROJECT + "/runs/{run_id}/scorers/cancel"): Rule(Role.editor, 202),
+    ("POST", PROJECT + "/runs/{run_id}/comparisons/cancel"): Rule(Role.editor, 202),
     ("POST", DATASET + "/judgments"): Rule(Role.editor, 202, lambda w: {
         "judges": [w.model_id], "criteria": ["clarity"]}),
     ("GET", DATASET + "/judgments"): Rule(Role.viewer),
@@ -367,6 +387,8 @@ ROUTES: dict[tuple[str, str], Rule] = {
     ("POST", PROJECT + "/generation/conversations/estimate"): Rule(Role.viewer, 200, lambda w: {
         "model_id": w.model_id, "document_id": w.document_id, "count": 1, "turns": 2}),
     ("GET", PROJECT + "/generation/{job_id}"): Rule(Role.viewer),
+    ("POST", PROJECT + "/generation/{job_id}/cancel"): Rule(
+        Role.editor, 202, path=lambda w: {"job_id": w.queued_job()}),
     ("GET", PROJECT + "/documents"): Rule(Role.viewer),
     ("POST", PROJECT + "/documents"): Rule(Role.editor, 201, lambda w: {
         "file": (io.BytesIO(b"The tenancy document."), "tenancy.txt")}),
