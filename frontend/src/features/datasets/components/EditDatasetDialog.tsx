@@ -21,7 +21,6 @@ export function EditDatasetDialog({ projectId, dataset, open, onClose }: { proje
     setDescription(dataset.description ?? '');
     setNameError(null);
     // Only on opening (or another dataset): a reload after a stale write must keep what was typed.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open, dataset.id]);
 
   function close() {
