@@ -140,4 +140,26 @@ describe('CaseDialog', () => {
     expect(new URL(patch.url).pathname).toBe('/api/projects/3/datasets/11/cases/1002');
     expect(await patch.json()).toEqual({ input: { question: 'Question 2' }, expected: { source: 'atlas', answer: 'New' }, tags: ['geo'], difficulty: 'easy' });
   });
+
+  it('sends If-Match with the case id it loaded and, on 412, shows the notice and keeps the edit', async () => {
+    const user = userEvent.setup();
+    const fetch = mockFetch(async (req) => {
+      if (req.method === 'PATCH') return json({ ...apiError(412, 'STALE_WRITE', 'Changed elsewhere'), current: null }, 412);
+      return json({ items: [], total: 0, page: 1, page_size: 50 });
+    });
+    let closed = 0;
+    renderWithProviders(<CaseDialog projectId={3} datasetId={11} kind="questions" open editing={kase(2)} onClose={() => closed++} />);
+    const dialog = screen.getByRole('dialog', { name: 'Edit case' });
+    await user.clear(within(dialog).getByLabelText('Question'));
+    await user.type(within(dialog).getByLabelText('Question'), 'My new question');
+    await user.click(within(dialog).getByRole('button', { name: 'Save case' }));
+    const alert = await within(dialog).findByText(/This was changed elsewhere — reload to see the latest/);
+    expect(alert.closest('[role="alert"]')).toHaveTextContent('My new question');
+    const patch = requestsOf(fetch).find((r) => r.method === 'PATCH')!;
+    expect(patch.headers.get('If-Match')).toBe('"1002"');
+    await user.click(within(dialog).getByRole('button', { name: 'Reload' }));
+    expect(within(dialog).getByLabelText('Question')).toHaveValue('My new question');
+    expect(within(dialog).queryByText(/This was changed elsewhere/)).not.toBeInTheDocument();
+    expect(closed).toBe(0);
+  });
 });

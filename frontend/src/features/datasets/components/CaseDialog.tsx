@@ -1,6 +1,9 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Alert, Button, Dialog, Field, Input } from '@/components/ui';
-import { errorMessage, isApiError } from '@/api/errors';
+import { errorMessage, isApiError, isStaleWrite } from '@/api/errors';
+import { qk } from '@/api/queryKeys';
+import { StaleWriteNotice } from '@/components/stale/StaleWriteNotice';
+import { useQueryClient } from '@tanstack/react-query';
 import type { Case, CaseBody, DatasetKind } from '../api';
 import { useAddCases, useSaveCase } from '../hooks/useDatasets';
 import { CaseFields } from './CaseFields';
@@ -27,6 +30,7 @@ export function CaseDialog({
   onClose: () => void;
 }) {
   const save = useSaveCase(projectId, datasetId);
+  const queryClient = useQueryClient();
   const add = useAddCases(projectId, datasetId);
   const [drafts, setDrafts] = useState<CaseDraft[]>([]);
   const [errors, setErrors] = useState<DraftErrors[]>([]);
@@ -59,7 +63,7 @@ export function CaseDialog({
     setErrors(checked.map((c) => c.errors));
     if (checked.some((c) => !c.body)) return;
     const bodies = checked.map((c) => c.body as CaseBody);
-    if (editing) save.mutate({ id: editing.id, body: { ...bodies[0], ...(note.trim() ? { note: note.trim() } : {}) } }, { onSuccess: close });
+    if (editing) save.mutate({ id: editing.id, version: editing.id, body: { ...bodies[0], ...(note.trim() ? { note: note.trim() } : {}) } }, { onSuccess: close });
     else add.mutate({ cases: bodies, note: note.trim() || null }, { onSuccess: close });
   }
 
@@ -69,11 +73,20 @@ export function CaseDialog({
   };
   const count = drafts.length;
   const title = editing ? 'Edit case' : 'Add case';
-  const problem = failed && !(isApiError(failed) && failed.status === 422) ? errorMessage(failed) : failed ? `${errorMessage(failed)}: see the fields marked below.` : null;
+  const stale = isStaleWrite(failed);
+  const problem = stale ? null : failed && !(isApiError(failed) && failed.status === 422) ? errorMessage(failed) : failed ? `${errorMessage(failed)}: see the fields marked below.` : null;
   const invalid = errors.filter((x) => Object.keys(x).length).length;
   return (
     <Dialog open={open} onClose={close} title={title} size="wide" description={editing ? 'Saving creates a new version of the dataset; earlier versions stay as they were.' : 'All the cases below are saved together as one new version of the dataset.'}>
       <form onSubmit={onSubmit} className="space-y-4" noValidate>
+        <StaleWriteNotice
+          error={failed}
+          edit={drafts[0] ? JSON.stringify(bodyOf(kind, drafts[0]).body ?? {}) : undefined}
+          onReload={() => {
+            save.reset();
+            void queryClient.invalidateQueries({ queryKey: qk.datasets(projectId) });
+          }}
+        />
         {problem && <Alert>{problem}</Alert>}
         {invalid > 0 && <Alert>{invalid === 1 && count === 1 ? 'Fix the fields marked below.' : `${invalid} of ${count} cases need fixing: see the fields marked below.`}</Alert>}
         {drafts.map((d, i) => (

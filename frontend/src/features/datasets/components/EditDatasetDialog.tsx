@@ -1,12 +1,16 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Alert, Button, describedBy, Dialog, Field, Input, Textarea } from '@/components/ui';
-import { errorMessage, fieldErrors } from '@/api/errors';
+import { errorMessage, fieldErrors, isStaleWrite } from '@/api/errors';
+import { StaleWriteNotice } from '@/components/stale/StaleWriteNotice';
+import { useQueryClient } from '@tanstack/react-query';
+import { qk } from '@/api/queryKeys';
 import type { Dataset } from '../api';
 import { useUpdateDataset } from '../hooks/useDatasets';
 
 /** Rename a dataset or change its description (no new version: cases are untouched). */
 export function EditDatasetDialog({ projectId, dataset, open, onClose }: { projectId: number; dataset: Dataset; open: boolean; onClose: () => void }) {
   const update = useUpdateDataset(projectId);
+  const queryClient = useQueryClient();
   const [name, setName] = useState(dataset.name);
   const [description, setDescription] = useState(dataset.description ?? '');
   const [nameError, setNameError] = useState<string | null>(null);
@@ -16,7 +20,8 @@ export function EditDatasetDialog({ projectId, dataset, open, onClose }: { proje
     setName(dataset.name);
     setDescription(dataset.description ?? '');
     setNameError(null);
-  }, [open, dataset]);
+    // Only on opening (or another dataset): a reload after a stale write must keep what was typed.
+  }, [open, dataset.id]);
 
   function close() {
     update.reset();
@@ -30,7 +35,7 @@ export function EditDatasetDialog({ projectId, dataset, open, onClose }: { proje
       return;
     }
     setNameError(null);
-    update.mutate({ id: dataset.id, body: { name: name.trim(), description: description.trim() || null } }, { onSuccess: close });
+    update.mutate({ id: dataset.id, body: { name: name.trim(), description: description.trim() || null }, version: dataset.row_version }, { onSuccess: close });
   }
 
   const server = fieldErrors(update.error);
@@ -38,7 +43,15 @@ export function EditDatasetDialog({ projectId, dataset, open, onClose }: { proje
   return (
     <Dialog open={open} onClose={close} title="Edit dataset details">
       <form onSubmit={onSubmit} className="space-y-4" noValidate>
-        {update.isError && !server.name && <Alert>{errorMessage(update.error)}</Alert>}
+        <StaleWriteNotice
+          error={update.error}
+          edit={`name "${name}", description "${description}"`}
+          onReload={() => {
+            update.reset();
+            void queryClient.invalidateQueries({ queryKey: qk.datasets(projectId) });
+          }}
+        />
+        {update.isError && !isStaleWrite(update.error) && !server.name && <Alert>{errorMessage(update.error)}</Alert>}
         <Field id="edit-dataset-name" label="Name" error={nameErr}>
           <Input id="edit-dataset-name" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} invalid={!!nameErr} aria-describedby={describedBy('edit-dataset-name', nameErr)} data-autofocus />
         </Field>

@@ -1,3 +1,4 @@
+import { ifMatch } from '@/api/errors';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { qk } from '@/api/queryKeys';
 import {
@@ -132,8 +133,8 @@ export function useRemoveTag(projectId: number) {
 }
 
 export function useUpdateDataset(projectId: number) {
-  return useDatasetMutation(projectId, ({ id, body }: { id: number; body: { name?: string; description?: string | null; tags?: string[] } }) =>
-    request<Dataset>('PATCH', datasetPath(projectId, id), { body }),
+  return useDatasetMutation(projectId, ({ id, body, version }: { id: number; body: { name?: string; description?: string | null; tags?: string[] }; version?: number }) =>
+    request<Dataset>('PATCH', datasetPath(projectId, id), { body, headers: ifMatch(version) }),
   );
 }
 
@@ -148,10 +149,10 @@ export function useArchiveDataset(projectId: number) {
 }
 
 export function useSaveCase(projectId: number, datasetId: number) {
-  return useDatasetMutation(projectId, ({ id, body }: { id: number | null; body: CaseBody }) =>
+  return useDatasetMutation(projectId, ({ id, body, version }: { id: number | null; body: CaseBody; version?: number }) =>
     id === null
       ? request<unknown>('POST', `${datasetPath(projectId, datasetId)}/cases`, { body })
-      : request<unknown>('PATCH', `${datasetPath(projectId, datasetId)}/cases/${id}`, { body }),
+      : request<unknown>('PATCH', `${datasetPath(projectId, datasetId)}/cases/${id}`, { body, headers: ifMatch(version) }),
   );
 }
 

@@ -1,3 +1,7 @@
+import { isStaleWrite } from '@/api/errors';
+import { qk } from '@/api/queryKeys';
+import { StaleWriteNotice } from '@/components/stale/StaleWriteNotice';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
 import { Alert, Button, buttonClasses, describedBy, Dialog, ErrorState, Field, Input, LoadingRows, Select, Textarea } from '@/components/ui';
@@ -100,6 +104,7 @@ function ModelFormBody({ projectId, onClose, editing }: { projectId: number; onC
   const credentials = useCredentials(projectId);
   const kinds = useProviderKinds();
   const create = useCreateModel(projectId);
+  const queryClient = useQueryClient();
   const update = useUpdateModel(projectId);
   const discover = useDiscoverModels(projectId);
   const [form, setForm] = useState<ModelForm>(editing ? formFromModel(editing) : emptyForm);
@@ -137,6 +142,7 @@ function ModelFormBody({ projectId, onClose, editing }: { projectId: number; onC
     const handlers = {
       onSuccess: () => onClose(),
       onError: (err: unknown) => {
+        if (isStaleWrite(err)) return; // StaleWriteNotice says it; the form keeps what was typed
         const fe: Errors = {};
         for (const [k, v] of Object.entries(fieldErrors(err))) fe[k.replace(/^json\./, '')] = v;
         setServerErrors(fe);
@@ -146,7 +152,7 @@ function ModelFormBody({ projectId, onClose, editing }: { projectId: number; onC
         else if (unplaced.length > 0) setFormError([errorMessage(err), ...unplaced.map((k) => `${k}: ${fe[k]}`)].join(' '));
       },
     };
-    if (editing) update.mutate({ id: editing.id, body: check.body }, handlers);
+    if (editing) update.mutate({ id: editing.id, body: check.body, version: editing.row_version }, handlers);
     else create.mutate(check.body, handlers);
   }
 
@@ -173,6 +179,13 @@ function ModelFormBody({ projectId, onClose, editing }: { projectId: number; onC
         </div>
       ) : (
         <form ref={formRef} noValidate onSubmit={onSubmit} className="space-y-4">
+          <StaleWriteNotice
+            error={update.error}
+            onReload={() => {
+              update.reset();
+              void queryClient.invalidateQueries({ queryKey: qk.models(projectId) });
+            }}
+          />
           {formError && <Alert>{formError}</Alert>}
           <Field id="model-name" label="Name" error={errors.name} hint="Unique in this project; runs and reports show it.">
             <Input

@@ -1,3 +1,4 @@
+import { ifMatch } from '@/api/errors';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '@/api/client';
 import { qk } from '@/api/queryKeys';
@@ -39,11 +40,12 @@ export function useCreateModel(projectId: number) {
 }
 
 export function useUpdateModel(projectId: number) {
-  return useModelMutation(projectId, ({ id, body }: { id: number; body: ModelUpdateBody }) =>
+  return useModelMutation(projectId, ({ id, body, version }: { id: number; body: ModelUpdateBody; version?: number }) =>
     unwrap(
       api.PATCH('/api/projects/{project_id}/models/{model_id}', {
         params: { path: { project_id: projectId, model_id: id } },
         body,
+        headers: ifMatch(version),
       }),
     ),
   );

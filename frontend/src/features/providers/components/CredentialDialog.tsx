@@ -1,3 +1,7 @@
+import { isStaleWrite } from '@/api/errors';
+import { qk } from '@/api/queryKeys';
+import { StaleWriteNotice } from '@/components/stale/StaleWriteNotice';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Alert, Button, Checkbox, describedBy, Dialog, ErrorState, Field, Input, Label, LoadingRows, Select } from '@/components/ui';
 import { errorMessage, fieldErrors, isApiError } from '@/api/errors';
@@ -202,6 +206,7 @@ export function CredentialDialog({
 function CredentialDialogBody({ projectId, onClose, editing: initial }: { projectId: number; onClose: () => void; editing: Credential | null }) {
   const kinds = useProviderKinds();
   const create = useCreateCredential(projectId);
+  const queryClient = useQueryClient();
   const update = useUpdateCredential(projectId);
   const [editing, setEditing] = useState<Credential | null>(initial);
   const [form, setForm] = useState<CredentialForm>(initial ? formFromCredential(initial) : emptyForm);
@@ -250,6 +255,7 @@ function CredentialDialogBody({ projectId, onClose, editing: initial }: { projec
         else setSaved(c);
       },
       onError: (err: unknown) => {
+        if (isStaleWrite(err)) return; // StaleWriteNotice says it; the form keeps what was typed
         const fe = serverFieldErrors(err);
         setServerErrors(fe);
         focusFirstInvalid();
@@ -258,7 +264,7 @@ function CredentialDialogBody({ projectId, onClose, editing: initial }: { projec
         else if (unplaced.length > 0) setFormError([errorMessage(err), ...unplaced.map((k) => `${k}: ${fe[k]}`)].join(' '));
       },
     };
-    if (editing) update.mutate({ id: editing.id, body }, handlers);
+    if (editing) update.mutate({ id: editing.id, body, version: editing.row_version }, handlers);
     else create.mutate({ ...body, kind: form.kind as ProviderKindName, label: body.label ?? '' }, handlers);
   }
 
@@ -333,6 +339,13 @@ function CredentialDialogBody({ projectId, onClose, editing: initial }: { projec
         <ErrorState title="Could not load provider kinds" error={kinds.error} onRetry={() => kinds.refetch()} retrying={kinds.isFetching} />
       ) : (
         <form ref={formRef} noValidate onSubmit={onSubmit} className="space-y-4">
+          <StaleWriteNotice
+            error={update.error}
+            onReload={() => {
+              update.reset();
+              void queryClient.invalidateQueries({ queryKey: qk.credentials(projectId) });
+            }}
+          />
           {formError && <Alert>{formError}</Alert>}
           <Field id="cred-kind" label="Provider" error={errors.kind} hint={kindDescription(kinds.data, form.kind)}>
             <Select

@@ -1,3 +1,4 @@
+import { ifMatch } from '@/api/errors';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '@/api/client';
 import { qk } from '@/api/queryKeys';
@@ -47,11 +48,12 @@ export function useCreateCredential(projectId: number) {
 export function useUpdateCredential(projectId: number) {
   const invalidate = useInvalidate(projectId);
   return useMutation({
-    mutationFn: ({ id, body }: { id: number; body: CredentialUpdateBody }) =>
+    mutationFn: ({ id, body, version }: { id: number; body: CredentialUpdateBody; version?: number }) =>
       unwrap(
         api.PATCH('/api/projects/{project_id}/credentials/{credential_id}', {
           params: { path: { project_id: projectId, credential_id: id } },
           body,
+          headers: ifMatch(version),
         }),
       ),
     onSuccess: invalidate,

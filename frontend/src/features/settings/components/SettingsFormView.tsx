@@ -1,9 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { Alert, Button, Card, CardContent, CardHeader, CardTitle, Checkbox, describedBy, Field, Input, Label, Textarea } from '@/components/ui';
-import { errorMessage, fieldErrors } from '@/api/errors';
+import { errorMessage, fieldErrors, isStaleWrite } from '@/api/errors';
 import { formatMicros } from '@/lib/money';
 import { useFocusFirstInvalid } from '@/lib/useFocusFirstInvalid';
-import { useSaveSettings } from '../hooks/useSettings';
+import { settingsKey, useSaveSettings } from '../hooks/useSettings';
+import { StaleWriteNotice } from '@/components/stale/StaleWriteNotice';
+import { useQueryClient } from '@tanstack/react-query';
 import { buildPatch, formOf, RETRIES_MAX, SERVER_FIELDS, type ProjectSettings, type SettingsErrors, type SettingsForm } from '../settingsForm';
 import { BudgetMeter } from './BudgetMeter';
 
@@ -12,6 +14,7 @@ type TextKey = Exclude<keyof SettingsForm, 'codeExecution' | 'description'>;
 /** The settings form: one Save sends only what changed; read-only below admin. */
 export function SettingsFormView({ projectId, settings }: { projectId: number; settings: ProjectSettings }) {
   const save = useSaveSettings(projectId);
+  const queryClient = useQueryClient();
   const [form, setForm] = useState<SettingsForm>(() => formOf(settings));
   const [errors, setErrors] = useState<SettingsErrors>({});
   const [notice, setNotice] = useState<string | null>(null);
@@ -30,12 +33,13 @@ export function SettingsFormView({ projectId, settings }: { projectId: number; s
     setErrors(errs);
     if (!patch) return focusFirstInvalid();
     if (Object.keys(patch).length === 0) return setNotice('Nothing changed.');
-    save.mutate(patch, {
+    save.mutate({ body: patch, version: settings.row_version }, {
       onSuccess: (saved) => {
         setForm(formOf(saved));
         setNotice('Settings saved.');
       },
       onError: (err) => {
+        if (isStaleWrite(err)) return; // the StaleWriteNotice says it; the form keeps what was typed
         const fe = fieldErrors(err);
         const mapped: SettingsErrors = {};
         for (const [k, v] of Object.entries(fe)) if (SERVER_FIELDS[k]) mapped[SERVER_FIELDS[k]] = v;
@@ -62,6 +66,13 @@ export function SettingsFormView({ projectId, settings }: { projectId: number; s
   return (
     <form ref={ref} noValidate onSubmit={onSubmit} aria-label="Project settings" className="space-y-6">
       {readOnly && <Alert tone="info">Only admins and owners change settings; you can read them.</Alert>}
+      <StaleWriteNotice
+        error={save.error}
+        onReload={() => {
+          save.reset();
+          void queryClient.invalidateQueries({ queryKey: settingsKey(projectId) });
+        }}
+      />
       {problem && <Alert>{problem}</Alert>}
       <Card>
         <CardHeader>

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '@/api/client';
 import { qk } from '@/api/queryKeys';
+import { ifMatch } from '@/api/errors';
 import type { SettingsPatch } from '../settingsForm';
 
 export const settingsKey = (projectId: number) => ['project', projectId, 'settings'] as const;
@@ -16,8 +17,8 @@ export function useProjectSettings(projectId: number) {
 export function useSaveSettings(projectId: number) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: SettingsPatch) =>
-      unwrap(api.PATCH('/api/projects/{project_id}/settings', { params: { path: { project_id: projectId } }, body })),
+    mutationFn: ({ body, version }: { body: SettingsPatch; version?: number }) =>
+      unwrap(api.PATCH('/api/projects/{project_id}/settings', { params: { path: { project_id: projectId } }, body, headers: ifMatch(version) })),
     onSuccess: (saved) => {
       queryClient.setQueryData(settingsKey(projectId), saved);
       // the name and description show in the project header and list
