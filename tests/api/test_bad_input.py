@@ -220,8 +220,8 @@ VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
         "scorer_version_ids": [w.attachable_version_id]},
     ("PUT", SCORE): lambda w: {"rating": 4, "passed": True, "criteria": {}, "comment": "Apt"},
     ("PUT", "/api/projects/{project_id}/runs/{run_id}/scores/{scorer_version_id}"): lambda w: {
-        "output_ids": [w.output_id], "rating": 4, "passed": True, "criteria": {},
-        "comment": "Apt"},
+        "output_ids": [w.output_id], "row_versions": [0], "rating": 4, "passed": True,
+        "criteria": {}, "comment": "Apt"},
     ("POST", "/api/projects/{project_id}/credentials"): lambda w: {
         "kind": "fake", "label": "Checked", "base_url": "http://127.0.0.1:9",
         "api_key": "sk-checked-12345678", "secret_env": "CHECKED_API_KEY", "config": {},

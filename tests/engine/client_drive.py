@@ -44,7 +44,8 @@ def drive(package: str, base_url: str, fake_url: str, timeout_s: float = 60.0) -
 
     anonymous = c.Client(base_url=base_url, raise_on_unexpected_status=True)
     _ok(op("auth", "auth_register").sync(client=anonymous, body=models.Register(
-        email=email, password=password, confirm_password=password, name="Client")), "User")
+        email=email, password=password, confirm_password=password, name="Client")),
+        "LoginResult")  # registering signs in too; signing in again works as well
     signed_in = _ok(op("auth", "auth_login").sync(client=anonymous, body=models.Login(
         email=email, password=password)), "LoginResult")
     # signed in by the session cookie; with it, unsafe methods need the CSRF header

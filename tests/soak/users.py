@@ -57,7 +57,11 @@ class Browser:
 
     def __init__(self, base_url: str, who: str, recorder: Recorder):
         self.who, self.recorder = who, recorder
-        self.http = httpx.Client(base_url=base_url, timeout=httpx.Timeout(45, connect=10))
+        # An idle connection is given up before gunicorn's 2 s keep-alive closes it: reusing
+        # one the server is closing at that moment resets the request (a browser retries
+        # it; httpx does not), which is the client's race, not the server's fault.
+        self.http = httpx.Client(base_url=base_url, timeout=httpx.Timeout(45, connect=10),
+                                 limits=httpx.Limits(keepalive_expiry=1.0))
 
     def call(self, method: str, path: str, label: str, **kwargs: Any) -> httpx.Response | None:
         started = time.perf_counter()

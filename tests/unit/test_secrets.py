@@ -35,14 +35,3 @@ def test_tampering_is_detected() -> None:
 def test_last4_never_reveals_short_secrets() -> None:
     assert last4("sk-abcdefgh1234") == "1234"
     assert last4("short") == ""
-
-
-def test_resolve_api_key_prefers_the_environment_variable() -> None:
-    from assay.core.llm.secrets import resolve_api_key
-
-    blob = encrypt_secret(MASTER, 1, "openai", "sk-stored-0000")
-    assert resolve_api_key(MASTER, 1, "openai", blob, None) == "sk-stored-0000"
-    assert resolve_api_key(MASTER, 1, "openai", blob, "KEY", {"KEY": "sk-env-1"}) == "sk-env-1"
-    assert resolve_api_key(MASTER, 1, "ollama", None, None) is None
-    with pytest.raises(Conflict, match="variable KEY holding"):
-        resolve_api_key(MASTER, 1, "openai", None, "KEY", {})
