@@ -30,18 +30,12 @@ from assay.extensions import db
 from assay.providers.fake import FakeProviderThread
 from assay.providers.fake_config import FakeConfig
 from assay.settings import Settings
+from tests.api.test_slow_lane import JUDGE_MODEL, PARAMS, VERDICT  # the test's slow judge
 from tests.services import free_port
 
 TRIALS = 8
 READS = 200
 BAR_MS = 50.0
-JUDGE_MODEL = "fake-slow-judge"
-VERDICT = {"criteria": {"Accuracy": {"score": 4, "rationale": "Right."}},
-           "summary": "Good.", "confidence": 0.75}
-PARAMS = {"rubric": {"criteria": [
-    {"name": "Accuracy", "description": "The answer is right.", "weight": 0.5, "scale": "1-5"},
-    {"name": "Clarity", "description": "The answer is clear.", "weight": 0.5, "scale": "1-5"}]},
-    "judges": ["Slow judge"]}
 
 
 def _world(fake_url: str) -> tuple[int, list[str]]:

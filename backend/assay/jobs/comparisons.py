@@ -82,13 +82,7 @@ async def _compare_targets(rt: Runtime, run_id: int, version_id: int, target_a_i
             try:
                 outcomes = await asyncio.gather(*(judged(p, found, tab) for p in batch),
                                                 return_exceptions=True)
-                for outcome in outcomes:  # a bug is the job's failure, a cancel is not
-                    if isinstance(outcome, BaseException) and not isinstance(
-                            outcome, asyncio.CancelledError):
-                        raise outcome
-                # a pair a cancel cut is left unjudged (a later job judges it)
-                done = [(p, o) for p, o in zip(batch, outcomes, strict=True)
-                        if not isinstance(o, BaseException)]
+                done = stops.uncut(batch, outcomes)  # a pair a cancel cut: a later job's
                 batch = [p for p, _ in done]
                 rows = [row for _, found_rows in done for row in found_rows]
                 with rt.db.factory() as session:

@@ -83,13 +83,7 @@ async def _score_run(rt: Runtime, run_id: int, lock: Lock) -> int:
                 outcomes = await asyncio.gather(*(apply.score_subject(
                     [a for a in applied if a.version_id in p.missing], p.subject, ctx)
                     for p in pending), return_exceptions=True)
-                for outcome in outcomes:  # a bug is the job's failure, a cancel is not
-                    if isinstance(outcome, BaseException) and not isinstance(
-                            outcome, asyncio.CancelledError):
-                        raise outcome
-                # an output whose judges a cancel cut is left unscored (a later job scores it)
-                done = [(p, o) for p, o in zip(pending, outcomes, strict=True)
-                        if not isinstance(o, BaseException)]
+                done = stops.uncut(pending, outcomes)  # an output a cancel cut: a later job's
                 pending, scored = [p for p, _ in done], [o for _, o in done]
                 rows = [apply.score_row(run_id, p.output_id, p.target_id, p.case_id, s)
                         for p, scores in zip(pending, scored, strict=True) for s in scores]

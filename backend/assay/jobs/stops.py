@@ -24,7 +24,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     import redis
@@ -135,3 +135,18 @@ def enqueued_at() -> float:
         from datetime import UTC
         when = when.replace(tzinfo=UTC)
     return when.timestamp()
+
+
+T = TypeVar("T")
+
+
+def uncut(items: list[T], outcomes: list[Any]) -> list[tuple[T, Any]]:
+    """The items whose work a cancel did not cut, with their results (`asyncio.gather`'s
+    `return_exceptions=True` outcomes, in the items' order). A bug is the job's failure and
+    is raised; a cancel is not: its items are left for a later job."""
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException) and not isinstance(
+                outcome, asyncio.CancelledError):
+            raise outcome
+    return [(item, outcome) for item, outcome in zip(items, outcomes, strict=True)
+            if not isinstance(outcome, BaseException)]
