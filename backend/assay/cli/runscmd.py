@@ -75,12 +75,11 @@ def show(runs_dir: Path, run: str) -> None:
 @RUNS_DIR
 @click.argument("run_refs", nargs=-1, required=True)
 def rm(runs_dir: Path, run_refs: tuple[str, ...]) -> None:
-    """Delete runs (their folders and index entries)."""
-    for ref in run_refs:
-        try:
-            click.echo(f"removed {runfiles.remove_run(runs_dir, ref)}")
-        except RunFileError as exc:
-            raise click.UsageError(exc.message) from exc
+    """Delete runs (their folders and index entries): all of them, or, when one cannot be
+    found, none (exit 2)."""
+    folders = [_resolve(runs_dir, ref) for ref in run_refs]  # every one found first
+    for folder in dict.fromkeys(folders):
+        click.echo(f"removed {runfiles.remove_run(runs_dir, str(folder))}")
 
 
 @click.command("compare")
