@@ -72,6 +72,7 @@ def _as_version_1(root: Path, folder: Path) -> None:
     meta = json.loads((folder / "metadata.json").read_text())
     for row in meta["summary"]:
         del row["confidence"]
+        row.pop("prompt", None)  # version 3
         for scorer in row["scorers"].values():
             del scorer["confidence"]
     for name, doc in (("metadata.json", meta),
