@@ -187,7 +187,7 @@ def test_exit_1_on_failed_assertions_and_under_fail_under(
         tmp_path: Path, fake_provider: FakeProviderThread) -> None:
     never = "  - name: never\n    kind: icontains\n    params: {value: zzzz}\n"
     failed = run(tmp_path, config(fake_provider.url, scorers=never, cases=2), "-q",
-                 "--output", "json")
+                 "--format", "json")
     assert failed.exit_code == 1, failed.output
     assert "4 of 4 outputs failed an assertion" in failed.output
     assert json.loads(failed.output[failed.output.index("{"):])["exit_code"] == 1
@@ -197,7 +197,7 @@ def test_exit_1_on_failed_assertions_and_under_fail_under(
     low = run(tmp_path, text, "-q", "--fail-under", "0.9")
     assert low.exit_code == 1 and "first 0.333 < 0.9" in low.output
     assert run(tmp_path, text, "-q", "--fail-under", "0.3").exit_code == 0
-    csv_out = run(tmp_path, text, "-q", "--fail-under", "0.3", "--output", "csv")
+    csv_out = run(tmp_path, text, "-q", "--fail-under", "0.3", "--format", "csv")
     header, *rows = csv_out.output.strip().splitlines()
     assert header.startswith("case_id,model,prompt") and len(rows) == 6
 

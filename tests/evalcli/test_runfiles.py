@@ -72,6 +72,7 @@ def _as_version_1(root: Path, folder: Path) -> None:
     meta = json.loads((folder / "metadata.json").read_text())
     for row in meta["summary"]:
         del row["confidence"]
+        row.pop("prompt", None)  # version 3
         for scorer in row["scorers"].values():
             del scorer["confidence"]
     for name, doc in (("metadata.json", meta),
@@ -84,14 +85,14 @@ def _as_version_1(root: Path, folder: Path) -> None:
 def test_version_2_carries_the_judges_confidence(tmp_path: Path) -> None:
     folder = write_fixture_run(tmp_path, outputs=12, models=2, seed=3)
     run = runfiles.read_run(folder)
-    assert run.metadata["schema_version"] == runfiles.SCHEMA_VERSION == 2
+    assert run.metadata["schema_version"] == runfiles.SCHEMA_VERSION == 3
     for row in run.metadata["summary"]:
         judged = [e["confidence"] for e in run.evaluations
                   if e["model"] == row["model"] and e["scorer"] == "rubric"]
         assert row["confidence"] == {"mean": round(sum(judged) / len(judged), 6),
                                      "n": len(judged)}
         assert row["scorers"]["mentions-answer"]["confidence"] is None
-    # a confidence outside 0..1, or a summary without one, is not version 2
+    # a confidence outside 0..1, or a summary without one, is not version 2 (nor 3)
     meta = json.loads((folder / "metadata.json").read_text())
     del meta["summary"][0]["confidence"]
     (folder / "metadata.json").write_text(json.dumps(meta))
@@ -108,7 +109,7 @@ def test_version_2_carries_the_judges_confidence(tmp_path: Path) -> None:
 def test_version_1_runs_still_read_validate_and_show(tmp_path: Path) -> None:
     from rich.console import Console
 
-    from assay.cli.evalcmd import results_table
+    from assay.cli.tables import results_table
 
     old = write_fixture_run(tmp_path, outputs=6, models=2)
     _as_version_1(tmp_path, old)
@@ -118,11 +119,11 @@ def test_version_1_runs_still_read_validate_and_show(tmp_path: Path) -> None:
     console = Console(width=120, record=True)
     console.print(results_table(run))
     assert "conf." not in console.export_text()  # no confidence in a version 1 run
-    # the index is read in version 1 and written in version 2 with the next run
+    # the index is read in version 1 and written in the newest with the next run
     assert runfiles.read_index(tmp_path)["runs"][0]["id"] == old.name
     new = write_fixture_run(tmp_path, outputs=6, models=2)
     index = json.loads((tmp_path / "index.json").read_text())
-    assert index["schema_version"] == 2 and [r["id"] for r in index["runs"]] == [
+    assert index["schema_version"] == 3 and [r["id"] for r in index["runs"]] == [
         old.name, new.name]
     assert runfiles.problems("index", index) == []
     console.print(results_table(runfiles.read_run(new)))

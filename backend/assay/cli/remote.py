@@ -16,9 +16,9 @@ from typing import Any
 
 import click
 import httpx
-from rich.console import Console
 from rich.table import Table
 
+from assay.cli.common import interval, money, out
 from assay.core.evalcli import outcome
 from assay.core.evalcli.config import EvalConfig
 from assay.core.evalcli.runfiles import RunData
@@ -161,8 +161,7 @@ def eval_on_server(cfg: EvalConfig, server: str, project: int | None, *, quiet: 
         click.echo(f"\n{run['status']}: {run['succeeded']} succeeded, {run['failed']} failed, "
                    f"{run['skipped']} skipped", err=True)
         statistics = api.call("GET", f"/runs/{run['id']}/statistics")
-        Console(stderr=True, soft_wrap=True, emoji=False).print(
-            results_table(run, summary, statistics, names))
+        out().print(results_table(run, summary, statistics, names))
     if run["status"] == "budget_exceeded":
         return outcome.BUDGET
     if run["failed"]:
@@ -176,8 +175,6 @@ def results_table(run: dict[str, Any], summary: dict[str, Any], statistics: dict
     with its interval and the pass rate (the run's statistics), then the target's calls,
     cost and latency (its summary); models, prompts and scorers as the config names them
     (`names`: the server's names, which carry a digest or the eval's time, to those)."""
-    from assay.cli.evalcmd import _interval, _money
-
     table = Table(title=f"run {run['id']}: {run['status']}",
                   caption="score: the mean with its 95% interval; p50, p95: latency in ms")
     for column in COLUMNS:
@@ -189,7 +186,7 @@ def results_table(run: dict[str, Any], summary: dict[str, Any], statistics: dict
     for item in statistics["items"]:
         scored.setdefault(item["target_id"], []).append(item)
     for target in summary["targets"]:
-        calls = (f"{target['succeeded']}/{target['failed']}", _money(target["spent_micros"]),
+        calls = (f"{target['succeeded']}/{target['failed']}", money(target["spent_micros"]),
                  _ms(target["latency_p50_ms"]), _ms(target["latency_p95_ms"]))
         if target["target_id"] not in scored:
             table.add_row(_plain(target["label"], names), "-", "-", "-", *calls)
@@ -197,7 +194,7 @@ def results_table(run: dict[str, Any], summary: dict[str, Any], statistics: dict
             mean, rate = item["mean"], item["pass_rate"]
             table.add_row(_plain(target["label"], names),
                           scorers.get(item["scorer_version_id"], "-"),
-                          "-" if mean["mean"] is None else _interval(mean),
+                          "-" if mean["mean"] is None else interval(mean),
                           "-" if rate["estimate"] is None else
                           f"{rate['estimate']:.1%} ({rate['k']}/{rate['n']})", *calls)
     return table

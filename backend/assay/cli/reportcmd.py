@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from assay.cli.evalcmd import RUNS_DIR
+from assay.cli.common import RUNS_DIR
 
 
 @click.command("report")

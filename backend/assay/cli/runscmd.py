@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.table import Table
 
+from assay.cli.common import RUNS_DIR, out
 from assay.core.evalcli import runfiles
 from assay.core.evalcli.runfiles import RunFileError
 
@@ -33,14 +33,8 @@ def runs() -> None:
     """List, show and remove local runs (run files under --runs-dir)."""
 
 
-def _with_runs_dir(f: click.decorators.FC) -> click.decorators.FC:
-    from assay.cli.evalcmd import RUNS_DIR
-
-    return RUNS_DIR(f)
-
-
 @runs.command("list")
-@_with_runs_dir
+@RUNS_DIR
 @click.option("--rebuild", is_flag=True, help="Rebuild index.json from the run folders.")
 @click.option("--json", "as_json", is_flag=True)
 def list_runs(runs_dir: Path, rebuild: bool, as_json: bool) -> None:
@@ -57,19 +51,20 @@ def list_runs(runs_dir: Path, rebuild: bool, as_json: bool) -> None:
         table.add_row(run["id"], run["status"], ", ".join(run["models"]), str(run["outputs"]),
                       "-" if score is None else f"{score:.3f}",
                       f"${run['cost_micros'] / 1e6:,.4f}")
-    Console(emoji=False).print(table)
+    out().print(table)
 
 
 @runs.command("show")
-@_with_runs_dir
+@RUNS_DIR
 @click.argument("run", default="latest")
 def show(runs_dir: Path, run: str) -> None:
     """A run's results table (RUN: an id, a folder, or latest)."""
-    from assay.cli.evalcmd import results_table
+    from assay.cli.tables import print_failures, results_table
 
     data = _read(_resolve(runs_dir, run))
-    console = Console(emoji=False)
+    console = out()
     console.print(results_table(data))
+    print_failures(console, data)
     totals = data.metadata["totals"]
     console.print(f"{totals['outputs']} outputs, {totals['failed']} failed, {totals['cached']} "
                   f"cached; cost ${totals['cost_micros'] / 1e6:,.4f} + judges "
@@ -77,19 +72,18 @@ def show(runs_dir: Path, run: str) -> None:
 
 
 @runs.command("rm")
-@_with_runs_dir
+@RUNS_DIR
 @click.argument("run_refs", nargs=-1, required=True)
 def rm(runs_dir: Path, run_refs: tuple[str, ...]) -> None:
-    """Delete runs (their folders and index entries)."""
-    for ref in run_refs:
-        try:
-            click.echo(f"removed {runfiles.remove_run(runs_dir, ref)}")
-        except RunFileError as exc:
-            raise click.UsageError(exc.message) from exc
+    """Delete runs (their folders and index entries): all of them, or, when one cannot be
+    found, none (exit 2)."""
+    folders = [_resolve(runs_dir, ref) for ref in run_refs]  # every one found first
+    for folder in dict.fromkeys(folders):
+        click.echo(f"removed {runfiles.remove_run(runs_dir, str(folder))}")
 
 
 @click.command("compare")
-@_with_runs_dir
+@RUNS_DIR
 @click.argument("run_a")
 @click.argument("run_b")
 @click.option("--json", "as_json", is_flag=True)
@@ -104,7 +98,7 @@ def compare(runs_dir: Path, run_a: str, run_b: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(as_dict(result), indent=2))
     else:
-        console = Console(highlight=False, emoji=False)
+        console = out()
         table = Table(title=f"{b.id} (B) against {a.id} (A)")
         for column in ("model", "scorer", "n", "A", "B", "B - A [95% CI]", "p", "verdict"):
             table.add_column(column)
@@ -129,7 +123,7 @@ def _f(value: float | None) -> str:
 
 
 @click.command("push")
-@_with_runs_dir
+@RUNS_DIR
 @click.argument("run", default="latest")
 @click.option("--server", required=True, envvar="ASSAY_SERVER", help="The Assay server's URL.")
 @click.option("--project", type=int, required=True, envvar="ASSAY_PROJECT",
@@ -143,5 +137,3 @@ def push(runs_dir: Path, run: str, server: str, project: int) -> None:
     for url in push_run(data, server, project):
         click.echo(url)
 
-
-COMMANDS = (runs, compare, push)

@@ -14,12 +14,12 @@ from __future__ import annotations
 import logging
 import os
 import re
+import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import IO, Any
 
-from flask import g, has_request_context, request
 from sqlalchemy import inspect as sa_inspect
 
 from assay.observability import tracing
@@ -41,12 +41,22 @@ def request_id_from(header: str | None) -> str:
 
 def current() -> dict[str, Any]:
     """The ids of the work this thread is doing (None where unknown)."""
-    if has_request_context():
+    # no request without Flask imported: processes that never serve (`assay eval`, a
+    # worker) do not import it for this
+    if "flask" in sys.modules and _in_request():
+        from flask import g, request
+
         args = request.view_args or {}
         return {"request_id": g.get("request_id"), "user_id": _user_id(g.get("user")),
                 "project_id": args.get("project_id"), "run_id": args.get("run_id")}
     found = _job_context.get()
     return {name: (found or {}).get(name) for name in FIELDS}
+
+
+def _in_request() -> bool:
+    from flask import has_request_context
+
+    return has_request_context()
 
 
 def _user_id(user: Any) -> Any:

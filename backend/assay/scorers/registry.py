@@ -12,6 +12,31 @@ from assay.scorers.base import ParamsError, Scorer
 
 MODULES = ("reference", "rules", "safety", "code", "judge", "rag", "pairwise", "manual",
            "question_quality")
+# each kind's module, so that one kind is checked without importing every module (`assay
+# eval` on a config with a mistake answers before the sandbox and judge modules load); a
+# test keeps it equal to what the modules export
+KIND_MODULES = {
+    **dict.fromkeys(("contains", "contains_all", "contains_any", "cost", "equals", "icontains",
+                     "is_json", "json_schema", "key_points", "latency", "length",
+                     "must_include", "must_not_include", "regex", "similarity", "starts_with"),
+                    "reference"),
+    "rules": "rules", "safety": "safety", "code_execution": "code", "llm_judge": "judge",
+    "verdict_judge": "judge", "rag_metrics": "rag", "pairwise_judge": "pairwise",
+    "manual": "manual", "question_quality": "question_quality"}
+
+
+def kind_names() -> list[str]:
+    """Every kind's name, nothing imported."""
+    return sorted(KIND_MODULES)
+
+
+def kind_class(kind: str) -> type | None:
+    """The class of `kind`, importing only its module."""
+    module = KIND_MODULES.get(kind)
+    if module is None:
+        return None
+    found: type | None = importlib.import_module(f"assay.scorers.{module}").SCORERS.get(kind)
+    return found
 
 
 @cache
@@ -28,9 +53,9 @@ def kinds() -> dict[str, type]:
 
 def build(kind: str, params: Mapping[str, Any] | None) -> Scorer:
     """A scorer of `kind` with `params`, or ParamsError naming what is wrong."""
-    cls = kinds().get(kind)
+    cls = kind_class(kind)
     if cls is None:
         raise ParamsError({"kind": [f"Unknown scorer kind {kind!r}; one of: "
-                                    f"{', '.join(sorted(kinds()))}"]})
+                                    f"{', '.join(kind_names())}"]})
     scorer: Scorer = cls(dict(params or {}))
     return scorer

@@ -19,9 +19,9 @@ from assay.core.errors import DomainError, Invalid
 from assay.core.evalcli import cases as cases_
 from assay.core.llm import kinds as kinds_
 from assay.core.llm.params import validate_params
-from assay.core.prompts.service import parse_variables
+from assay.core.prompts.placeholders import parse_variables
 from assay.scorers.base import ParamsError
-from assay.scorers.registry import build, kinds
+from assay.scorers.registry import build, kind_names
 
 TOP = ("description", "prompts", "providers", "models", "tests", "scorers", "settings")
 # kinds a terminal run cannot use: they need a human, a second output, or a question set
@@ -368,8 +368,8 @@ def _scorers(check: _Check, doc: dict[str, Any], model_names: set[str]) -> list[
         threshold = check.number(item, "threshold", path, 0, 1)
         if kind is None or params is None or name is None:
             continue
-        if kind not in kinds() or kind in SERVER_ONLY_SCORERS:
-            usable = sorted(set(kinds()) - SERVER_ONLY_SCORERS)
+        if kind not in kind_names() or kind in SERVER_ONLY_SCORERS:
+            usable = sorted(set(kind_names()) - SERVER_ONLY_SCORERS)
             check.add(f"{path}.kind", f"unknown scorer kind {kind!r} (one of: "
                                       f"{', '.join(usable)})")
             continue

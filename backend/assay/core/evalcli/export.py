@@ -105,7 +105,9 @@ def collect(cfg: EvalConfig, planned: Planned, cache: bool, max_cost_micros: int
         for s in session.execute(select(*_SCORE_COLUMNS).where(Score.run_id == run.id)
                                  .order_by(Score.output_id, Score.id)):
             name = planned.scorer_names.get(s.scorer_version_id, (s.kind, s.kind))[0]
-            evaluations.append(_evaluation(s, keys[s.output_id], name))
+            row = _evaluation(s, keys[s.output_id], name)
+            row["passed"] = summary.verdict(row, thresholds.get(name))
+            evaluations.append(row)
         evaluations += summary.composite_rows(evaluations, weights, thresholds, None)
         judge_cost = int(run.judge_spent_micros or 0)
         metadata = {
@@ -127,7 +129,8 @@ def collect(cfg: EvalConfig, planned: Planned, cache: bool, max_cost_micros: int
                            for k in ("prompt", "completion", "total")},
                 "cost_micros": sum(r["cost_micros"] for r in responses),
                 "judge_cost_micros": judge_cost},
-            "summary": summary.summarize([m.name for m in cfg.models], responses, evaluations),
+            "summary": summary.summarize([m.name for m in cfg.models], responses, evaluations,
+                                         [p["name"] for p in cfg.prompts]),
             "thresholds": {"fail_under": cfg.fail_under,
                            **{s.name: s.threshold for s in cfg.scorers
                               if s.threshold is not None}},

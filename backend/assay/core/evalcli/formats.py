@@ -6,10 +6,13 @@ import csv
 import io
 import json
 from collections import defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree as ET
 
-from assay.core.evalcli.runfiles import COMPOSITE, RunData
+if TYPE_CHECKING:  # `assay eval` reads FORMATS before it reads any run
+    from assay.core.evalcli.runfiles import RunData
+
+COMPOSITE = "composite"  # runfiles.COMPOSITE (a test keeps them equal)
 
 FORMATS = ("json", "csv", "junit", "html")
 
@@ -87,3 +90,14 @@ def to_junit(run: RunData) -> str:
         suite.set("skipped", str(skipped))
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+
+SUFFIX_FORMATS = {".json": "json", ".csv": "csv", ".xml": "junit", ".html": "html",
+                  ".htm": "html"}
+
+
+def format_for(path: Any) -> str | None:
+    """The format a file's suffix names (`-o results.json`), None when it names none."""
+    from pathlib import Path
+
+    return SUFFIX_FORMATS.get(Path(path).suffix.lower())

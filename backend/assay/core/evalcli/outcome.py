@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from assay.core.evalcli.codes import BUDGET, FAILED_CHECKS, OK, PROVIDER_ERRORS, USAGE
 from assay.core.evalcli.runfiles import COMPOSITE, RunData
 
-OK, FAILED_CHECKS, USAGE, BUDGET, PROVIDER_ERRORS = 0, 1, 2, 3, 4
+__all__ = ["BUDGET", "FAILED_CHECKS", "OK", "PROVIDER_ERRORS", "USAGE", "Verdict", "judge"]
 
 
 @dataclass

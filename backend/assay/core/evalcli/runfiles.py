@@ -11,7 +11,8 @@
 
 Every file validates against one `$defs` entry of schema/run-v<N>.schema.json, N its
 `schema_version`: runs are written in the newest version and read in every version this
-Assay knows (version 2 added the judges' confidence; a version 1 run reads with none).
+Assay knows (version 2 added the judges' confidence, a version 1 run reads with none;
+version 3 summarises per model and prompt, an older run's rows name no prompt).
 JSONL keeps 10,000 outputs streamable and appendable.
 """
 
@@ -34,8 +35,8 @@ import jsonschema_rs
 from assay import jsonio
 from assay.core.errors import DomainError
 
-SCHEMA_VERSION = 2  # what runs are written in
-KNOWN_VERSIONS = (1, 2)  # what runs are read in (each has its schema file)
+SCHEMA_VERSION = 3  # what runs are written in
+KNOWN_VERSIONS = (1, 2, 3)  # what runs are read in (each has its schema file)
 INDEX, PROMPT, CASES, RESPONSES, EVALUATIONS, METADATA = (
     "index.json", "prompt.json", "cases.jsonl", "responses.jsonl", "evaluations.jsonl",
     "metadata.json")

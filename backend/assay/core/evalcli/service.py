@@ -7,11 +7,40 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from assay.collections_policy import fewer_collections
+from assay.core.errors import RunNotReady
 from assay.core.evalcli import export, local, outcome, runfiles
 from assay.core.evalcli.config import EvalConfig
 from assay.core.evalcli.local import Progress
+
+
+class NotReady(Exception):
+    """The config's run cannot start (an unpriced model with a budget, ...): exit 2 with
+    each reason, nothing called."""
+
+    def __init__(self, file: str, reasons: list[dict[str, Any]]) -> None:
+        self.file = file
+        self.lines = [reason_text(r) for r in reasons]
+        super().__init__("; ".join(self.lines))
+
+
+class Interrupted(Exception):
+    """Ctrl-C: the run was stopped and kept as cancelled, to be finished with --resume."""
+
+    def __init__(self, run_id: str, done: int, total: int) -> None:
+        self.run_id, self.done, self.total = run_id, done, total
+        super().__init__(f"run {run_id} interrupted")
+
+
+def reason_text(reason: Any) -> str:
+    """A reason of the engine's (a dict with a code and a message) as a line to read."""
+    if isinstance(reason, dict):
+        message = reason.get("message") or reason.get("code") or str(reason)
+        code = reason.get("code")
+        return f"{message} ({code})" if code and code not in message else str(message)
+    return str(reason)
 
 
 @dataclass
@@ -23,6 +52,7 @@ class Options:
     concurrency: int | None = None
     fail_under: float | None = None
     fake_url: str | None = None
+    resume: str | None = None  # a cancelled run's id (or latest) to finish
 
 
 @dataclass
@@ -54,9 +84,12 @@ def _run_eval(cfg: EvalConfig, opts: Options,
     run_id = runfiles.new_run_id(opts.runs_dir)
     folder = opts.runs_dir / run_id
     try:
-        planned = local.plan(cfg, folder, cache=opts.cache, max_cost_micros=max_cost,
-                             concurrency=concurrency, fake_url=opts.fake_url,
-                             templates=opts.runs_dir / ".cache")
+        try:
+            planned = local.plan(cfg, folder, cache=opts.cache, max_cost_micros=max_cost,
+                                 concurrency=concurrency, fake_url=opts.fake_url,
+                                 templates=opts.runs_dir / ".cache")
+        except RunNotReady as exc:
+            raise NotReady(cfg.file, exc.errors.get("reasons", [])) from exc
         with local.shared_cache(folder, cache_dir(opts)):
             local.execute(planned, on_progress)
         written = export.collect(cfg, planned, opts.cache, max_cost, concurrency)

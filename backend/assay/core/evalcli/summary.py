@@ -1,6 +1,6 @@
-"""Per-model figures of a run from its responses and evaluations (the terminal table, the
-metadata's summary, the report): score with its interval, pass rate, the judges' mean
-confidence, cost, latency."""
+"""Per model and prompt, the figures of a run from its responses and evaluations (the
+terminal table, the metadata's summary, the report): score with its interval, pass rate,
+the judges' mean confidence, cost, latency."""
 
 from __future__ import annotations
 
@@ -13,6 +13,9 @@ from assay.core.stats.bootstrap import mean_ci
 from assay.core.stats.intervals import wilson_interval
 
 N_RESAMPLES = 1000
+Key = tuple[str, str, str]  # (model, prompt, scorer)
+# a value this close under a threshold is at it (0.6 stored as 0.599999...)
+AT_THRESHOLD = 1e-9
 
 
 def interval(values_by_case: dict[Any, list[float]]) -> dict[str, Any] | None:
@@ -56,18 +59,22 @@ def _percentile(values: list[float], q: float) -> float | None:
 
 
 def summarize(models: list[str], responses: list[dict[str, Any]],
-              evaluations: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    by_model: dict[str, list[dict[str, Any]]] = defaultdict(list)
+              evaluations: list[dict[str, Any]],
+              prompts: list[str] | None = None) -> list[dict[str, Any]]:
+    """One row per model and prompt (two prompts on a model are two rows, never merged),
+    in the config's order; `prompts` None: the prompts as the responses name them."""
+    if prompts is None:
+        prompts = list(dict.fromkeys(r["prompt"] for r in responses))
+    by_target: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for row in responses:
-        by_model[row["model"]].append(row)
-    scores: dict[tuple[str, str], dict[Any, list[float]]] = defaultdict(lambda: defaultdict(list))
-    passes: dict[tuple[str, str], list[bool]] = defaultdict(list)
-    sure: dict[tuple[str, str], list[float]] = defaultdict(list)
+        by_target[(row["model"], row["prompt"])].append(row)
+    scores: dict[Key, dict[Any, list[float]]] = defaultdict(lambda: defaultdict(list))
+    passes: dict[Key, list[bool]] = defaultdict(list)
+    sure: dict[Key, list[float]] = defaultdict(list)
     for ev in evaluations:
-        key = (ev["model"], ev["scorer"])
-        case = (ev["case_index"], ev["prompt"])
+        key = (ev["model"], ev["prompt"], ev["scorer"])
         if ev["value"] is not None:
-            scores[key][case].append(float(ev["value"]))
+            scores[key][ev["case_index"]].append(float(ev["value"]))
         if ev["passed"] is not None:
             passes[key].append(bool(ev["passed"]))
         if ev.get("confidence") is not None:
@@ -75,29 +82,46 @@ def summarize(models: list[str], responses: list[dict[str, Any]],
     scorer_names = sorted({ev["scorer"] for ev in evaluations} - {COMPOSITE})
     out = []
     for model in models:
-        rows = by_model.get(model, [])
-        latencies = [r["latency_ms"] for r in rows
-                     if r["status"] == "succeeded" and r["latency_ms"] is not None
-                     and not r["cached"]]
-        tokens = {k: sum(r["tokens"][k] for r in rows) for k in ("prompt", "completion", "total")}
-        out.append({
-            "model": model, "outputs": len(rows),
-            "succeeded": sum(r["status"] == "succeeded" for r in rows),
-            "failed": sum(r["status"] == "failed" for r in rows),
-            "score": interval(scores.get((model, COMPOSITE), {})),
-            "pass_rate": rate(passes.get((model, COMPOSITE), [])),
-            "confidence": mean_confidence([c for name in scorer_names
-                                           for c in sure.get((model, name), [])]),
-            "cost_micros": sum(r["cost_micros"] for r in rows), "tokens": tokens,
-            "latency_ms": {"p50": _percentile(latencies, 50), "p95": _percentile(latencies, 95),
-                           "mean": round(sum(latencies) / len(latencies), 3) if latencies
-                           else None},
-            "scorers": {name: {"score": interval(scores.get((model, name), {})),
-                               "pass_rate": rate(passes.get((model, name), [])),
-                               "confidence": mean_confidence(sure.get((model, name), []))}
-                        for name in scorer_names},
-        })
+        for prompt in prompts:
+            rows = by_target.get((model, prompt), [])
+            if not rows and len(prompts) > 1:
+                continue
+            out.append(_row(model, prompt, rows, scorer_names, scores, passes, sure))
     return out
+
+
+def _row(model: str, prompt: str, rows: list[dict[str, Any]], scorer_names: list[str],
+         scores: dict[Any, dict[Any, list[float]]], passes: dict[Any, list[bool]],
+         sure: dict[Any, list[float]]) -> dict[str, Any]:
+    latencies = [r["latency_ms"] for r in rows
+                 if r["status"] == "succeeded" and r["latency_ms"] is not None
+                 and not r["cached"]]
+    tokens = {k: sum(r["tokens"][k] for r in rows) for k in ("prompt", "completion", "total")}
+    return {
+        "model": model, "prompt": prompt, "outputs": len(rows),
+        "succeeded": sum(r["status"] == "succeeded" for r in rows),
+        "failed": sum(r["status"] == "failed" for r in rows),
+        "score": interval(scores.get((model, prompt, COMPOSITE), {})),
+        "pass_rate": rate(passes.get((model, prompt, COMPOSITE), [])),
+        "confidence": mean_confidence([c for name in scorer_names
+                                       for c in sure.get((model, prompt, name), [])]),
+        "cost_micros": sum(r["cost_micros"] for r in rows), "tokens": tokens,
+        "latency_ms": {"p50": _percentile(latencies, 50), "p95": _percentile(latencies, 95),
+                       "mean": round(sum(latencies) / len(latencies), 3) if latencies
+                       else None},
+        "scorers": {name: {"score": interval(scores.get((model, prompt, name), {})),
+                           "pass_rate": rate(passes.get((model, prompt, name), [])),
+                           "confidence": mean_confidence(sure.get((model, prompt, name), []))}
+                    for name in scorer_names},
+    }
+
+
+def verdict(ev: dict[str, Any], threshold: float | None) -> bool | None:
+    """A scorer's threshold is its pass mark: an output passes at or above it, whatever
+    the scorer's own default mark; without one, the scorer's own verdict."""
+    if threshold is not None and ev["value"] is not None:
+        return float(ev["value"]) >= threshold - AT_THRESHOLD
+    return None if ev["passed"] is None else bool(ev["passed"])
 
 
 def composite_rows(evaluations: list[dict[str, Any]], weights: dict[str, float],
@@ -115,11 +139,8 @@ def composite_rows(evaluations: list[dict[str, Any]], weights: dict[str, float],
                     if e["value"] is not None and weights.get(e["scorer"], 1.0) > 0]
         total = sum(w for w, _ in weighted)
         value = round(sum(w * v for w, v in weighted) / total, 6) if total else None
-        verdicts = [e["passed"] for e in evs if e["passed"] is not None]
-        for e in evs:  # a scorer's own threshold on its value
-            limit = thresholds.get(e["scorer"])
-            if limit is not None and e["value"] is not None:
-                verdicts.append(e["value"] >= limit)
+        verdicts = [verdict(e, thresholds.get(e["scorer"])) for e in evs]
+        verdicts = [v for v in verdicts if v is not None]
         if fail_under is not None and value is not None:
             verdicts.append(value >= fail_under)
         passed = all(verdicts) if verdicts else None

@@ -6,7 +6,6 @@ is marked for production."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,33 +21,16 @@ from assay.core.pagination import Page, paginate
 from assay.core.projects.models import Project
 from assay.core.prompts import tools as tools_
 from assay.core.prompts.models import Prompt, PromptVersion
+from assay.core.prompts.placeholders import PLACEHOLDER as PLACEHOLDER  # re-exported
+from assay.core.prompts.placeholders import parse_variables
+from assay.core.prompts.placeholders import render as render  # re-exported
 
-PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 # Sized so the largest valid version fits the 1 MB request limit even fully \u-escaped.
 MAX_TEMPLATE = 40_000
 MAX_SYSTEM = 20_000
 MAX_FEW_SHOTS = 10
 MAX_SHOT = 4_000
 CHANGELOG_MIN, CHANGELOG_MAX = 10, 500
-
-
-def parse_variables(*texts: str | None) -> list[str]:
-    """Variable names in order of first use, each once."""
-    found: dict[str, None] = {}
-    for text in texts:
-        for match in PLACEHOLDER.finditer(text or ""):
-            found.setdefault(match.group(1), None)
-    return list(found)
-
-
-def render(text: str, values: Mapping[str, Any]) -> str:
-    """`text` with each `{{name}}` replaced by its value, in one pass (a value holding braces
-    is not rendered again); a name without a value stays as written."""
-    def value(match: re.Match[str]) -> str:
-        name = match.group(1)
-        return str(values[name]) if name in values and values[name] is not None \
-            else match.group(0)
-    return PLACEHOLDER.sub(value, text)
 
 
 def few_shot_errors(few_shots: Any) -> dict[str, list[str]]:
