@@ -50,7 +50,6 @@ KNOWN_UPWARD: set[tuple[str, str]] = {
 KNOWN_CYCLES: set[tuple[str, ...]] = {
     ("assay.api.base", "assay.api.kept_reads", "assay.api.runs.results_schemas",
      "assay.api.runs.schemas"),
-    ("assay.cli.evalcmd", "assay.cli.remote", "assay.cli.runscmd"),
     ("assay.core.experiments.loop", "assay.core.experiments.pairwise"),
     ("assay.core.generation.service", "assay.core.generation.spend"),
     ("assay.core.projects.service", "assay.core.projects.settings",
