@@ -1,9 +1,10 @@
 """Connection tests and model discovery: one small, real call to a provider.
 
 Each call re-checks the base URL against the SSRF guard, never follows a redirect, has a
-10 s timeout (ASSAY_PROBE_TIMEOUT_S) and reports failures as one short, human sentence ("401 from provider:
-invalid API key", "connection refused"). The key is sent in a header and never appears in
-a message: any echo of it by the provider is masked.
+10 s timeout (ASSAY_PROBE_TIMEOUT_S) and reports failures as one short, human sentence
+("401 from provider: invalid API key", "connection refused"; with open registration one
+sentence for every failure to connect, COULD_NOT_CONNECT). The key is sent in a header and
+never appears in a message: any echo of it by the provider is masked.
 
 The calls are built by the same adapters the runs use (providers/: URL joining, auth and
 config headers; `check_call` and `models_call`) and made by the same client
