@@ -93,6 +93,11 @@ def test_env(tmp_path_factory: pytest.TempPathFactory,
         "ASSAY_REGISTER_IP_LIMIT": "100000",
         "ASSAY_FAKE_PROVIDER_URL": fake_provider.url,
         "ASSAY_SSE_HEARTBEAT_S": "1",
+        # The suite's stub providers listen on loopback, and its tests read the exact
+        # transport errors: the open-registration defaults (tests/api/test_open_defaults.py
+        # builds those settings) are turned off here.
+        "ASSAY_BLOCK_PRIVATE_URLS": "false",
+        "ASSAY_UNIFORM_CONNECT_ERRORS": "false",
         "SECRET_KEY": "test-secret-key-" + "s" * 40,
         "JWT_SECRET": "test-jwt-secret-" + "j" * 40,
     }

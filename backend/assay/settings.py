@@ -107,6 +107,11 @@ class Settings:
     login_account_failures: int = 100  # failed logins of one account, from any address,
     login_account_window_s: int = 15 * 60  # per this window, before 429 for it everywhere
     register_ip_limit: int = 30  # registrations per IP per 15 minutes
+    # anyone may create an account (ASSAY_SELF_REGISTRATION); off, only the first account
+    # and invited emails may. On, from_env's defaults are the ones safe with strangers:
+    # private provider URLs blocked (ASSAY_BLOCK_PRIVATE_URLS) and connection tests that do
+    # not tell closed ports from filtered ones (ASSAY_UNIFORM_CONNECT_ERRORS).
+    self_registration: bool = True
     trusted_proxies: int = 0  # proxies in front whose X-Forwarded-For names the client
     redis_prefix: str = "assay"  # of every Redis key and queue name Assay uses
     fake_provider_url: str = "http://127.0.0.1:8100"
@@ -128,7 +133,13 @@ class Settings:
     slow_deadline_s: float = 90.0
     run_concurrency: int = 50
     stream_maxlen: int = 10_000
-    block_private_urls: bool = False  # refuse loopback/private provider base URLs (SSRF)
+    # refuse loopback/private provider base URLs (SSRF); from_env: on by default when
+    # self-registration is, off when it is not
+    block_private_urls: bool = False
+    probe_timeout_s: float = 10.0  # a connection test's or model list's call
+    # a connection test that cannot connect says only "could not connect", after the whole
+    # timeout: closed and filtered ports look alike (from_env: on with self-registration)
+    uniform_connect_errors: bool = False
     private_url_allow: tuple[str, ...] = ()  # host:port reachable even when they are blocked
     run_shards: int = 2  # shard runners (RQ jobs) a run starts with, unless it says otherwise
     lease_s: int = 60  # how long a claimed cell stays leased to its shard
@@ -176,6 +187,7 @@ class Settings:
             database_url = "postgresql+psycopg://" + database_url.removeprefix("postgresql://")
         fake_port = _int(env, "ASSAY_FAKE_PORT", 8100)
         EnvKeyPolicy.from_env(env)  # read again where a key is read: a typo fails at start
+        self_registration = _bool(env, "ASSAY_SELF_REGISTRATION", True)
         return cls(
             instance_path=instance,
             database_url=database_url,
@@ -188,6 +200,7 @@ class Settings:
             login_account_failures=max(1, _int(env, "ASSAY_LOGIN_ACCOUNT_FAILURES", 100)),
             login_account_window_s=max(1, _int(env, "ASSAY_LOGIN_ACCOUNT_WINDOW_S", 15 * 60)),
             register_ip_limit=_int(env, "ASSAY_REGISTER_IP_LIMIT", 30),
+            self_registration=self_registration,
             trusted_proxies=_int(env, "ASSAY_TRUSTED_PROXIES", 0),
             redis_prefix=env.get("ASSAY_REDIS_PREFIX") or "assay",
             fake_provider_url=env.get("ASSAY_FAKE_PROVIDER_URL")
@@ -205,7 +218,10 @@ class Settings:
             slow_per_user=_at_least(env, "ASSAY_WEB_SLOW_PER_USER", 4, 1),
             slow_deadline_s=_seconds(env, "ASSAY_SLOW_DEADLINE_S", 90.0),
             run_concurrency=_int(env, "ASSAY_RUN_CONCURRENCY", 50),
-            block_private_urls=_bool(env, "ASSAY_BLOCK_PRIVATE_URLS", False),
+            block_private_urls=_bool(env, "ASSAY_BLOCK_PRIVATE_URLS", self_registration),
+            probe_timeout_s=_seconds(env, "ASSAY_PROBE_TIMEOUT_S", 10.0),
+            uniform_connect_errors=_bool(env, "ASSAY_UNIFORM_CONNECT_ERRORS",
+                                         self_registration),
             private_url_allow=_allow_list(env),
             run_shards=max(1, _int(env, "ASSAY_RUN_SHARDS", 2)),
             lease_s=lease_seconds(env),

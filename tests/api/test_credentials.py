@@ -223,7 +223,8 @@ def test_each_kind_connects(ctx: Ctx, stub: str) -> None:
 def test_defaults_per_kind(ctx: Ctx, monkeypatch: pytest.MonkeyPatch) -> None:
     called: list[str] = []
 
-    def offline(target: probe.Target, url_policy: object = None) -> probe.Outcome:
+    def offline(target: probe.Target, url_policy: object = None,
+                manner: object = None) -> probe.Outcome:
         called.append(target.base_url)  # no call leaves the machine from a test
         return probe.Outcome(False, "offline", None)
 

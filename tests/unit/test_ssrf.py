@@ -233,8 +233,9 @@ def test_the_settings_build_the_policy(tmp_path: Any) -> None:
 
     base = {"ASSAY_INSTANCE_PATH": str(tmp_path), "JWT_SECRET": "j" * 40,
             "SECRET_KEY": "s" * 40}
-    embedded = Settings.from_env(base).url_policy
-    assert embedded.allow_private  # make run / assay up: Ollama on this machine just works
+    assert not Settings.from_env(base).url_policy.allow_private  # anyone may register
+    private = Settings.from_env({**base, "ASSAY_SELF_REGISTRATION": "off"}).url_policy
+    assert private.allow_private  # a workbench of invited users: local Ollama just works
     shared = Settings.from_env({**base, "ASSAY_BLOCK_PRIVATE_URLS": "true",
                                 "ASSAY_PRIVATE_URL_ALLOW": "ollama:11434, [::1]:8000 vllm:80",
                                 "ASSAY_FAKE_PROVIDER_URL": "http://fake-provider:8100"})

@@ -45,7 +45,7 @@ HTTP_METHODS = UNSAFE | {"get"}
 # Errors no rule below infers (a view's docstring that says "<status> CODE" declares it).
 RAISES: dict[str, set[int]] = {
     "auth.login": {423, 429},
-    "auth.register": {409, 429},
+    "auth.register": {403, 409, 429},
 }
 _MENTIONED = re.compile(r"\b(4\d\d|5\d\d) [A-Z][A-Z_]+\b")
 

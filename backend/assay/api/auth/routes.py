@@ -43,6 +43,8 @@ def register(data: dict[str, Any]) -> Any:
                        "Too many attempts, try again in 15 minutes")
     limiter.check(request.remote_addr or "?")
     limiter.hit(request.remote_addr or "?")
+    if not runtime().settings.self_registration:
+        invites.check_may_register(session(), data["email"])
     try:
         created = auth.register(session(), data["email"], data["password"], data["name"],
                                 runtime().settings.bcrypt_rounds)

@@ -166,9 +166,13 @@ def _probe(session: Session, project: Project, kind: ProviderKind, base_url: str
             holds.check(session, project.id, LEAST_CALL_MICROS, "a connection test")
         except holds.BudgetExceeded as over:
             return probe.Outcome(False, f"Not tested: {over.message}", None)
-    outcome = probe.check_connection(target, settings.url_policy)
+    outcome = probe.check_connection(target, settings.url_policy, probe_manner(settings))
     _on_ledger(session, project.id, outcome.sent)
     return outcome
+
+
+def probe_manner(settings: Settings) -> probe.Manner:
+    return probe.Manner(settings.probe_timeout_s, uniform_failures=settings.uniform_connect_errors)
 
 
 def _on_ledger(session: Session, project_id: int, sent: probe.Sent) -> None:
@@ -351,7 +355,7 @@ def discover_models(session: Session, project: Project, credential: Credential,
     target = probe.Target(kind, credential.base_url, key, dict(credential.config or {}))
     sent = probe.Sent()
     try:
-        found = probe.discover(target, settings.url_policy, sent)
+        found = probe.discover(target, settings.url_policy, sent, probe_manner(settings))
     finally:  # the requests made are on the ledger, whether the list came back or not
         _on_ledger(session, project.id, sent)
         session.commit()

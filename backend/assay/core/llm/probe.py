@@ -1,9 +1,10 @@
 """Connection tests and model discovery: one small, real call to a provider.
 
 Each call re-checks the base URL against the SSRF guard, never follows a redirect, has a
-10 s timeout and reports failures as one short, human sentence ("401 from provider:
-invalid API key", "connection refused"). The key is sent in a header and never appears in
-a message: any echo of it by the provider is masked.
+10 s timeout (ASSAY_PROBE_TIMEOUT_S) and reports failures as one short, human sentence
+("401 from provider: invalid API key", "connection refused"; with open registration one
+sentence for every failure to connect, COULD_NOT_CONNECT). The key is sent in a header and
+never appears in a message: any echo of it by the provider is masked.
 
 The calls are built by the same adapters the runs use (providers/: URL joining, auth and
 config headers; `check_call` and `models_call`) and made by the same client
@@ -48,6 +49,10 @@ TIMEOUT_S = 10.0
 MAX_PAGES = 20
 EXCERPT = 200
 NOT_JSON = "the provider's answer is not JSON (is the base URL right?)"
+# With open registration a stranger may test any URL: a refused connection and one that
+# is never answered (a filtered port) give this one sentence, both after the full timeout,
+# so the test cannot map which ports of a host are open.
+COULD_NOT_CONNECT = "could not connect to the provider (no answer at this address and port)"
 
 T = TypeVar("T")
 
@@ -165,25 +170,48 @@ def _message(error: ProviderError, call: HttpCall, target: Target) -> str:
     return _mask(text, target.api_key)
 
 
-def _run(url_policy: UrlPolicy, work: Callable[[LLMClient], Awaitable[T]]) -> T:
-    """`work` with a client of its own: 10 s per call, no retry (someone is waiting)."""
+@dataclass(frozen=True)
+class Manner:
+    """How a test or a discovery calls: its timeout, and whether a failure to connect is
+    blurred (COULD_NOT_CONNECT, always after the whole timeout: settings.uniform_connect_errors)."""
+
+    timeout_s: float = TIMEOUT_S
+    uniform_failures: bool = False
+
+
+PLAIN = Manner()
+
+
+def _run(url_policy: UrlPolicy, manner: Manner,
+         work: Callable[[LLMClient], Awaitable[T]]) -> T:
+    """`work` with a client of its own: one timeout per call, no retry (someone waits)."""
     async def go() -> T:
-        async with LLMClient(timeout_s=TIMEOUT_S, retry=RetryPolicy(attempts=1),
+        async with LLMClient(timeout_s=manner.timeout_s, retry=RetryPolicy(attempts=1),
                              max_connections=4, url_policy=url_policy) as client:
             return await work(client)
 
     return asyncio.run(go())
 
 
-async def _fetch(client: LLMClient, target: Target, call: HttpCall, sent: Sent) -> Any:
+def _unconnected(error: ProviderError) -> bool:
+    """Nothing HTTP came back: refused, reset, unreachable or timed out."""
+    return error.status is None and error.error_class in {"network", "timeout"}
+
+
+async def _fetch(client: LLMClient, target: Target, call: HttpCall, sent: Sent,
+                 manner: Manner = PLAIN) -> Any:
     try:
         await client.check_url(call.url)  # refused by the guard: nothing was sent
     except ProviderError as error:
         raise _Failed(_message(error, call, target)) from None
+    started = time.monotonic()
     try:
         body = await client.fetch(call)
     except ProviderError as error:
         sent.add(None)
+        if manner.uniform_failures and _unconnected(error):
+            await asyncio.sleep(max(0.0, started + manner.timeout_s - time.monotonic()))
+            raise _Failed(COULD_NOT_CONNECT) from None
         raise _Failed(_message(error, call, target)) from None
     sent.add(body)
     return body
@@ -196,13 +224,14 @@ def is_paid(target: Target) -> bool:
     return adapter_for(endpoint.kind).check_call(endpoint).method != "GET"
 
 
-def check_connection(target: Target, url_policy: UrlPolicy = OPEN) -> Outcome:
+def check_connection(target: Target, url_policy: UrlPolicy = OPEN,
+                     manner: Manner = PLAIN) -> Outcome:
     """One small real call: does this base URL answer, and does it accept the key?"""
     endpoint = _endpoint(target)
     call = adapter_for(endpoint.kind).check_call(endpoint)
     started, sent = time.monotonic(), Sent()
     try:
-        _run(url_policy, lambda client: _fetch(client, target, call, sent))
+        _run(url_policy, manner, lambda client: _fetch(client, target, call, sent, manner))
     except _Failed as failed:
         return Outcome(False, failed.message, None, sent)
     return Outcome(True, None, round((time.monotonic() - started) * 1000), sent)
@@ -221,20 +250,20 @@ def _ids(items: Any, key: str) -> list[dict[str, Any]]:
 
 
 async def _list(client: LLMClient, target: Target, models: HttpCall,
-                sent: Sent) -> list[dict[str, Any]]:
+                sent: Sent, manner: Manner) -> list[dict[str, Any]]:
     kind = target.kind.kind
     if kind == OLLAMA:
-        body = await _fetch(client, target, models, sent)
+        body = await _fetch(client, target, models, sent, manner)
         return _ids(body.get("models") if isinstance(body, dict) else None, "name")
     if kind != ANTHROPIC:
-        body = await _fetch(client, target, models, sent)
+        body = await _fetch(client, target, models, sent, manner)
         return _ids(body.get("data") if isinstance(body, dict) else None, "id")
     found: list[dict[str, Any]] = []
     after = None
     for _ in range(MAX_PAGES):
         query = {"limit": "1000", **({"after_id": after} if after else {})}
         page_call = HttpCall(with_query(models.url, query), {}, models.headers, "GET")
-        body = await _fetch(client, target, page_call, sent)
+        body = await _fetch(client, target, page_call, sent, manner)
         found += _ids(body.get("data") if isinstance(body, dict) else None, "id")
         after = body.get("last_id") if isinstance(body, dict) else None
         if not (isinstance(body, dict) and body.get("has_more") is True
@@ -244,7 +273,7 @@ async def _list(client: LLMClient, target: Target, models: HttpCall,
 
 
 def discover(target: Target, url_policy: UrlPolicy = OPEN,
-             sent: Sent | None = None) -> list[dict[str, Any]]:
+             sent: Sent | None = None, manner: Manner = PLAIN) -> list[dict[str, Any]]:
     """The provider's model ids ({id, name}), sorted; ProviderUnavailable on failure.
     `sent` counts the requests made, failed or not."""
     endpoint = _endpoint(target)
@@ -253,7 +282,8 @@ def discover(target: Target, url_policy: UrlPolicy = OPEN,
     try:
         if models is None:
             raise _Failed("this provider offers no model list")
-        found = _run(url_policy, lambda client: _list(client, target, models, counted))
+        found = _run(url_policy, manner,
+                     lambda client: _list(client, target, models, counted, manner))
     except _Failed as failed:
         raise ProviderUnavailable(f"Discovery failed: {failed.message}") from None
     unique = {item["id"]: item for item in found}

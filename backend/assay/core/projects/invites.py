@@ -12,7 +12,7 @@ from assay.core import audit
 from assay.core.auth.models import User
 from assay.core.auth.service import normalize_email
 from assay.core.base import utcnow
-from assay.core.errors import Conflict, NotFound
+from assay.core.errors import Conflict, Forbidden, NotFound
 from assay.core.projects.models import Invite, Membership, Project, Role
 from assay.core.projects.service import check_grant, touch
 
@@ -63,6 +63,18 @@ def revoke_invite(session: Session, actor: User, actor_role: Role, project: Proj
     touch(project)
     audit.record(session, actor, "invite.revoked", "invite", invite.id, project.id,
                  {"email": invite.email, "role": invite.role})
+
+
+def check_may_register(session: Session, email: str) -> None:
+    """With self-registration off: only the first account (the operator's) and an email
+    holding an unexpired invite may register."""
+    if session.scalar(select(User.id).limit(1)) is None:
+        return
+    if session.scalar(select(Invite.id).where(Invite.email == normalize_email(email),
+                                              Invite.expires_at > utcnow()).limit(1)):
+        return
+    raise Forbidden("Registration is closed on this server: ask a project admin for an "
+                    "invite", code="REGISTRATION_CLOSED")
 
 
 def accept_invites(session: Session, user: User) -> list[Membership]:
