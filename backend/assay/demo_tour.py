@@ -1,11 +1,13 @@
-"""The seeded demo tour: what a new user sees in the demo project on first sign-in, made by
-the real engine over the fake provider.
+"""The seeded demo tour: what a new user sees in the demo project on first sign-in, made by the
+real engine over the fake provider.
 
-From the small PDF in seeds/ (uploaded and extracted like any upload) a conversation
-dataset is generated; a run of it over three fake models is scored by a rubric judge,
-reference checks, RAG metrics and some manual scores; a second run, with a prompt whose
-system text is the FAQ itself, gives something to compare against (the fake "smart" model
-quotes the FAQ when it has it); judge mode rates the dataset's questions.
+From the small PDF in seeds/ (uploaded and extracted like any upload) a conversation dataset
+is generated; a run of it over three fake models is scored by a rubric judge, reference
+checks, RAG metrics and some manual scores; a second run, with a prompt whose system text is
+the FAQ itself, gives something to compare against (the fake "smart" model quotes the FAQ
+when it has it); judge mode rates the dataset's questions; an experiment on the customer-
+support template runs to its convergence stop with an edited, a rejected and approved
+suggestions (`demo_experiment.py`).
 
 Everything runs synchronously in this process, against the fake provider at the configured
 URL (one is started on that port for the duration when none answers there, with no latency):
@@ -212,3 +214,6 @@ def seed_tour(session: Session, rt: Runtime, demo: User, project: Project) -> No
                     for m in (fast, smart, mini)]
         _run(session, demo, project, WITH_FAQ, dataset, grounded, automatic)
         _judge_mode(session, rt, demo, project, dataset, [judge, smart])
+        from assay.demo_experiment import seed_experiment
+
+        seed_experiment(session, demo, project, smart, judge)

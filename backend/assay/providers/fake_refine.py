@@ -46,6 +46,7 @@ TARGETS = {POINTS: "relevance: the answer takes up each point of the request",
            FACTS: "accuracy: the answer states the facts the prompt gives",
            SENTENCES: "form: short sentences that end properly"}
 _PROMPT = re.compile(r"## Current Prompt\n```\n(.*?)\n```\n\n## Weak Areas", re.DOTALL)
+_REJECTED = re.compile(r"## Suggestions a reviewer rejected\n(.*?)## Your Task", re.DOTALL)
 _WEAK = re.compile(r"^- \*\*(.+?)\*\* \(avg score", re.MULTILINE)
 
 
@@ -88,17 +89,22 @@ def obey(answer: str, found: Sequence[str], prompt: str, material: str) -> str:
 
 # --- the refiner ---------------------------------------------------------------------------
 
-def _directive_for(weak: Sequence[str], prompt: str) -> str | None:
+def _directive_for(weak: Sequence[str], prompt: str, rejected: str = "") -> str | None:
     """The first directive not yet in the prompt that helps a weak criterion: its family's,
-    else POINTS (relevance weighs in every criterion); wording with no effect when the
-    prompt has them all."""
+    else POINTS (relevance weighs in every criterion); wording with no
+    effect when the prompt has them all. A line a reviewer rejected is not offered again:
+    another directive is, when one is left."""
+    def fresh(line: str) -> bool:
+        return line not in prompt and f"+{line}" not in rejected
+
     for name in weak:
         key = name.casefold()
         family = [d for keys, d in FAMILIES if any(k in key for k in keys)]
-        for directive in (*family, POINTS):
-            if directive not in prompt:
+        # after a rejection, any other directive that helps comes before mere wording
+        for directive in (*family, POINTS, *(DIRECTIVES if rejected else ())):
+            if fresh(directive):
                 return directive
-    return next((n for n in NEUTRAL if n not in prompt), None)
+    return next((n for n in NEUTRAL if fresh(n)), None)
 
 
 def _with_line(prompt: str, line: str) -> str:
@@ -137,7 +143,8 @@ def reply(messages: Sequence[Any], last_user: str, seed: int,
     found = _PROMPT.search(task)
     prompt = found.group(1) if found else ""
     weak = _WEAK.findall(task)
-    line = _directive_for(weak, prompt)
+    rejected = _REJECTED.search(task)
+    line = _directive_for(weak, prompt, rejected.group(1) if rejected else "")
     if line is None:
         return "<note>\nThe prompt already says all I would add; no change.\n</note>"
     retrying = len(users) > 1
