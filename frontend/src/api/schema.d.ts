@@ -10044,6 +10044,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Forbidden */
+        FORBIDDEN: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Conflict */
         CONFLICT: {
             headers: {
@@ -10055,15 +10064,6 @@ export interface components {
         };
         /** @description Unauthorized */
         UNAUTHORIZED: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description Forbidden */
-        FORBIDDEN: {
             headers: {
                 [name: string]: unknown;
             };
@@ -10119,6 +10119,7 @@ export interface operations {
                     "application/json": components["schemas"]["LoginResult"];
                 };
             };
+            403: components["responses"]["FORBIDDEN"];
             409: components["responses"]["CONFLICT"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             429: components["responses"]["RATE_LIMITED"];
