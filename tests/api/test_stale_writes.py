@@ -371,6 +371,29 @@ def test_a_second_score_from_a_stale_tab_is_refused_after_a_first_one(world: Wor
     assert _own_score(world, world.a) is None
 
 
+def test_an_undo_from_a_stale_tab_does_not_remove_a_score_saved_since(world: World) -> None:
+    """Tab B's undo (a DELETE) is based on its own save; A scored again since: refused, kept.
+    The results grid carries each score's version, which is what the keys are based on."""
+    grid = world.urls["run"] + "/grid"
+    saved = world.b.request("PUT", world.urls["score"], json={"rating": 2},
+                            headers={"If-Match": '"0"'})
+    assert saved.status_code == 200 and saved.json["row_version"] == 1
+    shown = [s for row in world.a.get(grid).json["rows"] for cell in row["cells"]
+             for o in cell["outputs"] for s in o["scores"] if s["kind"] == "manual"]
+    assert [s["row_version"] for s in shown] == [1]
+    assert world.a.request("PUT", world.urls["score"], json={"rating": 4},
+                           headers={"If-Match": '"1"'}).status_code == 200
+    undo = world.b.request("DELETE", world.urls["score"], headers={"If-Match": '"1"'})
+    assert undo.status_code == 412 and undo.json["current"]["details"]["entered"]["rating"] == 4
+    assert undo.json["current_version"] == 2
+    assert (_own_score(world, world.a) or {})["details"]["entered"]["rating"] == 4
+    assert world.b.request("DELETE", world.urls["score"],
+                           headers={"If-Match": '"2"'}).status_code == 204
+    assert _own_score(world, world.a) is None
+    missing = world.b.request("DELETE", world.urls["score"], headers={"If-Match": '"2"'})
+    assert missing.status_code == 404  # gone already: undo's aim holds
+
+
 def _bulk(world: World, browser: Session, rating: int, versions: Any) -> Any:
     return browser.request("PUT", world.urls["scores"], json={
         "rating": rating, "output_ids": [world.ids["output"]], "row_versions": versions})

@@ -1273,7 +1273,10 @@ export interface paths {
          */
         put: operations["runs_scores_set"];
         post?: never;
-        /** Remove your own score (undo); 404 when you have none there. */
+        /**
+         * Remove your own score (undo); 404 when you have none there. If-Match is the score's
+         *     `row_version`: an undo from a stale tab does not remove a score saved since (412).
+         */
         delete: operations["runs_scores_delete"];
         options?: never;
         head?: never;
@@ -4979,6 +4982,8 @@ export interface components {
             author_id: number | null;
             /** @description A manual score's 1-5 rating as entered */
             rating: number | null;
+            /** @description For If-Match ("<row_version>") when its reviewer saves or removes it again */
+            row_version: number;
         };
         ResultsGridOutput: {
             id: number;
@@ -12723,7 +12728,10 @@ export interface operations {
     runs_scores_delete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
             path: {
                 project_id: number;
                 run_id: number;
@@ -12737,6 +12745,8 @@ export interface operations {
             /** @description No Content */
             204: {
                 headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12745,6 +12755,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };

@@ -76,6 +76,9 @@ class ResultsGridScoreSchema(Schema):
     author_id = fields.Integer(required=True, allow_none=True)
     rating = fields.Integer(required=True, allow_none=True, metadata={
         "description": "A manual score's 1-5 rating as entered"})
+    row_version = fields.Integer(required=True, metadata={
+        "description": 'For If-Match ("<row_version>") when its reviewer saves or removes it '
+                       "again"})
 
 
 class ResultsGridOutputSchema(Schema):

@@ -65,11 +65,13 @@ def put_score(data: dict[str, Any], project_id: int, run_id: int, output_id: int
     raise AssertionError("unreachable")
 
 
-def _guard_own_score(output_id: int, scorer_version_id: int) -> None:
-    """412 unless If-Match names the version of the caller's score there (0: none)."""
+def _guard_own_score(output_id: int, scorer_version_id: int, *, removing: bool = False) -> None:
+    """412 unless If-Match names the version of the caller's score there (0: none). Removing
+    what is not there is left to the 404 of the delete."""
     score = manual.own_score(session(), output_id, scorer_version_id, user())
     if score is None:
-        preconditions.expect(0, lambda: None)
+        if not removing:
+            preconditions.expect(0, lambda: None)
         return
 
     def current() -> dict[str, Any]:
@@ -125,10 +127,14 @@ def _guard_own_scores(run: Any, output_ids: list[int], versions: list[int],
 
 @blp.delete(ONE)
 @blp.response(204)
+@preconditions.write(204)
 def delete_score(project_id: int, run_id: int, output_id: int, scorer_version_id: int) -> Any:
-    """Remove your own score (undo); 404 when you have none there."""
+    """Remove your own score (undo); 404 when you have none there. If-Match is the score's
+    `row_version`: an undo from a stale tab does not remove a score saved since (412)."""
     project, _ = project_access(project_id, Role.reviewer)
     run = runs.get_run(session(), project, run_id)
+    manual.output_of(session(), run, output_id)  # 404 before 412: not one of this run's
+    _guard_own_score(output_id, scorer_version_id, removing=True)
     manual.delete_score(session(), user(), project, run, output_id, scorer_version_id)
     commit()
     enqueue_warm(runtime(), run.id)

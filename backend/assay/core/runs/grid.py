@@ -286,20 +286,20 @@ def _scores(session: Session, output_ids: Sequence[int]) -> dict[int, list[dict[
         select(Score.output_id, Score.id, Score.scorer_version_id, ScorerConfig.id,
                ScorerConfig.name, ScorerVersion.number, Score.kind, Score.source, Score.value,
                Score.passed, func.substr(Score.rationale, 1, RATIONALE_PREVIEW), Score.comment,
-               Score.error, Score.author_id, Score.details)
+               Score.error, Score.author_id, Score.details, Score.row_version)
         .join(ScorerVersion, ScorerVersion.id == Score.scorer_version_id)
         .join(ScorerConfig, ScorerConfig.id == ScorerVersion.scorer_id)
         .where(Score.output_id.in_(output_ids))
         .order_by(ScorerConfig.name, ScorerVersion.number, Score.source, Score.id))
     for (output_id, score_id, version_id, scorer_id, name, number, kind, source, value,
-         passed, rationale, comment, error, author_id, details) in rows:
+         passed, rationale, comment, error, author_id, details, row_version) in rows:
         entered = (details or {}).get("entered") if kind == "manual" else None
         out.setdefault(output_id, []).append({
             "id": score_id, "scorer_version_id": version_id, "scorer_id": scorer_id,
             "scorer_name": name, "version": number, "kind": kind, "source": source,
             "value": value, "passed": passed, "rationale": rationale or "",
             "comment": comment, "error": error, "author_id": author_id,
-            "rating": (entered or {}).get("rating")})
+            "rating": (entered or {}).get("rating"), "row_version": row_version})
     return out
 
 

@@ -1,6 +1,7 @@
 // The results grid (issue 7): GET .../runs/{run_id}/grid pages cases (rows) with one cell
 // per target; manual scores are saved through PUT/DELETE .../outputs/{id}/scores/{version}.
 import { api, unwrap } from '@/api/client';
+import { ifMatch } from '@/api/errors';
 import type { paths } from '@/api/schema';
 import { request } from '@/features/datasets/api';
 
@@ -91,19 +92,22 @@ export function fetchGrid(projectId: number, runId: number, query: Record<string
   return request<GridPage>('GET', gridPath(projectId, runId), { query, signal });
 }
 
-export function putScore(projectId: number, runId: number, outputId: number, versionId: number, body: ManualScoreBody) {
+/** `based` is the row_version of the reviewer's score there (0: none yet; undefined: unknown, no check). */
+export function putScore(projectId: number, runId: number, outputId: number, versionId: number, body: ManualScoreBody, based?: number) {
   return unwrap(
     api.PUT(ScoreUrl, {
       params: { path: { project_id: projectId, run_id: runId, output_id: outputId, scorer_version_id: versionId } },
       body,
+      headers: ifMatch(based),
     }),
   );
 }
 
-export function deleteScore(projectId: number, runId: number, outputId: number, versionId: number) {
+export function deleteScore(projectId: number, runId: number, outputId: number, versionId: number, based?: number) {
   return unwrap(
     api.DELETE(ScoreUrl, {
       params: { path: { project_id: projectId, run_id: runId, output_id: outputId, scorer_version_id: versionId } },
+      headers: ifMatch(based),
     }),
   );
 }

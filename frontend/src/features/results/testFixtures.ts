@@ -35,6 +35,8 @@ export interface GridState {
   role: string;
   /** output id -> the reviewer's manual score as entered */
   manual: Map<number, { rating: number | null; passed: boolean | null }>;
+  /** output id -> its row_version (1 when not set) */
+  versions?: Map<number, number>;
   noScorers?: boolean;
 }
 
@@ -44,11 +46,11 @@ function output(c: number, t: number, state: GridState): GridOutput {
   const scores: GridScore[] = failed
     ? []
     : [
-        { id: id * 10, scorer_version_id: 21, scorer_id: 20, scorer_name: 'Judge', version: 1, kind: 'llm_judge', source: 'fake-judge', value: (c % 4) / 4, passed: c % 4 >= 2, rationale: `Rationale for case ${c + 1} on target ${t}`, comment: null, error: null, author_id: null, rating: null },
+        { id: id * 10, scorer_version_id: 21, scorer_id: 20, scorer_name: 'Judge', version: 1, kind: 'llm_judge', source: 'fake-judge', value: (c % 4) / 4, passed: c % 4 >= 2, rationale: `Rationale for case ${c + 1} on target ${t}`, comment: null, error: null, author_id: null, rating: null, row_version: 1 },
       ];
   const mine = state.manual.get(id);
   if (mine) {
-    scores.push({ id: id * 10 + 1, scorer_version_id: MANUAL.versionId, scorer_id: MANUAL.scorerId, scorer_name: 'Helpfulness', version: 1, kind: 'manual', source: `user:${ME.id}`, value: mine.rating != null ? (mine.rating - 1) / 4 : mine.passed ? 1 : 0, passed: mine.passed, rationale: '', comment: null, error: null, author_id: ME.id, rating: mine.rating });
+    scores.push({ id: id * 10 + 1, scorer_version_id: MANUAL.versionId, scorer_id: MANUAL.scorerId, scorer_name: 'Helpfulness', version: 1, kind: 'manual', source: `user:${ME.id}`, value: mine.rating != null ? (mine.rating - 1) / 4 : mine.passed ? 1 : 0, passed: mine.passed, rationale: '', comment: null, error: null, author_id: ME.id, rating: mine.rating, row_version: state.versions?.get(id) ?? 1 });
   }
   return {
     id, repeat: 0, turn: 0, prompt: null, status: failed ? 'failed' : 'succeeded', text: failed ? null : `Answer ${c + 1} from ${t}`, text_length: 12,
@@ -101,11 +103,21 @@ export function serveGrid(state: GridState) {
       const id = Number(score[1]);
       if (req.method === 'PUT') {
         const body = (await req.json()) as { rating?: number | null; passed?: boolean | null };
+        const had = state.manual.get(id);
+        const stored = had ? (state.versions?.get(id) ?? 1) : 0;
+        const sent = req.headers.get('If-Match');
+        if (sent !== null && sent !== `"${stored}"`) return json({ code: 'STALE_WRITE', status: 412, message: 'Changed', errors: {}, current: null, current_version: stored }, 412);
         state.manual.set(id, { rating: body.rating ?? null, passed: body.passed ?? null });
-        return json({ id: 1, scorer_version_id: MANUAL.versionId });
+        (state.versions ??= new Map()).set(id, stored + 1);
+        return json({ id: 1, scorer_version_id: MANUAL.versionId, row_version: stored + 1 });
       }
       if (req.method === 'DELETE') {
+        const had = state.manual.get(id);
+        const sent = req.headers.get('If-Match');
+        const stored = state.versions?.get(id) ?? 1;
+        if (had && sent !== null && sent !== `"${stored}"`) return json({ code: 'STALE_WRITE', status: 412, message: 'Changed', errors: {}, current: null, current_version: stored }, 412);
         state.manual.delete(id);
+        state.versions?.delete(id);
         return json(null, 204);
       }
     }

@@ -9,7 +9,7 @@ import { EditorTabs, TAB_LABEL } from './EditorTabs';
 // CodeMirror is its own chunk: the workspace paints before the editor has loaded.
 const CodeEditor = lazy(() => import('@/features/scorers/components/RulesCodeEditor'));
 
-export type SaveState = 'idle' | 'saving' | 'saved' | 'error';
+export type SaveState = 'idle' | 'saving' | 'saved' | 'error' | 'conflict';
 
 interface EditorPaneProps {
   challengeId: string;
@@ -26,7 +26,7 @@ interface EditorPaneProps {
   hint: string | null;
 }
 
-const SAVE_LABEL: Record<SaveState, string> = { idle: '', saving: 'Saving…', saved: 'Saved', error: 'Not saved: retrying on the next edit' };
+const SAVE_LABEL: Record<SaveState, string> = { idle: '', saving: 'Saving…', saved: 'Saved', error: 'Not saved: retrying on the next edit', conflict: 'Not saved: changed elsewhere' };
 
 /** Pane 2: the active eval mode's editor, its problems before any run, and the hint. */
 export function EditorPane({ challengeId, tab, onTab, text, onText, problems, checking, saveState, onRun, hasHint, hint }: EditorPaneProps) {

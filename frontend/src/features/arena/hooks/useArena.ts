@@ -1,5 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '@/api/client';
+import { ifMatch } from '@/api/errors';
 import type { Attempt, AttemptBody, Challenge, Tab, TargetSet } from '../types';
 
 export const arenaKeys = {
@@ -30,8 +31,9 @@ export function useChallenge(id: string) {
 
 export function useSaveDraft(id: string) {
   return useMutation({
-    mutationFn: ({ tab, text }: { tab: Tab; text: string }) =>
-      unwrap(api.PUT('/api/arena/challenges/{challenge_id}/drafts/{tab}', { params: { path: { challenge_id: id, tab } }, body: { text } })),
+    /** Based on the draft's `version` (0: never saved): a save from a stale tab or window is refused (412). */
+    mutationFn: ({ tab, text, version }: { tab: Tab; text: string; version: number | null }) =>
+      unwrap(api.PUT('/api/arena/challenges/{challenge_id}/drafts/{tab}', { params: { path: { challenge_id: id, tab } }, body: { text }, headers: ifMatch(version) })),
   });
 }
 

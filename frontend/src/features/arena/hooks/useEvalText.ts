@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { isStaleWrite, type ApiError } from '@/api/errors';
 import { useDebouncedValue } from '@/lib/useDebouncedValue';
 import { initialText } from '../logic';
 import type { Challenge, Tab } from '../types';
@@ -7,46 +8,87 @@ import { useSaveDraft, useValidation } from './useArena';
 
 const SAVE_MS = 800;
 const CHECK_MS = 400;
+const TABS: Tab[] = ['rules', 'judge'];
+
+/** A draft save refused because another tab or window saved that draft since (412). */
+export interface StaleDraft {
+  tab: Tab;
+  error: ApiError;
+  /** What this window tried to save. */
+  text: string;
+}
 
 /**
  * The editor's text per tab: starts from the saved draft (else the challenge's start),
  * is saved to the server a moment after the last keystroke, and validated (line/column
- * problems) before any run.
+ * problems) before any run. Each save names the draft version it is based on; when
+ * another window saved since, nothing is overwritten: `stale` says so until the user
+ * reloads theirs (`reload`) or keeps this one (`keepMine`).
  */
 export function useEvalText(challenge: Challenge | undefined, tab: Tab) {
   const [texts, setTexts] = useState<Record<Tab, string> | null>(null);
   const saved = useRef<Record<Tab, string> | null>(null);
+  const versions = useRef<Record<Tab, number | null>>({ rules: null, judge: null });
   const [saveState, setSaveState] = useState<SaveState>('idle');
+  const [stale, setStale] = useState<StaleDraft | null>(null);
   const save = useSaveDraft(challenge?.id ?? '');
 
   useEffect(() => {
     if (!challenge || texts) return;
     const start = { rules: initialText(challenge, 'rules'), judge: initialText(challenge, 'judge') };
+    versions.current = { rules: challenge.tabs.rules.draft_row_version, judge: challenge.tabs.judge.draft_row_version };
     saved.current = { ...start };
     setTexts(start);
   }, [challenge, texts]);
+
+  const send = (t: Tab, value: string, version: number | null) => {
+    setSaveState('saving');
+    save.mutate(
+      { tab: t, text: value, version },
+      {
+        onSuccess: (draft) => {
+          if (saved.current) saved.current[t] = value;
+          versions.current[t] = draft.row_version;
+          setStale((s) => (s?.tab === t ? null : s));
+          setSaveState('saved');
+        },
+        onError: (e) => {
+          if (isStaleWrite(e)) {
+            setStale({ tab: t, error: e, text: value });
+            setSaveState('conflict');
+          } else setSaveState('error');
+        },
+      },
+    );
+  };
 
   const text = texts?.[tab] ?? '';
   const toSave = useDebouncedValue(texts, SAVE_MS);
   useEffect(() => {
     if (!toSave || !saved.current) return;
-    for (const t of ['rules', 'judge'] as Tab[]) {
-      if (toSave[t] === saved.current[t]) continue;
-      const value = toSave[t];
-      setSaveState('saving');
-      save.mutate(
-        { tab: t, text: value },
-        {
-          onSuccess: () => {
-            if (saved.current) saved.current[t] = value;
-            setSaveState('saved');
-          },
-          onError: () => setSaveState('error'),
-        },
-      );
+    for (const t of TABS) {
+      if (toSave[t] === saved.current[t] || stale?.tab === t) continue;
+      send(t, toSave[t], versions.current[t]);
     }
     // Runs on the debounced texts only (a save per pause in typing, not per render).
   }, [toSave]);
+
+  /** Takes the newer draft the other window saved (this window's edit is dropped). */
+  const reload = () => {
+    if (!stale) return;
+    const current = stale.error.current as { text?: string } | null | undefined;
+    const newer = typeof current?.text === 'string' ? current.text : (saved.current?.[stale.tab] ?? '');
+    versions.current[stale.tab] = stale.error.currentVersion;
+    if (saved.current) saved.current[stale.tab] = newer;
+    setTexts((prev) => (prev ? { ...prev, [stale.tab]: newer } : prev));
+    setStale(null);
+    setSaveState('idle');
+  };
+  /** Saves this window's text over the newer draft: the user chose to. */
+  const keepMine = () => {
+    if (!stale || !texts) return;
+    send(stale.tab, texts[stale.tab], stale.error.currentVersion);
+  };
 
   const checked = useDebouncedValue(text, CHECK_MS);
   const validation = useValidation(challenge?.id ?? '', tab, checked, !!challenge && texts !== null);
@@ -57,5 +99,5 @@ export function useEvalText(challenge: Challenge | undefined, tab: Tab) {
   const setText = (value: string) => setTexts((prev) => (prev ? { ...prev, [tab]: value } : prev));
   /** Whether the shown problems are about the current text (not an older one). */
   const current = !checking && validation.isSuccess;
-  return { ready: texts !== null, text, setText, problems, errors, checking, current, saveState };
+  return { ready: texts !== null, text, setText, problems, errors, checking, current, saveState, stale, reload, keepMine, keeping: save.isPending };
 }

@@ -8,6 +8,7 @@ import { PayerPicker, ShipJudgePicker, type Payer } from '../components/PayerPic
 import { ResultsPane } from '../components/ResultsPane';
 import { useChallenge, useLatestAttempt, useRunAttempt } from '../hooks/useArena';
 import { useEvalText } from '../hooks/useEvalText';
+import { StaleWriteNotice } from '@/components/stale/StaleWriteNotice';
 import { jumpIndex, scrollToMessage } from '../logic';
 import type { Miss, Tab, TargetSet } from '../types';
 
@@ -125,6 +126,16 @@ function Workspace({ challengeId }: { challengeId: string }) {
           <ContextPane challenge={c} traceId={traceId || c.dev_traces[0]?.id || ''} onTrace={setTraceId} attempt={devAttempt} />
         </section>
         <section aria-label="Eval editor" className={paneClass('editor')} data-testid="pane-editor">
+          {evalText.stale && (
+            <StaleWriteNotice
+              className="mb-3"
+              error={evalText.stale.error}
+              edit={evalText.stale.text}
+              onReload={evalText.reload}
+              onKeepMine={evalText.keepMine}
+              keeping={evalText.keeping}
+            />
+          )}
           {evalText.ready ? (
             <EditorPane
               challengeId={c.id}

@@ -1,10 +1,10 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
-import { Alert, Badge, Button, EmptyState, ErrorState, Field, Select, Skeleton } from '@/components/ui';
-import { errorMessage } from '@/api/errors';
+import { Badge, Button, EmptyState, ErrorState, Field, Select, Skeleton } from '@/components/ui';
 import { usePrompt, useSetProduction } from '@/features/prompts/hooks/usePrompts';
 import { VersionDiff } from '@/features/prompts/components/VersionDiff';
 import { VersionEditor } from '@/features/prompts/components/VersionEditor';
+import { ProductionError } from '@/features/prompts/components/ProductionError';
 import { contentOf, type PromptVersion } from '@/features/prompts/api';
 import { relativeTime } from '@/lib/format';
 import { useExperiment } from '../hooks/useExperiments';
@@ -65,7 +65,7 @@ export function LineagePage() {
               Edit as new version
             </Button>
             {v.id !== p.production_version_id && (
-              <Button size="sm" variant="secondary" loading={production.isPending && production.variables === v.id} onClick={() => production.mutate(v.id)}>
+              <Button size="sm" variant="secondary" loading={production.isPending && production.variables?.versionId === v.id} onClick={() => production.mutate({ versionId: v.id, version: p.row_version })}>
                 Mark production
               </Button>
             )}
@@ -80,7 +80,7 @@ export function LineagePage() {
     <div className="min-w-0 space-y-4">
       {header}
       <h2 className="text-lg font-semibold">Prompt lineage — {p.name}</h2>
-      {production.isError && <Alert>{errorMessage(production.error)}</Alert>}
+      <ProductionError projectId={projectId} production={production} numberOf={(id) => byId.get(id)?.number} />
       {editing && (
         <section aria-label="New version" className="rounded-xl border border-indigo-200 bg-white p-3">
           <VersionEditor key={editing.id} projectId={projectId} promptId={p.id} parent={editing} onCancel={() => setEditing(null)} onSaved={(v) => { setEditing(null); setTo(v.id); }} />

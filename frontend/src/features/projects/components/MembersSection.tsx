@@ -1,6 +1,9 @@
 import { useState } from 'react';
 import { Alert, Button, Card, CardContent, CardHeader, CardTitle, Dialog, EmptyState, ErrorState, LoadingRows, Select, Table, TBody, TD, TH, THead, TR } from '@/components/ui';
-import { errorMessage } from '@/api/errors';
+import { errorMessage, isStaleWrite } from '@/api/errors';
+import { StaleWriteNotice } from '@/components/stale/StaleWriteNotice';
+import { useQueryClient } from '@tanstack/react-query';
+import { qk } from '@/api/queryKeys';
 import { roleAtLeast, ROLES, type Member, type Role } from '@/api/types';
 import { relativeTime } from '@/lib/format';
 import { useMembers, useRemoveMember, useUpdateMember } from '../hooks/useMembers';
@@ -13,12 +16,16 @@ export function MembersSection({ projectId, role, meId }: { projectId: number; r
   const remove = useRemoveMember(projectId);
   const [removing, setRemoving] = useState<Member | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  const queryClient = useQueryClient();
   const canManage = roleAtLeast(role, 'admin');
 
-  function changeRole(m: Member, next: Role) {
+  function changeRole(m: Member, next: Role, version: number | null = m.row_version) {
     setProblem(null);
-    update.mutate({ userId: m.user_id, role: next }, { onError: (e) => setProblem(errorMessage(e)) });
+    update.mutate({ userId: m.user_id, role: next, version: version ?? undefined }, { onError: (e) => !isStaleWrite(e) && setProblem(errorMessage(e)) });
   }
+  const stale = isStaleWrite(update.error) ? update.error : null;
+  const refused = stale ? update.variables : undefined;
+  const refusedMember = refused && members.data?.items.find((m) => m.user_id === refused.userId);
 
   function confirmRemove() {
     if (!removing) return;
@@ -41,6 +48,16 @@ export function MembersSection({ projectId, role, meId }: { projectId: number; r
       </CardHeader>
       <CardContent className="space-y-4">
         {problem && <Alert>{problem}</Alert>}
+        <StaleWriteNotice
+          error={update.error}
+          edit={refused ? `${refusedMember ? refusedMember.email : 'Member'}: ${roleLabel[refused.role]}` : undefined}
+          onReload={() => {
+            update.reset();
+            void queryClient.invalidateQueries({ queryKey: qk.membersAll(projectId) });
+          }}
+          onKeepMine={refused && refusedMember && stale ? () => changeRole(refusedMember, refused.role, stale.currentVersion) : undefined}
+          keeping={update.isPending}
+        />
         {members.isPending ? (
           <LoadingRows label="Loading members" />
         ) : members.isError ? (

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '@/api/client';
 import { qk } from '@/api/queryKeys';
+import { ifMatch } from '@/api/errors';
 import type { Role } from '@/api/types';
 
 export function useMembers(projectId: number, page = 1) {
@@ -35,12 +36,14 @@ export function useAddMember(projectId: number) {
   );
 }
 
+/** A role change based on the member's `version` (row_version): 412 when it changed meanwhile. */
 export function useUpdateMember(projectId: number) {
-  return useMemberMutation(projectId, ({ userId, role }: { userId: number; role: Role }) =>
+  return useMemberMutation(projectId, ({ userId, role, version }: { userId: number; role: Role; version?: number }) =>
     unwrap(
       api.PATCH('/api/projects/{project_id}/members/{user_id}', {
         params: { path: { project_id: projectId, user_id: userId } },
         body: { role },
+        headers: ifMatch(version),
       }),
     ),
   );

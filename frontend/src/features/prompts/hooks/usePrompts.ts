@@ -1,3 +1,4 @@
+import { ifMatch } from '@/api/errors';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '@/api/client';
 import { qk } from '@/api/queryKeys';
@@ -68,11 +69,13 @@ export function useAddVersion(projectId: number, promptId: number) {
 export function useSetProduction(projectId: number, promptId: number) {
   const invalidate = useInvalidatePrompts(projectId);
   return useMutation({
-    mutationFn: (versionId: number) =>
+    /** Based on the prompt's `version` (row_version): 412 when production changed meanwhile. */
+    mutationFn: ({ versionId, version }: { versionId: number; version?: number | null }) =>
       unwrap(
         api.PUT('/api/projects/{project_id}/prompts/{prompt_id}/production', {
           params: { path: { project_id: projectId, prompt_id: promptId } },
           body: { version_id: versionId },
+          headers: ifMatch(version),
         }),
       ),
     onSuccess: () => void invalidate(),

@@ -1,12 +1,13 @@
 import { useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router-dom';
-import { Alert, Badge, Card, CardContent, CardHeader, CardTitle, EmptyState, ErrorState, LoadingRows } from '@/components/ui';
-import { errorMessage, isApiError } from '@/api/errors';
+import { Badge, Card, CardContent, CardHeader, CardTitle, EmptyState, ErrorState, LoadingRows } from '@/components/ui';
+import { isApiError } from '@/api/errors';
 import { roleAtLeast } from '@/api/types';
 import { useProjectOutlet } from '@/features/projects/pages/ProjectLayout';
 import { cn, focusRing } from '@/lib/cn';
 import type { PromptVersion } from '../api';
 import { ComparePanel } from '../components/ComparePanel';
+import { ProductionError } from '../components/ProductionError';
 import { VersionDetails } from '../components/VersionDetails';
 import { VersionEditor } from '../components/VersionEditor';
 import { VersionsTable } from '../components/VersionsTable';
@@ -78,7 +79,7 @@ export function PromptPage() {
           <CardTitle id="versions-heading">Versions ({p.versions.length})</CardTitle>
         </CardHeader>
         <CardContent className="space-y-3">
-          {production.isError && <Alert>{errorMessage(production.error)}</Alert>}
+          <ProductionError projectId={projectId} production={production} numberOf={(id) => p.versions.find((v) => v.id === id)?.number} />
           <VersionsTable
             prompt={p}
             selectedId={selected.id}
@@ -88,8 +89,8 @@ export function PromptPage() {
               setEditing(v);
               window.scrollTo({ top: 0 });
             }}
-            onProduction={(v) => production.mutate(v.id)}
-            marking={production.isPending ? (production.variables ?? null) : null}
+            onProduction={(v) => production.mutate({ versionId: v.id, version: p.row_version })}
+            marking={production.isPending ? (production.variables?.versionId ?? null) : null}
           />
         </CardContent>
       </Card>

@@ -1,6 +1,9 @@
 import { useState } from 'react';
 import { Alert, Badge, Button, Card, CardContent, CardHeader, CardTitle, Dialog, EmptyState, ErrorState, LoadingRows, Table, TBody, TD, TH, THead, TR } from '@/components/ui';
-import { errorMessage } from '@/api/errors';
+import { useQueryClient } from '@tanstack/react-query';
+import { errorMessage, isStaleWrite } from '@/api/errors';
+import { qk } from '@/api/queryKeys';
+import { StaleWriteNotice } from '@/components/stale/StaleWriteNotice';
 import type { Credential, TestResult } from '@/api/providerTypes';
 import { roleAtLeast } from '@/api/types';
 import { useProjectOutlet } from '@/features/projects/pages/ProjectLayout';
@@ -40,10 +43,14 @@ export function ProvidersPage() {
     });
   }
 
-  function setDefault(c: Credential) {
+  // Based on the credential's row_version: a change made meanwhile is refused (412), not replaced.
+  function setDefault(c: Credential, version: number | null = c.row_version) {
     setProblem(null);
-    update.mutate({ id: c.id, body: { is_default: true } }, { onError: (e) => setProblem(errorMessage(e)) });
+    update.mutate({ id: c.id, body: { is_default: true }, version: version ?? undefined }, { onError: (e) => !isStaleWrite(e) && setProblem(errorMessage(e)) });
   }
+  const queryClient = useQueryClient();
+  const staleDefault = isStaleWrite(update.error) && update.variables?.body.is_default ? update.error : null;
+  const refusedCredential = staleDefault ? credentials.data?.items.find((c) => c.id === update.variables?.id) : undefined;
 
   function closeDelete() {
     setDeleting(null);
@@ -65,6 +72,16 @@ export function ProvidersPage() {
       </CardHeader>
       <CardContent className="space-y-3">
         {problem && <Alert>{problem}</Alert>}
+        <StaleWriteNotice
+          error={staleDefault}
+          edit={refusedCredential ? `Default: ${refusedCredential.label}` : undefined}
+          onReload={() => {
+            update.reset();
+            void queryClient.invalidateQueries({ queryKey: qk.credentials(projectId) });
+          }}
+          onKeepMine={staleDefault && refusedCredential ? () => setDefault(refusedCredential, staleDefault.currentVersion) : undefined}
+          keeping={update.isPending}
+        />
         {credentials.isPending ? (
           <LoadingRows label="Loading providers" />
         ) : credentials.isError ? (

@@ -1,3 +1,5 @@
+import { StaleWriteNotice } from '@/components/stale/StaleWriteNotice';
+import type { StaleSave } from '../hooks/useSerialSave';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { Button, Dialog, Select } from '@/components/ui';
@@ -32,6 +34,8 @@ export function ScoringBar({
   busy,
   error,
   saved,
+  stale = null,
+  onReload,
   navigation,
   helpOpen,
   onHelp,
@@ -47,6 +51,9 @@ export function ScoringBar({
   busy: boolean;
   error: string | null;
   saved: string | null;
+  /** A save refused because the score changed in another tab: reload or keep this one. */
+  stale?: StaleSave | null;
+  onReload?: () => void;
   navigation: Array<[string, string]>;
   helpOpen: boolean;
   onHelp: (open: boolean) => void;
@@ -95,6 +102,15 @@ export function ScoringBar({
           {busy ? 'Saving…' : (error ?? saved ?? '')}
         </span>
       </div>
+      {stale && (
+        <StaleWriteNotice
+          error={stale.error}
+          edit={stale.label.replace(/^(Saved|Undone): /, (m) => (m.startsWith('Saved') ? 'Score: ' : 'Undo: '))}
+          onReload={() => onReload?.()}
+          onKeepMine={() => void stale.keepMine()}
+          keeping={busy}
+        />
+      )}
       <ShortcutsHelp open={helpOpen} onClose={() => onHelp(false)} navigation={navigation} />
     </section>
   );

@@ -1,5 +1,5 @@
 import { keepPreviousData, useQueries, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
 import { request } from '@/features/datasets/api';
 import type { Run } from '@/features/runs/api';
 import {
@@ -147,6 +147,9 @@ export interface ScoreAction {
   outputId: number;
   versionId: number;
   before: Entered | null;
+  /** The row_version of the reviewer's score it was based on (0: none); `saved`: after it, for undo. */
+  version?: number;
+  saved?: number;
   after: ManualScoreBody;
   label: string;
 }
@@ -163,34 +166,48 @@ export function useManualScoring(projectId: number, runId: number) {
     [queryClient, projectId, runId],
   );
 
-  const { run, refuse, busy, error, saved } = useSerialSave(refresh);
+  const { run, refuse, busy, error, saved, stale, dismissStale } = useSerialSave(refresh);
+  // Keep mine runs the save (or undo) again, based on the version the refusal reported.
+  const scoreRef = useRef<(a: ScoreAction) => Promise<boolean>>(async () => false);
+  const undoRef = useRef<(checked: boolean) => Promise<ScoreAction | null>>(async () => null);
 
   const score = useCallback(
     async (action: ScoreAction) => {
-      const ok = await run(() => putScore(projectId, runId, action.outputId, action.versionId, action.after), `Saved: ${action.label}`);
-      if (ok) setStack((s) => [...s, action]);
+      let after: number | undefined;
+      const ok = await run(
+        async () => {
+          after = (await putScore(projectId, runId, action.outputId, action.versionId, action.after, action.version)).row_version;
+        },
+        `Saved: ${action.label}`,
+        (e) => () => scoreRef.current({ ...action, version: e.currentVersion ?? 0 }),
+      );
+      if (ok) setStack((s) => [...s, { ...action, saved: after }]);
       return ok;
     },
     [run, projectId, runId],
   );
+  scoreRef.current = score;
 
-  const undo = useCallback(async (): Promise<ScoreAction | null> => {
+  const undoLast = useCallback(async (checked: boolean): Promise<ScoreAction | null> => {
     const last = stack[stack.length - 1];
     if (!last) return null;
+    const based = checked ? last.saved : undefined;
     const ok = await run(
       () =>
         last.before
-          ? putScore(projectId, runId, last.outputId, last.versionId, restoreBody(last.before))
-          : deleteScore(projectId, runId, last.outputId, last.versionId),
+          ? putScore(projectId, runId, last.outputId, last.versionId, restoreBody(last.before), based)
+          : deleteScore(projectId, runId, last.outputId, last.versionId, based),
       `Undone: ${last.label}`,
+      checked ? () => () => undoRef.current(false) : undefined,
     );
     if (!ok) return null;
     setStack((s) => s.slice(0, -1));
     return last;
   }, [stack, run, projectId, runId]);
+  undoRef.current = undoLast;
+  const undo = useCallback(() => undoLast(true), [undoLast]);
 
-
-  return { score, undo, refuse, canUndo: stack.length > 0 && !busy, busy, error, saved, lastAction: stack[stack.length - 1] ?? null };
+  return { score, undo, refuse, canUndo: stack.length > 0 && !busy, busy, error, saved, stale, dismissStale, lastAction: stack[stack.length - 1] ?? null };
 }
 
 function restoreBody(before: Entered): ManualScoreBody {

@@ -1,11 +1,11 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { isApiError } from '@/api/errors';
 import { qk } from '@/api/queryKeys';
 import { api, unwrap } from '@/api/client';
 import { deleteScore, putScore, type ManualScoreBody } from '../api';
 import { gridKeyAll } from './useGrid';
-import { useSerialSave } from './useSerialSave';
+import { currentVersions, useSerialSave } from './useSerialSave';
 
 /** What a reviewer had entered on an output before a key changed it (null: no score). */
 export interface Before {
@@ -17,7 +17,9 @@ export interface Before {
 /** One key press: the same score on every output of a cell (its repeats). */
 export interface ReviewAction {
   versionId: number;
-  outputs: Array<{ outputId: number; before: Before | null }>;
+  /** `version`: the row_version of the reviewer's score the key was based on (0: none);
+   * `saved`: its version after the save, what undo is based on. Unknown: no check. */
+  outputs: Array<{ outputId: number; before: Before | null; version?: number; saved?: number }>;
   after: ManualScoreBody;
   label: string;
   /** Where it was scored, to go back there on undo. */
@@ -28,11 +30,11 @@ export interface ReviewAction {
 const MAX_KEPT = 200;
 
 /** The same score on several outputs at once (a cell's repeats), all or none. */
-function putScores(projectId: number, runId: number, versionId: number, outputIds: number[], body: ManualScoreBody) {
+function putScores(projectId: number, runId: number, versionId: number, outputIds: number[], body: ManualScoreBody, versions?: number[]) {
   return unwrap(
     api.PUT('/api/projects/{project_id}/runs/{run_id}/scores/{scorer_version_id}', {
       params: { path: { project_id: projectId, run_id: runId, scorer_version_id: versionId } },
-      body: { ...body, output_ids: outputIds },
+      body: { ...body, output_ids: outputIds, ...(versions ? { row_versions: versions } : {}) },
     }),
   );
 }
@@ -85,46 +87,66 @@ export function useReviewScoring(projectId: number, runId: number, userId: numbe
     ]),
     [queryClient, projectId, runId],
   );
-  const { run, busy, error, saved } = useSerialSave(refresh);
+  const { run, busy, error, saved, stale, dismissStale } = useSerialSave(refresh);
+  // Keep mine runs the save again, based on the versions the refusal reported.
+  const scoreRef = useRef<(a: ReviewAction) => Promise<boolean>>(async () => false);
+  const undoRef = useRef<(checked: boolean) => Promise<ReviewAction | null>>(async () => null);
 
   const score = useCallback(
     async (action: ReviewAction) => {
       const ids = action.outputs.map((o) => o.outputId);
+      const based = action.outputs.map((o) => o.version);
+      const known = based.every((v) => v !== undefined) ? (based as number[]) : undefined;
+      let after: number[] = [];
       const ok = await run(
-        () =>
-          ids.length === 1
-            ? putScore(projectId, runId, ids[0], action.versionId, action.after)
-            : putScores(projectId, runId, action.versionId, ids, action.after),
+        async () => {
+          if (ids.length === 1) after = [(await putScore(projectId, runId, ids[0], action.versionId, action.after, based[0])).row_version];
+          else after = (await putScores(projectId, runId, action.versionId, ids, action.after, known)).items.map((s) => s.row_version);
+        },
         `Saved: ${action.label}`,
+        (e) => () => {
+          const now = currentVersions(e, ids.length);
+          return scoreRef.current({ ...action, outputs: action.outputs.map((o, i) => ({ ...o, version: now[i] ?? 0 })) });
+        },
       );
-      if (ok) keep([...(key ? load(key) : stack), action]);
+      const done = { ...action, outputs: action.outputs.map((o, i) => ({ ...o, saved: after[i] })) };
+      if (ok) keep([...(key ? load(key) : stack), done]);
       return ok;
     },
     [run, keep, key, stack, projectId, runId],
   );
+  scoreRef.current = score;
 
-  const undo = useCallback(async (): Promise<ReviewAction | null> => {
+  /** `checked`: based on the versions this tab saved, so a score changed elsewhere since is not undone (412). */
+  const undoLast = useCallback(async (checked: boolean): Promise<ReviewAction | null> => {
     // The stored stack is the one a reload reads back: undo from it.
     const current = key ? load(key) : stack;
     const last = current[current.length - 1];
     if (!last) return null;
-    const ok = await run(async () => {
-      for (const o of last.outputs) {
-        if (o.before) await putScore(projectId, runId, o.outputId, last.versionId, restoreBody(o.before));
-        else {
-          try {
-            await deleteScore(projectId, runId, o.outputId, last.versionId);
-          } catch (e) {
-            // Already gone on the server (removed elsewhere): what undo wanted holds.
-            if (!(isApiError(e) && e.status === 404)) throw e;
+    const ok = await run(
+      async () => {
+        for (const o of last.outputs) {
+          const based = checked ? o.saved : undefined;
+          if (o.before) await putScore(projectId, runId, o.outputId, last.versionId, restoreBody(o.before), based);
+          else {
+            try {
+              await deleteScore(projectId, runId, o.outputId, last.versionId, based);
+            } catch (e) {
+              // Already gone on the server (removed elsewhere): what undo wanted holds.
+              if (!(isApiError(e) && e.status === 404)) throw e;
+            }
           }
         }
-      }
-    }, `Undone: ${last.label}`);
+      },
+      `Undone: ${last.label}`,
+      checked ? () => () => undoRef.current(false) : undefined,
+    );
     if (!ok) return null;
     keep(current.slice(0, -1));
     return last;
   }, [key, stack, run, keep, projectId, runId]);
+  undoRef.current = undoLast;
+  const undo = useCallback(() => undoLast(true), [undoLast]);
 
-  return { score, undo, canUndo: stack.length > 0 && !busy, busy, error, saved, depth: stack.length };
+  return { score, undo, canUndo: stack.length > 0 && !busy, busy, error, saved, stale, dismissStale, depth: stack.length };
 }

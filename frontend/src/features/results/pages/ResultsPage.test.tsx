@@ -141,4 +141,25 @@ describe('ResultsPage', { timeout: 30_000 }, () => {
     expect(await screen.findByText(/Not scored: this output is failed/)).toBeInTheDocument();
     expect(requestsOf(fetch).filter((r) => r.method === 'PUT' && r.url.includes(`/outputs/${outputId(1, 3)}/`))).toHaveLength(0);
   });
+  it('refuses a key based on a score another tab changed, keeps that score, and overwrites it only on Keep mine', async () => {
+    const s = state({ rows: 30 });
+    const fetch = serveGrid(s);
+    const user = userEvent.setup();
+    renderPage();
+    await screen.findByText('Answer 1 from 0');
+    expect(await screen.findByRole('combobox', { name: 'Score with' })).toHaveValue(String(MANUAL.versionId));
+    // another tab scored this output after the grid was read
+    s.manual.set(outputId(0, 0), { rating: 2, passed: null });
+    s.versions = new Map([[outputId(0, 0), 3]]);
+    act(() => cell(0, 1)!.focus());
+    await user.keyboard('4');
+    const notice = await screen.findByText(/This was changed elsewhere/);
+    expect(s.manual.get(outputId(0, 0))).toEqual({ rating: 2, passed: null });
+    const puts = requestsOf(fetch).filter((r) => r.method === 'PUT');
+    expect(puts[0].headers.get('If-Match')).toBe('"0"');
+    await user.click(within(notice.closest('[role="alert"]') as HTMLElement).getByRole('button', { name: 'Keep mine' }));
+    await waitFor(() => expect(s.manual.get(outputId(0, 0))).toEqual({ rating: 4, passed: null }));
+    expect(requestsOf(fetch).filter((r) => r.method === 'PUT').at(-1)!.headers.get('If-Match')).toBe('"3"');
+    await waitFor(() => expect(screen.queryByText(/This was changed elsewhere/)).not.toBeInTheDocument());
+  });
 });

@@ -85,6 +85,7 @@ export function ResultsPage() {
       outputId: output.id,
       versionId: choice.versionId,
       before: mine ? { rating: mine.rating, passed: mine.passed } : null,
+      version: mine?.row_version ?? 0,
       after: entry,
       label: `case #${row.number} · ${label}: ${describeEntry(entry)}`,
     });
@@ -126,6 +127,8 @@ export function ResultsPage() {
         busy={manual.busy}
         error={manual.error}
         saved={manual.saved}
+        stale={manual.stale}
+        onReload={manual.dismissStale}
         navigation={GRID_NAVIGATION}
         helpOpen={helpOpen}
         onHelp={setHelpOpen}

@@ -12,7 +12,7 @@ import { ReviewInput, ReviewOutputs } from '../components/ReviewOutputs';
 import { ReviewScorePanel } from '../components/ReviewScorePanel';
 import { isTyping, ScoringBar } from '../components/Scoring';
 import { beforeOf, reviewItems, sameBefore, scoredByMe, useItemDetails } from '../hooks/reviewItems';
-import { describeEntry, entryForKey, GRID_PAGE_SIZE, gridPageQuery, useScoringChoices } from '../hooks/useGrid';
+import { describeEntry, entryForKey, GRID_PAGE_SIZE, gridPageQuery, myScore, useScoringChoices } from '../hooks/useGrid';
 import { useReviewScoring } from '../hooks/useReviewScoring';
 
 const REVIEW_NAVIGATION: Array<[string, string]> = [
@@ -107,7 +107,7 @@ export function ReviewPage() {
     try {
       const ok = await manual.score({
         versionId: choice.versionId,
-        outputs: item.outputs.map((o, i) => ({ outputId: o.id, before: befores[i] ?? null })),
+        outputs: item.outputs.map((o, i) => ({ outputId: o.id, before: befores[i] ?? null, version: myScore(o, choice.versionId, userId)?.row_version ?? 0 })),
         after: entry,
         label: `case #${row.number} · ${item.label}${repeats > 1 ? ` (${repeats} repeats)` : ''}: ${entry.criteria ? Object.entries(entry.criteria).map(([k, v]) => `${k} ${v}`).join(', ') : describeEntry(entry)}`,
         row: pos.row,
@@ -235,6 +235,8 @@ export function ReviewPage() {
         busy={manual.busy}
         error={manual.error}
         saved={manual.saved}
+        stale={manual.stale}
+        onReload={manual.dismissStale}
         navigation={REVIEW_NAVIGATION}
         helpOpen={helpOpen}
         onHelp={setHelpOpen}

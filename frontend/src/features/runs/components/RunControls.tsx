@@ -1,6 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { Alert, Button, Dialog, Field, Input, describedBy } from '@/components/ui';
-import { errorMessage } from '@/api/errors';
+import { useQueryClient } from '@tanstack/react-query';
+import { errorMessage, isStaleWrite } from '@/api/errors';
+import { qk } from '@/api/queryKeys';
+import { StaleWriteNotice } from '@/components/stale/StaleWriteNotice';
 import { formatMicros, parseDollars } from '@/lib/money';
 import type { Progress, RunAction, RunStatus } from '../api';
 import { useRaiseBudget, useRunAction } from '../hooks/useRuns';
@@ -9,7 +12,7 @@ import { percentOf } from '../live';
 const RETRYABLE: RunStatus[] = ['partial', 'failed', 'budget_exceeded'];
 
 /** Pause, resume and cancel (with a confirmation); the server answers 409 when a transition is not allowed. */
-export function RunControls({ projectId, runId, progress }: { projectId: number; runId: number; progress: Progress }) {
+export function RunControls({ projectId, runId, progress, version }: { projectId: number; runId: number; progress: Progress; version?: number }) {
   const action = useRunAction(projectId, runId);
   const [confirmCancel, setConfirmCancel] = useState(false);
   const status = progress.status;
@@ -36,7 +39,7 @@ export function RunControls({ projectId, runId, progress }: { projectId: number;
         )}
       </div>
       {action.isError && !confirmCancel && <Alert>{errorMessage(action.error)}</Alert>}
-      {status === 'budget_exceeded' && <RaiseBudget projectId={projectId} runId={runId} progress={progress} />}
+      {status === 'budget_exceeded' && <RaiseBudget projectId={projectId} runId={runId} progress={progress} version={version} />}
       <Dialog
         open={confirmCancel}
         onClose={() => setConfirmCancel(false)}
@@ -72,11 +75,13 @@ export function RunControls({ projectId, runId, progress }: { projectId: number;
   );
 }
 
-/** A run stopped for budget goes on with a larger cap (empty: no cap): PATCH, then resume. */
-function RaiseBudget({ projectId, runId, progress }: { projectId: number; runId: number; progress: Progress }) {
+/** A run stopped for budget goes on with a larger cap (empty: no cap): PATCH (based on the run's version), then resume. */
+function RaiseBudget({ projectId, runId, progress, version }: { projectId: number; runId: number; progress: Progress; version?: number }) {
   const raise = useRaiseBudget(projectId, runId);
+  const queryClient = useQueryClient();
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
+  const stale = isStaleWrite(raise.error) ? raise.error : null;
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const parsed = parseDollars(text);
@@ -85,8 +90,9 @@ function RaiseBudget({ projectId, runId, progress }: { projectId: number; runId:
       return setError(`Enter more than the ${formatMicros(progress.spent_micros)} already spent.`);
     }
     setError(null);
-    raise.mutate(parsed.micros);
+    raise.mutate({ budgetMicros: parsed.micros, version });
   };
+  const asked = raise.variables?.budgetMicros;
   return (
     <form onSubmit={submit} className="flex flex-wrap items-end justify-end gap-2" aria-label="Raise the budget">
       <Field id="raise-budget" label="New budget ($, empty for none)" error={error}>
@@ -102,7 +108,19 @@ function RaiseBudget({ projectId, runId, progress }: { projectId: number; runId:
       <Button type="submit" loading={raise.isPending}>
         Raise budget and resume
       </Button>
-      {raise.isError && <Alert className="w-full">{errorMessage(raise.error)}</Alert>}
+      <StaleWriteNotice
+        className="w-full"
+        error={raise.error}
+        edit={`Budget: ${asked === null || asked === undefined ? 'none' : formatMicros(asked)}`}
+        onReload={() => {
+          raise.reset();
+          void queryClient.invalidateQueries({ queryKey: qk.run(projectId, runId) });
+          void queryClient.invalidateQueries({ queryKey: qk.progress(projectId, runId) });
+        }}
+        onKeepMine={stale && raise.variables ? () => raise.mutate({ budgetMicros: raise.variables.budgetMicros, version: stale.currentVersion }) : undefined}
+        keeping={raise.isPending}
+      />
+      {raise.isError && !stale && <Alert className="w-full">{errorMessage(raise.error)}</Alert>}
     </form>
   );
 }

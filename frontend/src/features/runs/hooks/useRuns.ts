@@ -1,6 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '@/api/client';
 import { qk } from '@/api/queryKeys';
+import { ifMatch } from '@/api/errors';
 import { isTerminal } from '@/api/types';
 import { datasetPath, request as datasetRequest } from '@/features/datasets/api';
 import {
@@ -127,8 +128,9 @@ export function useRunAction(projectId: number, runId: number) {
 export function useRaiseBudget(projectId: number, runId: number) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (budgetMicros: number | null) => {
-      await request<Run>('PATCH', runPath(projectId, runId), { body: { budget_micros: budgetMicros } });
+    /** Based on the run's `version` (row_version): 412 when someone changed the budget meanwhile. */
+    mutationFn: async ({ budgetMicros, version }: { budgetMicros: number | null; version?: number | null }) => {
+      await request<Run>('PATCH', runPath(projectId, runId), { body: { budget_micros: budgetMicros }, headers: ifMatch(version) });
       return request<Run>('POST', `${runPath(projectId, runId)}/resume`);
     },
     onSuccess: (run) => {

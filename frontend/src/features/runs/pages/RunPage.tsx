@@ -101,7 +101,7 @@ export function RunPage() {
           </p>
         </div>
         <div className="flex flex-col items-end gap-2">
-          {canEdit && <RunControls projectId={projectId} runId={runId} progress={p} />}
+          {canEdit && <RunControls projectId={projectId} runId={runId} progress={p} version={r.row_version} />}
           <RunExports projectId={projectId} runId={runId} />
           {canEdit && terminal && <AddScorersAction projectId={projectId} run={r} />}
         </div>

@@ -1,5 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '@/api/client';
+import { ifMatch } from '@/api/errors';
 import type { paths } from '@/api/schema';
 
 type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
@@ -86,11 +87,13 @@ export function useCreateScorer(projectId: number) {
 }
 
 export function useAddVersion(projectId: number) {
-  return useScorerMutation(projectId, ({ id, params, note }: { id: number; params: Params; note: string | null }) =>
+  // Based on the scorer's `version` (row_version): 412 when someone saved a version meanwhile.
+  return useScorerMutation(projectId, ({ id, params, note, version }: { id: number; params: Params; note: string | null; version?: number | null }) =>
     unwrap(
       api.POST('/api/projects/{project_id}/scorers/{scorer_id}/versions', {
         params: { path: { project_id: projectId, scorer_id: id } },
         body: { params, note },
+        headers: ifMatch(version),
       }),
     ),
   );

@@ -1,7 +1,9 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { Alert, Button, buttonClasses, Card, CardContent, CardHeader, CardTitle, describedBy, ErrorState, Field, Input, LoadingRows, Select, Textarea } from '@/components/ui';
-import { errorMessage, fieldErrors, isApiError } from '@/api/errors';
+import { errorMessage, fieldErrors, isApiError, isStaleWrite } from '@/api/errors';
+import { StaleWriteNotice } from '@/components/stale/StaleWriteNotice';
+import { useQueryClient } from '@tanstack/react-query';
 import { roleAtLeast } from '@/api/types';
 import { useProjectOutlet } from '@/features/projects/pages/ProjectLayout';
 import { absoluteTime } from '@/lib/format';
@@ -42,6 +44,7 @@ function Editor({ projectId, canEdit, kinds, scorer, back }: EditorProps) {
   const navigate = useNavigate();
   const create = useCreateScorer(projectId);
   const addVersion = useAddVersion(projectId);
+  const queryClient = useQueryClient();
   const [name, setName] = useState(scorer?.name ?? '');
   const [description, setDescription] = useState(scorer?.description ?? '');
   const [kindName, setKindName] = useState(scorer?.kind ?? '');
@@ -49,6 +52,7 @@ function Editor({ projectId, canEdit, kinds, scorer, back }: EditorProps) {
   const [note, setNote] = useState('');
   const { ref, focusFirstInvalid } = useFocusFirstInvalid<HTMLFormElement>();
   const mutation = scorer ? addVersion : create;
+  const stale = isStaleWrite(addVersion.error) ? addVersion.error : null;
   const errors = fieldErrors(mutation.error);
   const problems = ruleProblems(isApiError(mutation.error) ? mutation.error.errors : undefined);
   const kind = kinds.find((k) => k.kind === kindName);
@@ -70,7 +74,7 @@ function Editor({ projectId, canEdit, kinds, scorer, back }: EditorProps) {
   function submit(e: FormEvent) {
     e.preventDefault();
     const done = { onSuccess: () => navigate(back) };
-    if (scorer) addVersion.mutate({ id: scorer.id, params, note: note || null }, done);
+    if (scorer) addVersion.mutate({ id: scorer.id, params, note: note || null, version: scorer.row_version }, done);
     else create.mutate({ name, kind: kindName, description: description || null, params, note: note || null }, done);
   }
 
@@ -95,7 +99,23 @@ function Editor({ projectId, canEdit, kinds, scorer, back }: EditorProps) {
         </CardHeader>
         <CardContent>
           <form ref={ref} onSubmit={submit} noValidate className="space-y-5">
-            {mutation.isError && <Alert>{errorMessage(mutation.error)}</Alert>}
+            <StaleWriteNotice
+              error={stale}
+              edit={JSON.stringify(params, null, 1)}
+              onReload={() => {
+                const newer = (stale?.current as ScorerDetail | undefined)?.latest.params;
+                addVersion.reset();
+                if (newer) setParams({ ...newer });
+                void queryClient.invalidateQueries({ queryKey: ['project', projectId, 'scorers'] });
+              }}
+              onKeepMine={
+                stale && scorer
+                  ? () => addVersion.mutate({ id: scorer.id, params, note: note || null, version: stale.currentVersion }, { onSuccess: () => navigate(back) })
+                  : undefined
+              }
+              keeping={addVersion.isPending}
+            />
+            {mutation.isError && !stale && <Alert>{errorMessage(mutation.error)}</Alert>}
             {others.length > 0 && (
               <ul className="list-disc space-y-1 pl-5 text-sm text-red-700">
                 {others.map((o) => (
