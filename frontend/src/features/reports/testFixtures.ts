@@ -281,7 +281,7 @@ export const dashboard = (over: Partial<RunDashboard> = {}) =>
     status: 'completed',
     score: { mean: 0.6, low: 0.45, high: 0.75, n_cases: 3, n_values: 6 },
     scorer: { id: 6, name: 'Judge', kind: 'llm_judge', versions: [1] },
-    delta_vs_previous: { previous_run_id: 70, previous: 0.5, absolute: 0.1, percentage: 0.2 },
+    delta_vs_previous: { previous_run_id: 70, previous: 0.5, absolute: 0.1, percentage: 20 },
     pass_rate: rate(3, 6, 0.1876, 0.8124),
     success_rate: rate(6, 6, 0.6097, 1),
     pairwise_win_rate: 0.75,

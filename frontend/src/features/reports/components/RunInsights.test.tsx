@@ -49,6 +49,7 @@ describe('RunInsights on the run report', () => {
     expect(head.getByText('95% interval [0.450, 0.750] · 3 cases')).toBeInTheDocument();
     expect(head.getByText('Change vs previous run').nextSibling).toHaveTextContent('+0.100');
     expect(head.getByRole('link', { name: 'run #70' })).toHaveAttribute('href', '/projects/3/reports/runs?run=70');
+    expect(head.getByTestId('delta-percent')).toHaveTextContent('+20.0%'); // the API's percent, not ×100 again
     expect(head.getByText('Pass rate').nextSibling).toHaveTextContent('50.0%');
     expect(head.getByText('Pairwise win rate').nextSibling).toHaveTextContent('75.0%');
     expect(head.getByText('Spent').nextSibling).toHaveTextContent('$0.0243');

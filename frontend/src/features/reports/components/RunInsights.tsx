@@ -3,7 +3,7 @@ import { Link } from 'react-router-dom';
 import { Card, CardContent, EmptyState } from '@/components/ui';
 import { cn, focusRing } from '@/lib/cn';
 import type { RunDashboard, TargetStatistics } from '../api';
-import { int, interval, money, ms, num, pct } from '../format';
+import { int, interval, money, ms, num, pct, percentChange, signed } from '../format';
 import { useDashboard, useReportRun, useStatistics, useTargetPairs } from '../hooks';
 import { DataTable } from './Figure';
 import { Loading, LoadError } from './ReportsShell';
@@ -18,12 +18,10 @@ function Stat({ label, value, note }: { label: string; value: string; note?: Rea
   );
 }
 
-const signed = (v: number, digits = 3) => `${v > 0 ? '+' : v < 0 ? '−' : '±'}${Math.abs(v).toFixed(digits)}`;
-
 function Delta({ projectId, d }: { projectId: number; d: NonNullable<RunDashboard['delta_vs_previous']> }) {
   return (
     <>
-      {d.percentage !== null && `${signed(d.percentage * 100, 1)}% · `}against{' '}
+      {d.percentage !== null && <span data-testid="delta-percent">{percentChange(d.percentage)}</span>}{d.percentage !== null && ' · '}against{' '}
       <Link to={`/projects/${projectId}/reports/runs?run=${d.previous_run_id}`} className={cn('rounded text-indigo-700 underline', focusRing)}>
         run #{d.previous_run_id}
       </Link>{' '}
