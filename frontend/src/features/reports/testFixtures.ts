@@ -284,6 +284,7 @@ export const dashboard = (over: Partial<RunDashboard> = {}) =>
     delta_vs_previous: { previous_run_id: 70, previous: 0.5, absolute: 0.1, percentage: 20 },
     pass_rate: rate(3, 6, 0.1876, 0.8124),
     success_rate: rate(6, 6, 0.6097, 1),
+    counts: { total: 6, succeeded: 6, failed: 0, skipped: 0, pending: 0, scored: 6 },
     pairwise_win_rate: 0.75,
     tokens: 1234,
     latency_p50_ms: 120,
