@@ -5682,6 +5682,8 @@ export interface components {
             verdicts: number;
             /** @description Models (recorded traces and judge mode's questions count as one) */
             models: number;
+            /** @description Its case means differ: the reports open on such a scorer first */
+            discriminates: boolean;
         };
         ScorerCoverageList: {
             /** @description The project's scorers that have scores, by id; the others have none */
