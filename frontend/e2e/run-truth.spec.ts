@@ -36,7 +36,7 @@ test('a run cancelled early is shown as cancelled: not done, not green, its skip
   await expect(phase).not.toContainText('Done');
   // A cancel also stops the calls in flight: their cells are skipped after the pending ones,
   // so the count is read once the page's two counters agree.
-  const summaryCount = async () => Number(/(\d+) of 24 cells skipped/.exec(
+  const summaryCount = async () => Number(/(\d+) of 24 cells never sent/.exec(
     (await page.getByTestId('summary-skipped').textContent()) ?? '')?.[1] ?? -1);
   await expect.poll(async () => (await summaryCount()) === Number(
     await page.getByTestId('run-skipped').textContent()), { timeout: 15_000 }).toBe(true);
@@ -45,8 +45,10 @@ test('a run cancelled early is shown as cancelled: not done, not green, its skip
   const percent = Number((await page.getByTestId('run-percent').textContent())!.replace('%', ''));
   expect(percent).toBeLessThan(100);
   await expect(page.getByTestId('run-eta')).toHaveText('Cancelled');
-  await expect(page.getByTestId('summary-skipped')).toContainText(`${skipped} of 24 cells skipped`);
-  await expect(page.getByTestId('summary-success-rate')).not.toHaveText('100.0%');
+  await expect(page.getByTestId('summary-skipped')).toContainText(`${skipped} of 24 cells never sent (cancelled)`);
+  // the success rate is of the calls sent; the cells never sent stand beside it, not in it
+  await expect(page.getByTestId('summary-sent')).toContainText(`of ${24 - skipped} calls sent`);
+  await expect(page.getByTestId('no-call-failures')).toContainText('never sent (cancelled)');
 
   // The runs list: sent cells only, the skipped ones named.
   await page.goto(projectUrl);

@@ -61,12 +61,19 @@ def test_progress_of_a_cancelled_run_counts_done_without_skipped_cells(
     assert (progress["succeeded"], progress["failed"], progress["skipped"]) == (2, 0, 8)
 
 
-def test_summary_success_rate_counts_skipped_cells_as_not_succeeded(
+def test_success_rate_means_one_thing_on_a_cancelled_run(
         factory: Factory, owner: Any, project: Project, browser: Session) -> None:
+    """Issue 33 item 6: the summary said 20% (skipped cells counted as not succeeded) where
+    the dashboard said 100% of 2: one rate, of the calls sent, with the skipped beside it."""
     planned = _cancelled_at_a_fifth(factory, owner, project)
     summary = get_json(browser, base(project, planned.run_id) + "/summary")
-    assert summary["success_rate"] == pytest.approx(0.2)
-    assert [t["success_rate"] for t in summary["targets"]] == [pytest.approx(0.2)] * 2
+    board = get_json(browser, f"/api/projects/{project.id}/reports/runs/{planned.run_id}"
+                              "/dashboard")
+    assert summary["success_rate"] == board["success_rate"]["rate"] == 1.0
+    assert (board["success_rate"]["k"], board["success_rate"]["n"]) == (2, 2)
+    assert board["counts"]["skipped"] == 8
+    assert [t["success_rate"] for t in summary["targets"]] == [1.0] * 2
+    assert [t["success_rate"]["rate"] for t in board["targets"]] == [1.0] * 2
     assert [(t["succeeded"], t["skipped"]) for t in summary["targets"]] == [(1, 4)] * 2
 
 

@@ -1442,6 +1442,30 @@ export interface paths {
         patch: operations["runs_update"];
         trace?: never;
     };
+    "/api/projects/{project_id}/runs/{run_id}/headline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Pin the run's headline scorer
+         * @description The scorer whose score and pass rate the run page and report lead with (null: the
+         *     default). 422 when it is not one of the run's pointwise scorers.
+         */
+        put: operations["runs_pin_headline"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/runs/{run_id}/pause": {
         parameters: {
             query?: never;
@@ -4466,6 +4490,8 @@ export interface components {
             targets: components["schemas"]["RunTarget"][];
             /** @description The scorer versions the run pinned, in order */
             scorers: components["schemas"]["RunScorer"][];
+            /** @description The scorer a user pinned as the run's headline; null: the default (a rubric judge's composite, else a scorer whose scores discriminate) */
+            headline_scorer_id: number | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -4672,7 +4698,7 @@ export interface components {
             skipped: number;
             /** @description Not finished yet (pending or running) */
             pending: number;
-            /** @description succeeded / (succeeded + failed + skipped): a skipped cell got no reply; null when none ended */
+            /** @description succeeded / calls sent (succeeded + failed); skipped cells were never sent and are counted apart; null before a call ended */
             success_rate: number | null;
             spent_micros: number;
             tokens_in: number;
@@ -4707,7 +4733,7 @@ export interface components {
         };
         RunSummary: {
             run_id: number;
-            /** @description Over every target: succeeded / (succeeded + failed + skipped) */
+            /** @description Over every target: succeeded / calls sent (succeeded + failed) */
             success_rate: number | null;
             targets: components["schemas"]["TargetSummary"][];
             /** @description Per scorer with scores on the run: passed, failed, errored */
@@ -4959,6 +4985,10 @@ export interface components {
             budget_micros: number | null;
             /** @default null */
             alert_threshold?: number | null;
+        };
+        RunHeadline: {
+            /** @description One of the run's pointwise scorers; null: back to the default */
+            scorer_id: number | null;
         };
         ResultsGridTarget: {
             target_id: number;
@@ -5657,6 +5687,8 @@ export interface components {
             verdicts: number;
             /** @description Models (recorded traces and judge mode's questions count as one) */
             models: number;
+            /** @description Its case means differ: the reports open on such a scorer first */
+            discriminates: boolean;
         };
         ScorerCoverageList: {
             /** @description The project's scorers that have scores, by id; the others have none */
@@ -5801,6 +5833,7 @@ export interface components {
             /** @description Its mean score */
             previous: number;
             absolute: number;
+            /** @description The change in percent of the previous score (16.9 is +16.9%); null when the previous score was 0 */
             percentage: number | null;
         };
         Criterion: {
@@ -13019,6 +13052,46 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["RunBudget"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The version of the resource, for If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            412: components["responses"]["STALE_WRITE"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
+            503: components["responses"]["SERVICE_BUSY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    runs_pin_headline: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag (`"<version>"`) of the resource this write is based on; a stale one is refused with 412 STALE_WRITE and the current state. Without it the write applies to whatever is stored; `*` says so explicitly. */
+                "If-Match"?: string;
+            };
+            path: {
+                project_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunHeadline"];
             };
         };
         responses: {

@@ -24,7 +24,9 @@ class DeltaSchema(Schema):
     previous_run_id = fields.Integer(required=True)
     previous = fields.Float(required=True, metadata={"description": "Its mean score"})
     absolute = fields.Float(required=True)
-    percentage = _float()
+    percentage = fields.Float(required=True, allow_none=True, metadata={
+        "description": "The change in percent of the previous score (16.9 is +16.9%); "
+                       "null when the previous score was 0"})
 
 
 class WinsSchema(Schema):

@@ -105,8 +105,8 @@ def get_scorer_coverage(project_id: int) -> Any:
     the reports open on a scorer that has some."""
     project, _ = project_access(project_id, Role.viewer)
     return {"items": [
-        {"scorer_id": s, "values": n, "verdicts": j, "models": m}
-        for s, n, j, m in rollups.scorer_coverage(session(), project.id)]}
+        {"scorer_id": s, "values": n, "verdicts": j, "models": m, "discriminates": d}
+        for s, n, j, m, d in rollups.scorer_coverage(session(), project.id)]}
 
 
 @blp.get("/costs")

@@ -328,6 +328,8 @@ class ScorerCoverageSchema(Schema):
     verdicts = fields.Integer(required=True, metadata={"description": "Pass/fail verdicts"})
     models = fields.Integer(required=True, metadata={
         "description": "Models (recorded traces and judge mode's questions count as one)"})
+    discriminates = fields.Boolean(required=True, metadata={
+        "description": "Its case means differ: the reports open on such a scorer first"})
 
 
 class ScorerCoverageListSchema(Schema):

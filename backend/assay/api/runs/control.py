@@ -11,9 +11,10 @@ import redis
 from assay.api import preconditions
 from assay.api.base import commit, project_access, runtime, session, user
 from assay.api.runs.blueprint import blp
-from assay.api.runs.schemas import RunBudgetSchema, RunSchema
+from assay.api.runs.schemas import RunBudgetSchema, RunHeadlineSchema, RunSchema
 from assay.api.runs.views import run_view
 from assay.core.projects.models import Role
+from assay.core.reports.headline import pin_headline
 from assay.core.runs import control
 from assay.core.runs import service as runs
 from assay.events.publish import STATUS
@@ -59,6 +60,23 @@ def set_run_budget(data: dict[str, Any], project_id: int, run_id: int) -> Any:
         runtime().publish(run.id, STATUS, control.status_payload(session(), run.id))
     except redis.RedisError:
         log.exception("run %s: budget changed, but its event was not published", run.id)
+    return preconditions.tagged(run_view(run), run)
+
+
+@blp.put("/<int:run_id>/headline")
+@blp.arguments(RunHeadlineSchema)
+@blp.response(200, RunSchema)
+@preconditions.write()
+def pin_run_headline(data: dict[str, Any], project_id: int, run_id: int) -> Any:
+    """Pin the run's headline scorer
+
+    The scorer whose score and pass rate the run page and report lead with (null: the
+    default). 422 when it is not one of the run's pointwise scorers."""
+    project, _ = project_access(project_id, Role.editor)
+    run = runs.get_run(session(), project, run_id)
+    preconditions.guard(run, lambda: run_view(run))
+    pin_headline(session(), user(), run, data["scorer_id"])
+    commit()
     return preconditions.tagged(run_view(run), run)
 
 

@@ -138,8 +138,8 @@ class TargetSummarySchema(Schema):
     pending = fields.Integer(required=True, metadata={"description": "Not finished yet "
                                                                      "(pending or running)"})
     success_rate = fields.Float(required=True, allow_none=True, metadata={
-        "description": "succeeded / (succeeded + failed + skipped): a skipped cell got no "
-                       "reply; null when none ended"})
+        "description": "succeeded / calls sent (succeeded + failed); skipped cells were "
+                       "never sent and are counted apart; null before a call ended"})
     spent_micros = fields.Integer(required=True)
     tokens_in = fields.Integer(required=True)
     tokens_out = fields.Integer(required=True)
@@ -170,7 +170,7 @@ class ScorerOutcomeSchema(Schema):
 class RunSummarySchema(Schema):
     run_id = fields.Integer(required=True)
     success_rate = fields.Float(required=True, allow_none=True, metadata={
-        "description": "Over every target: succeeded / (succeeded + failed + skipped)"})
+        "description": "Over every target: succeeded / calls sent (succeeded + failed)"})
     targets = fields.List(fields.Nested(TargetSummarySchema), required=True)
     scoring = fields.List(fields.Nested(ScorerOutcomeSchema), required=True, metadata={
         "description": "Per scorer with scores on the run: passed, failed, errored"})

@@ -149,9 +149,17 @@ class RunSchema(Schema):
     targets = fields.List(fields.Nested(RunTargetSchema), required=True)
     scorers = fields.List(fields.Nested(RunScorerSchema), required=True, metadata={
         "description": "The scorer versions the run pinned, in order"})
+    headline_scorer_id = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "The scorer a user pinned as the run's headline; null: the default "
+                       "(a rubric judge's composite, else a scorer whose scores discriminate)"})
     created_at = fields.DateTime(required=True)
     started_at = fields.DateTime(required=True, allow_none=True)
     finished_at = fields.DateTime(required=True, allow_none=True)
+
+
+class RunHeadlineSchema(Schema):
+    scorer_id = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "One of the run's pointwise scorers; null: back to the default"})
 
 
 class RunListArgs(PageArgs):

@@ -19,7 +19,7 @@ from assay.core.scoring.service import pinned
 RUN_FIELDS = ("id", "name", "status", "total", "succeeded", "failed", "skipped",
               "dataset_version_id", "budget_micros", "alert_threshold", "spent_micros",
               "judge_spent_micros", "reserved_micros", "tokens_in", "tokens_out", "error",
-              "created_at", "started_at", "finished_at", "row_version")
+              "created_at", "started_at", "finished_at", "row_version", "headline_scorer_id")
 TARGET_FIELDS = ("id", "model_id", "label", "params", "prompt_version_id", "total",
                  "succeeded", "failed", "skipped", "spent_micros", "tokens_in", "tokens_out")
 _SCHEMA = RunSchema()

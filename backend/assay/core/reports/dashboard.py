@@ -4,8 +4,9 @@ same dataset, the pairwise win rate, cost, tokens, latency and counts; the same 
 with its criterion means; best and worst target; the criterion breakdown; facets by tag,
 input length and difficulty; and the score trend over the dataset's recent runs.
 
-The score is one scorer's: the one asked for, else the run's first pointwise scorer (all
-versions of it pooled, as each run pinned one). The composite is the scorer's value: a
+The score is one scorer's: the one asked for, else the run's headline scorer (headline.py:
+pinned, else the composite or a scorer that discriminates; all versions of it pooled, as
+each run pinned one). The composite is the scorer's value: a
 rubric judge already weighs its criteria into it. Without a scorer the score parts are None
 and everything else stands. A target's numbers are the run summary's (results.py)."""
 
@@ -23,14 +24,15 @@ from assay.core.datasets.cases import input_text
 from assay.core.datasets.models import Case, Dataset, DatasetVersion
 from assay.core.projects.models import Project
 from assay.core.reports import uncertainty
+from assay.core.reports.headline import headline_scorer
 from assay.core.reports.insights import criteria_view, facets_view, win_rates
 from assay.core.reports.scope import ScorerChoice, query_error, scorer_choice
 from assay.core.reports.sql import output_scores, percentiles_by, ratio
 from assay.core.runs import results
 from assay.core.runs import service as runs
 from assay.core.runs.models import CellStatus, Output, Run
-from assay.core.scoring.apply import PAIR_KINDS
-from assay.core.scoring.models import RunScorer, Score, ScorerConfig, ScorerVersion
+from assay.core.scoring.models import RunScorer, Score, ScorerVersion
+from assay.core.stats import rates
 
 TREND_RUNS = 10
 VERSION_FIELD = "scorer_version_id"
@@ -46,15 +48,6 @@ class Scored:
     value: float | None
     passed: bool | None
     output_chars: int | None
-
-
-def default_scorer(session: Session, run: Run) -> int | None:
-    """The run's first scorer that scores outputs one by one (not a pairwise judge)."""
-    return session.scalar(
-        select(ScorerConfig.id).join(ScorerVersion, ScorerVersion.scorer_id == ScorerConfig.id)
-        .join(RunScorer, RunScorer.scorer_version_id == ScorerVersion.id)
-        .where(RunScorer.run_id == run.id, ScorerConfig.kind.not_in(PAIR_KINDS))
-        .order_by(RunScorer.position).limit(1))
 
 
 def one_version(session: Session, run: Run, scorer: ScorerChoice,
@@ -187,7 +180,7 @@ def dashboard(session: Session, project: Project, run_id: int,
         if scorer_id is None:
             raise query_error(VERSION_FIELD, "Not a scorer version of this project",
                               "No such scorer version")
-    chosen = scorer_id if scorer_id is not None else default_scorer(session, run)
+    chosen = scorer_id if scorer_id is not None else headline_scorer(session, run)
     pooled = scorer_choice(session, project.id, chosen) if chosen is not None else None
     scorer = one_version(session, run, pooled, scorer_version_id) if pooled else None
     targets = summary["targets"]
@@ -205,7 +198,7 @@ def dashboard(session: Session, project: Project, run_id: int,
         "scorer": None, "counts": {**{k: totals[k] for k in (
             "total", "succeeded", "failed", "skipped", "pending")}, "scored": 0},
         "success_rate": uncertainty.rate_ci(totals["succeeded"],
-                                            totals["succeeded"] + totals["failed"]),
+                                            rates.sent(totals["succeeded"], totals["failed"])),
         "score": None, "pass_rate": None, "delta_vs_previous": None,
         "pairwise_win_rate": max((w["win_rate"] for w in wins.values()), default=None),
         "spent_micros": totals["spent_micros"], "tokens_in": totals["tokens_in"],
@@ -218,7 +211,8 @@ def dashboard(session: Session, project: Project, run_id: int,
             "target_id", "label", "model_id", "total", "succeeded", "failed", "skipped",
             "pending", "spent_micros", "tokens_in", "tokens_out", "latency_p50_ms",
             "latency_p95_ms")},
-            "success_rate": uncertainty.rate_ci(t["succeeded"], t["succeeded"] + t["failed"]),
+            "success_rate": uncertainty.rate_ci(
+                t["succeeded"], rates.sent(t["succeeded"], t["failed"])),
             "scored": 0, "score": None, "pass_rate": None, "criteria": {},
             "pairwise": wins.get(t["target_id"])} for t in targets]}
     if scorer is not None and pooled is not None:

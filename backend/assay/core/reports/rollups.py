@@ -403,12 +403,17 @@ def rebuild(session: Session) -> None:
             .group_by(*key, *([Score.scorer_version_id] if per_version else []))))
 
 
-def scorer_coverage(session: Session, project_id: int) -> list[tuple[int, int, int, int]]:
-    """(scorer id, values, verdicts, models) of each of the project's scorers that has
-    scores, over every version pooled: which scorer a report can open on."""
-    return [(int(s), int(n or 0), int(j or 0), int(m)) for s, n, j, m in session.execute(
+def scorer_coverage(session: Session, project_id: int
+                    ) -> list[tuple[int, int, int, int, bool]]:
+    """(scorer id, values, verdicts, models, discriminates) of each of the project's scorers
+    that has scores, over every version pooled: which scorer a report can open on. A scorer
+    discriminates when its case means differ (a check every output passed does not)."""
+    mean = case((ScoreCase.n > 0, ScoreCase.total / ScoreCase.n))
+    return [(int(s), int(n or 0), int(j or 0), int(m),
+             low is not None and high is not None and float(high) - float(low) > 1e-9)
+            for s, n, j, m, low, high in session.execute(
         select(ScoreCase.scorer_id, func.sum(ScoreCase.n), func.sum(ScoreCase.judged),
-               func.count(func.distinct(ScoreCase.model_key)))
+               func.count(func.distinct(ScoreCase.model_key)), func.min(mean), func.max(mean))
         .join(ScorerConfig, ScorerConfig.id == ScoreCase.scorer_id)
         .where(ScorerConfig.project_id == project_id, ScoreCase.version_key == 0)
         .group_by(ScoreCase.scorer_id).order_by(ScoreCase.scorer_id))]

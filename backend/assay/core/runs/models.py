@@ -75,6 +75,9 @@ class Run(Versioned, Base):
     # bumped by each writer of the run's scores outside the engine's batches (cache.py)
     scores_version: Mapped[int] = mapped_column(default=0, server_default="0")
     error: Mapped[str | None] = mapped_column(Text)  # why the run stopped, when it did
+    # the scorer a user pinned as the run's headline (headline.py); None: the default
+    headline_scorer_id: Mapped[int | None] = mapped_column(
+        ForeignKey("scorer_configs.id", ondelete="SET NULL"))
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None]

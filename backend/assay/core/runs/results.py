@@ -21,6 +21,7 @@ from assay.core.runs import cache
 from assay.core.runs.models import CellStatus, Output, Run, RunTarget
 from assay.core.runs.progress import ENDED_CELLS, errors_by_target
 from assay.core.runs.scoring_outcomes import scoring_outcomes
+from assay.core.stats import rates
 
 PERCENTILES = (50, 95)
 
@@ -193,20 +194,14 @@ def percentiles_postgresql(session: Session, run_id: int, column: InstrumentedAt
     return out
 
 
-def _rate(succeeded: int, failed: int, skipped: int) -> float | None:
-    """Succeeded over every ended cell: a skipped cell (cancelled, out of budget) got no
-    reply either, so a run stopped at 20% never reads as a 100% success."""
-    ended = succeeded + failed + skipped
-    return round(succeeded / ended, 6) if ended else None
-
-
 def summary(session: Session, run: Run) -> dict[str, Any]:
-    """Per target: cells by status, success rate (succeeded / (succeeded + failed +
-    skipped); pending cells are not counted yet), cost, tokens, cached cells, latency and
-    time-to-first-token p50/p95, errors by class; per scorer, its scores passed, failed and
-    errored. Everything is read from the outputs and scores themselves, and kept for a
-    stopped run (cache.py: a million outputs take a second to read)."""
-    found: dict[str, Any] = cache.kept_json(session, run, "summary",
+    """Per target: cells by status, success rate (stats/rates.py: succeeded / calls
+    sent; skipped cells were never sent and are counted apart), cost, tokens, cached
+    cells, latency and time-to-first-token p50/p95, errors by class; per scorer, its
+    scores passed, failed and errored. Everything is read from the outputs and scores
+    themselves, and kept for a stopped run (cache.py: a million outputs take a second to
+    read)."""
+    found: dict[str, Any] = cache.kept_json(session, run, "summary:sent",
                                             lambda: _summary(session, run))
     return found
 
@@ -216,7 +211,7 @@ def _summary(session: Session, run: Run) -> dict[str, Any]:
     latency = percentiles(session, run.id, Output.latency_ms)
     ttft = percentiles(session, run.id, Output.ttft_ms)
     errors = errors_by_target(session, run.id)
-    targets, all_ok, all_failed, all_skipped = [], 0, 0, 0
+    targets, all_ok, all_failed = [], 0, 0
     for target in targets_of(session, run):
         found = totals.get(target.id, _Totals(counts={}))
         counts = found.counts
@@ -224,18 +219,17 @@ def _summary(session: Session, run: Run) -> dict[str, Any]:
         failed = counts.get(CellStatus.failed, 0)
         skipped = counts.get(CellStatus.skipped, 0)
         pending = counts.get(CellStatus.pending, 0) + counts.get(CellStatus.running, 0)
-        all_ok, all_failed, all_skipped = (all_ok + succeeded, all_failed + failed,
-                                           all_skipped + skipped)
+        all_ok, all_failed = all_ok + succeeded, all_failed + failed
         lat, first = latency.get(target.id, {}), ttft.get(target.id, {})
         targets.append({
             "target_id": target.id, "label": target.label, "model_id": target.model_id,
             "total": sum(counts.values()), "succeeded": succeeded, "failed": failed,
             "skipped": skipped, "pending": pending, "success_rate":
-            _rate(succeeded, failed, skipped),
+            rates.success_rate(succeeded, failed),
             "spent_micros": found.spent_micros, "tokens_in": found.tokens_in,
             "tokens_out": found.tokens_out, "cached": found.cached,
             "latency_p50_ms": lat.get(50), "latency_p95_ms": lat.get(95),
             "ttft_p50_ms": first.get(50), "ttft_p95_ms": first.get(95),
             "errors": errors.get(target.id, {})})
-    return {"run_id": run.id, "success_rate": _rate(all_ok, all_failed, all_skipped),
+    return {"run_id": run.id, "success_rate": rates.success_rate(all_ok, all_failed),
             "targets": targets, "scoring": scoring_outcomes(session, run.id)}

@@ -10,6 +10,19 @@ export function pct(v: number | null | undefined, digits = 1): string {
   return v === null || v === undefined ? DASH : `${(v * 100).toFixed(digits)}%`;
 }
 
+/** A signed number: "+0.095", "−0.120", "±0.000" (a true minus sign, as the tables print). */
+export function signed(v: number, digits = 3): string {
+  return `${v > 0 ? '+' : v < 0 ? '−' : '±'}${Math.abs(v).toFixed(digits)}`;
+}
+
+/**
+ * A change already in percent, as the API gives `delta_vs_previous.percentage`
+ * (0.559 → 0.654 is 16.99…): "+17.0%". Never multiplied again.
+ */
+export function percentChange(percent: number | null | undefined, digits = 1): string {
+  return percent === null || percent === undefined || Number.isNaN(percent) ? DASH : `${signed(percent, digits)}%`;
+}
+
 export function int(v: number | null | undefined): string {
   return v === null || v === undefined ? DASH : Math.round(v).toLocaleString('en-US');
 }

@@ -74,9 +74,7 @@ export function etaNow(p: Progress, receivedAt: number, now: number): number | n
 }
 
 /** Cells sent (succeeded or failed); skipped cells were never sent and are not done. */
-export function sentOf(c: { succeeded: number; failed: number }): number {
-  return c.succeeded + c.failed;
-}
+export { sentOf } from '@/lib/rates';
 
 /** A run that ended with cells never sent (cancelled, out of budget): it must not look complete. */
 export function stoppedShort(p: Pick<Progress, 'status' | 'skipped'>): boolean {

@@ -45,16 +45,18 @@ describe('RunInsights on the run report', () => {
     const fetch = serve();
     renderProject('/projects/3/reports/runs');
     const head = within(await screen.findByLabelText('Run headline'));
-    expect(head.getByText('Composite score (Judge)').nextSibling).toHaveTextContent('0.600');
+    expect(head.getByText('Headline score · Judge').nextSibling).toHaveTextContent('0.600');
     expect(head.getByText('95% interval [0.450, 0.750] · 3 cases')).toBeInTheDocument();
     expect(head.getByText('Change vs previous run').nextSibling).toHaveTextContent('+0.100');
     expect(head.getByRole('link', { name: 'run #70' })).toHaveAttribute('href', '/projects/3/reports/runs?run=70');
-    expect(head.getByText('Pass rate').nextSibling).toHaveTextContent('50.0%');
+    expect(head.getByTestId('delta-percent')).toHaveTextContent('+20.0%'); // the API's percent, not ×100 again
+    expect(head.getByText('Pass rate · Judge').nextSibling).toHaveTextContent('50.0%');
     expect(head.getByText('Pairwise win rate').nextSibling).toHaveTextContent('75.0%');
     expect(head.getByText('Spent').nextSibling).toHaveTextContent('$0.0243');
     expect(head.getByText(/judges \$0\.0198 · 1,234 tokens/)).toBeInTheDocument();
-    const asked = requestsOf(fetch).find((r) => r.url.includes('/dashboard'))!;
-    expect(new URL(asked.url).searchParams.get('scorer_id')).toBe('6');
+    // first the run's default headline (which scorer leads), then that scorer's numbers
+    const asked = requestsOf(fetch).filter((r) => r.url.includes('/dashboard')).map((r) => new URL(r.url).searchParams.get('scorer_id'));
+    expect(asked).toEqual([null, '6']);
   });
 
   it('says in words which target is better, or that they are not distinguishable', async () => {

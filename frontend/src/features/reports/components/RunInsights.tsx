@@ -1,29 +1,33 @@
 import type { ReactNode } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router-dom';
-import { Card, CardContent, EmptyState } from '@/components/ui';
+import { Alert, Card, CardContent, EmptyState, Label, Select } from '@/components/ui';
+import { errorMessage } from '@/api/errors';
+import { request } from '@/features/datasets/api';
 import { cn, focusRing } from '@/lib/cn';
-import type { RunDashboard, TargetStatistics } from '../api';
-import { int, interval, money, ms, num, pct } from '../format';
+import { RATE_HELP, skippedWhy, successBasis } from '@/lib/rates';
+import type { RunDashboard, RunView, TargetStatistics } from '../api';
+import { int, interval, money, ms, num, pct, percentChange, signed } from '../format';
 import { useDashboard, useReportRun, useStatistics, useTargetPairs } from '../hooks';
 import { DataTable } from './Figure';
 import { Loading, LoadError } from './ReportsShell';
 
-function Stat({ label, value, note }: { label: string; value: string; note?: ReactNode }) {
+function Stat({ label, value, note, title }: { label: string; value: string; note?: ReactNode; title?: string }) {
   return (
     <div>
-      <dt className="text-sm text-zinc-600">{label}</dt>
+      <dt className="text-sm text-zinc-600" title={title}>
+        {label}
+      </dt>
       <dd className="text-lg font-semibold tabular-nums text-zinc-900">{value}</dd>
       {note && <dd className="text-xs text-zinc-600">{note}</dd>}
     </div>
   );
 }
 
-const signed = (v: number, digits = 3) => `${v > 0 ? '+' : v < 0 ? '−' : '±'}${Math.abs(v).toFixed(digits)}`;
-
 function Delta({ projectId, d }: { projectId: number; d: NonNullable<RunDashboard['delta_vs_previous']> }) {
   return (
     <>
-      {d.percentage !== null && `${signed(d.percentage * 100, 1)}% · `}against{' '}
+      {d.percentage !== null && <span data-testid="delta-percent">{percentChange(d.percentage)}</span>}{d.percentage !== null && ' · '}against{' '}
       <Link to={`/projects/${projectId}/reports/runs?run=${d.previous_run_id}`} className={cn('rounded text-indigo-700 underline', focusRing)}>
         run #{d.previous_run_id}
       </Link>{' '}
@@ -32,8 +36,44 @@ function Delta({ projectId, d }: { projectId: number; d: NonNullable<RunDashboar
   );
 }
 
+/** Pins the run's headline scorer (PUT /runs/{id}/headline); every reader of the run follows. */
+function HeadlinePicker({ projectId, run, current }: { projectId: number; run: RunView; current: number | null }) {
+  const queryClient = useQueryClient();
+  const pin = useMutation({
+    mutationFn: (scorerId: number | null) =>
+      request<RunView>('PUT', `/api/projects/${projectId}/runs/${run.id}/headline`, {
+        body: { scorer_id: scorerId },
+        headers: { 'If-Match': `"${run.row_version}"` },
+      }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ['project', projectId] }),
+  });
+  const scorers = [...new Map((run.scorers ?? []).filter((s) => s.kind !== 'pairwise_judge').map((s) => [s.scorer_id, s])).values()];
+  if (scorers.length < 2) return null;
+  return (
+    <div className="mb-4 flex flex-wrap items-center gap-2 text-sm">
+      <Label htmlFor={`headline-${run.id}`}>Headline scorer</Label>
+      <Select
+        id={`headline-${run.id}`}
+        controlSize="sm"
+        value={run.headline_scorer_id === null || run.headline_scorer_id === undefined ? '' : String(run.headline_scorer_id)}
+        onChange={(e) => pin.mutate(e.target.value === '' ? null : Number(e.target.value))}
+        disabled={pin.isPending}
+      >
+        <option value="">Default ({scorers.find((s) => s.scorer_id === current)?.name ?? 'composite'})</option>
+        {scorers.map((s) => (
+          <option key={s.scorer_id} value={s.scorer_id}>
+            {s.name}
+          </option>
+        ))}
+      </Select>
+      <span className="text-zinc-600">kept on the run; its page and report lead with it</span>
+      {pin.isError && <Alert>{errorMessage(pin.error)}</Alert>}
+    </div>
+  );
+}
+
 /** The run's headline (GET /reports/runs/{id}/dashboard) and what it spent (the run's own counters). */
-export function RunHeadline({ projectId, runId, scorerId }: { projectId: number; runId: number; scorerId: number | null }) {
+export function RunHeadline({ projectId, runId, scorerId, canPin = false }: { projectId: number; runId: number; scorerId: number | null; canPin?: boolean }) {
   const board = useDashboard(projectId, runId, scorerId);
   const run = useReportRun(projectId, runId);
   if (board.isPending || run.isPending) return <Loading label="Loading the run's headline" />;
@@ -41,12 +81,14 @@ export function RunHeadline({ projectId, runId, scorerId }: { projectId: number;
   if (run.isError) return <LoadError what="the run" error={run.error} retry={() => run.refetch()} retrying={run.isFetching} />;
   const d = board.data;
   const score = d.score;
+  const named = d.scorer ? ` · ${d.scorer.name}` : '';
   return (
     <Card>
       <CardContent>
+        {canPin && scorerId === null && <HeadlinePicker projectId={projectId} run={run.data} current={d.scorer?.id ?? null} />}
         <dl aria-label="Run headline" className="grid grid-cols-2 gap-4 sm:grid-cols-3 lg:grid-cols-6">
           <Stat
-            label={d.scorer ? `Composite score (${d.scorer.name})` : 'Composite score'}
+            label={d.scorer ? `Headline score${named}` : 'Headline score'}
             value={score?.mean != null ? num(score.mean, 3) : '—'}
             note={score?.mean != null ? `95% interval ${interval(score.low, score.high, (v) => num(v, 3))} · ${int(score.n_cases)} cases` : d.scorer ? 'No scores yet' : 'The run has no scorer'}
           />
@@ -56,11 +98,17 @@ export function RunHeadline({ projectId, runId, scorerId }: { projectId: number;
             note={d.delta_vs_previous ? <Delta projectId={projectId} d={d.delta_vs_previous} /> : 'No earlier scored run on this dataset'}
           />
           <Stat
-            label="Pass rate"
+            label={`Pass rate${named}`}
+            title={RATE_HELP.pass}
             value={d.pass_rate && d.pass_rate.n ? pct(d.pass_rate.rate) : '—'}
-            note={d.pass_rate && d.pass_rate.n ? `${interval(d.pass_rate.low, d.pass_rate.high, (v) => pct(v))} · ${d.pass_rate.k} of ${d.pass_rate.n}` : 'No pass/fail verdicts'}
+            note={d.pass_rate && d.pass_rate.n ? `${interval(d.pass_rate.low, d.pass_rate.high, (v) => pct(v))} · ${d.pass_rate.k} of ${d.pass_rate.n} verdicts passed` : 'No pass/fail verdicts'}
           />
-          <Stat label="Success rate" value={pct(d.success_rate.rate)} note={`${interval(d.success_rate.low, d.success_rate.high, (v) => pct(v))} · ${d.success_rate.k} of ${d.success_rate.n}`} />
+          <Stat
+            label="Success rate"
+            title={RATE_HELP.success}
+            value={pct(d.success_rate.rate)}
+            note={`${interval(d.success_rate.low, d.success_rate.high, (v) => pct(v))} · ${successBasis(d.counts, skippedWhy(d.status))}`}
+          />
           <Stat label="Pairwise win rate" value={d.pairwise_win_rate === null ? '—' : pct(d.pairwise_win_rate)} note={d.pairwise_win_rate === null ? 'No pairwise judging in this run' : 'The best target’s; a tie counts half'} />
           <Stat label="Spent" value={money(run.data.spent_micros)} note={`judges ${money(run.data.judge_spent_micros)} · ${int(d.tokens)} tokens · p50 ${ms(d.latency_p50_ms)}, p95 ${ms(d.latency_p95_ms)}`} />
         </dl>

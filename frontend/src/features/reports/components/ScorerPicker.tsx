@@ -7,10 +7,14 @@ import { useScorerCoverage, useScorers } from '../hooks';
 /** Judge mode rates questions, not models: a report does not open on it by itself. */
 const RATES_MODELS = (s: Scorer) => s.kind !== 'question_quality';
 
+/** Kinds whose score weighs several criteria into one: a report's composite. */
+const COMPOSITE = new Set(['llm_judge', 'rag_metrics']);
+
 /**
  * The scorer a report ranks by, kept in the address (?scorer=) so a report can be shared.
- * Without a choice: the pointwise scorer with the most scores (`unscored` when none has:
- * the report reads success only and says why); "none" reads success only.
+ * Without a choice: of the pointwise scorers with scores, a composite that discriminates,
+ * else any that discriminates (its case means differ), else the most scored (`unscored`
+ * when none has: the report reads success only and says why); "none" reads success only.
  */
 export function useScorerChoice(projectId: number) {
   const scorers = useScorers(projectId);
@@ -19,10 +23,13 @@ export function useScorerChoice(projectId: number) {
   const raw = params.get('scorer');
   const options = (scorers.data?.items ?? []).filter(POINTWISE);
   const counts = new Map((coverage.data?.items ?? []).map((c) => [c.scorer_id, c.values + c.verdicts]));
+  const apart = new Set((coverage.data?.items ?? []).filter((c) => c.discriminates).map((c) => c.scorer_id));
   // The most-scored first (a few manual ratings should not hide a judge that scored every output).
-  const scored = options.filter((s) => (counts.get(s.id) ?? 0) > 0).sort((a, b) => counts.get(b.id)! - counts.get(a.id)!);
+  const scored = options.filter((s) => (counts.get(s.id) ?? 0) > 0 && RATES_MODELS(s)).sort((a, b) => counts.get(b.id)! - counts.get(a.id)!);
+  const opening =
+    scored.find((s) => COMPOSITE.has(s.kind) && apart.has(s.id)) ?? scored.find((s) => apart.has(s.id)) ?? scored.find((s) => COMPOSITE.has(s.kind)) ?? scored[0];
   // Coverage unreadable: the first scorer, as before there was any.
-  const fallback = coverage.isError ? options[0] : (scored.find(RATES_MODELS) ?? scored[0]);
+  const fallback = coverage.isError ? options[0] : (opening ?? options.filter((s) => (counts.get(s.id) ?? 0) > 0)[0]);
   const scorerId = raw === 'none' ? null : raw ? Number(raw) : (fallback?.id ?? null);
   const unscored = !raw && fallback === undefined;
   const setScorer = (id: number | null) =>

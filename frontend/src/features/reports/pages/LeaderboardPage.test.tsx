@@ -152,13 +152,27 @@ describe('LeaderboardPage', () => {
   });
 
   it('opens on the first scorer that has scores, not the first scorer made', async () => {
-    const coverage = { items: [{ scorer_id: 6, values: 4, verdicts: 0, models: 2 }] };
+    const coverage = { items: [{ scorer_id: 6, values: 4, verdicts: 0, models: 2, discriminates: true }] };
     const fetch = serveReports({ [`${R}/leaderboard`]: leaderboard(), [`${R}/question-quality`]: quality(), [`${R}/scorers`]: coverage, '/api/projects/3/scorers': scorers(), '/api/projects/3/datasets': datasets });
     renderProject('/projects/3/reports');
     await screen.findByRole('table', { name: 'Leaderboard' });
     const board = requestsOf(fetch).find((r) => r.url.includes('/leaderboard'))!;
     expect(new URL(board.url).searchParams.get('scorer_id')).toBe('6'); // Exact (5) has no scores
     expect(screen.getByLabelText('Scorer')).toHaveValue('6');
+  });
+
+  it('opens on a scorer that discriminates, not the most-scored check every output passed', async () => {
+    const coverage = {
+      items: [
+        { scorer_id: 5, values: 40, verdicts: 40, models: 2, discriminates: false },
+        { scorer_id: 6, values: 4, verdicts: 0, models: 2, discriminates: true },
+      ],
+    };
+    const fetch = serveReports({ [`${R}/leaderboard`]: leaderboard(), [`${R}/question-quality`]: quality(), [`${R}/scorers`]: coverage, '/api/projects/3/scorers': scorers(), '/api/projects/3/datasets': datasets });
+    renderProject('/projects/3/reports');
+    await screen.findByRole('table', { name: 'Leaderboard' });
+    const board = requestsOf(fetch).find((r) => r.url.includes('/leaderboard'))!;
+    expect(new URL(board.url).searchParams.get('scorer_id')).toBe('6');
   });
 
   it('says plainly when no scorer has scores, and ranks by success rate', async () => {

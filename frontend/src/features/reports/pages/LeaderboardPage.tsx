@@ -22,7 +22,7 @@ const SORTS: Record<SortKey, { label: string; value: (r: LeaderboardRow) => numb
   cost: { label: 'Cost per output', value: (r) => r.cost_per_output_micros, numeric: true },
   p50: { label: 'Latency p50', value: (r) => r.latency_p50_ms, numeric: true },
   p95: { label: 'Latency p95', value: (r) => r.latency_p95_ms, numeric: true },
-  tokens: { label: 'Tokens per output (in / out)', value: (r) => (r.tokens_in_per_output ?? 0) + (r.tokens_out_per_output ?? 0), numeric: true },
+  tokens: { label: 'Tokens in / out', value: (r) => (r.tokens_in_per_output ?? 0) + (r.tokens_out_per_output ?? 0), numeric: true },
   outputs: { label: 'Outputs', value: (r) => r.outputs, numeric: true },
   runs: { label: 'Runs', value: (r) => r.runs, numeric: true },
 };
@@ -52,7 +52,7 @@ function LeaderboardTable({ rows }: { rows: LeaderboardRow[] }) {
     const active = sort.key === key;
     return (
       <TH key={key} aria-sort={active ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'} className={SORTS[key].numeric ? 'text-right' : undefined}>
-        <button type="button" onClick={() => toggle(key)} className={cn('inline-flex items-center gap-1 rounded-md font-medium hover:text-zinc-900', focusRing)}>
+        <button type="button" onClick={() => toggle(key)} className={cn('inline-flex items-center gap-1 rounded-md text-left font-medium hover:text-zinc-900', focusRing)}>
           {SORTS[key].label}
           <span aria-hidden="true">{active ? (sort.dir === 'asc' ? '▲' : '▼') : '↕'}</span>
         </button>
@@ -76,7 +76,7 @@ function LeaderboardTable({ rows }: { rows: LeaderboardRow[] }) {
             <TD className="text-right tabular-nums">
               {r.score ? (
                 <>
-                  {num(r.score.mean)} <span className="whitespace-nowrap text-zinc-600">{interval(r.score.low, r.score.high)}</span>
+                  {num(r.score.mean)} <span className="block whitespace-nowrap text-xs text-zinc-600">{interval(r.score.low, r.score.high)}</span>
                 </>
               ) : (
                 '—'
@@ -85,14 +85,14 @@ function LeaderboardTable({ rows }: { rows: LeaderboardRow[] }) {
             <TD className="text-right tabular-nums">
               {r.pass_rate && r.pass_rate.n > 0 ? (
                 <>
-                  {pct(r.pass_rate.rate)} <span className="whitespace-nowrap text-zinc-600">{interval(r.pass_rate.low, r.pass_rate.high, (v) => pct(v))}</span>
+                  {pct(r.pass_rate.rate)} <span className="block whitespace-nowrap text-xs text-zinc-600">{interval(r.pass_rate.low, r.pass_rate.high, (v) => pct(v))}</span>
                 </>
               ) : (
                 '—'
               )}
             </TD>
             <TD className="text-right tabular-nums">
-              {pct(r.success_rate.rate)} <span className="text-zinc-600">({r.succeeded}/{r.outputs})</span>
+              {pct(r.success_rate.rate)} <span className="block whitespace-nowrap text-xs text-zinc-600">{r.succeeded} of {r.outputs} sent</span>
             </TD>
             <TD className="text-right tabular-nums">{money(r.cost_per_output_micros)}</TD>
             <TD className="text-right tabular-nums">{ms(r.latency_p50_ms)}</TD>

@@ -6,7 +6,7 @@ import { useProjectOutlet } from '@/features/projects/pages/ProjectLayout';
 import { AgreementSection, CriteriaSection, FacetHeatmap, PairwiseSection } from '../components/RunSections';
 import { Loading, LoadError, NoRunsYet, ReportsShell } from '../components/ReportsShell';
 import { RunInsights } from '../components/RunInsights';
-import { useComparisonSummary, useFacets, useReportRuns, useStatistics } from '../hooks';
+import { useComparisonSummary, useDashboard, useFacets, useReportRuns, useStatistics } from '../hooks';
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
   const id = useId();
@@ -30,8 +30,11 @@ export function RunReportPage() {
   const stats = useStatistics(project.id, runs.isPending ? null : runId);
   const scorers = stats.data?.scorers ?? [];
   const versionParam = params.get('scorer_version');
-  // Default: the first scorer at the newest version the run holds (a run scored again keeps both).
-  const newest = scorers.filter((s) => s.scorer_id === scorers[0]?.scorer_id).sort((a, b) => b.version - a.version)[0];
+  // Default: the run's headline scorer (pinned, else the composite or one that discriminates:
+  // the dashboard's choice), at the newest version the run holds (a run scored again keeps both).
+  const headline = useDashboard(project.id, runs.isPending ? null : runId, null);
+  const headId = headline.data?.scorer?.id ?? (headline.isPending ? null : scorers[0]?.scorer_id);
+  const newest = scorers.filter((s) => s.scorer_id === headId).sort((a, b) => b.version - a.version)[0];
   const versionId = versionParam ? Number(versionParam) : (newest?.scorer_version_id ?? null);
   const facets = useFacets(project.id, stats.data ? runId : null, scorers.length ? versionId : null);
   const pairs = useComparisonSummary(project.id, runs.isPending ? null : runId);

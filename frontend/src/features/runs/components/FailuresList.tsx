@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Alert, Button, EmptyState, ErrorState, LoadingRows, Pager } from '@/components/ui';
 import { errorMessage } from '@/api/errors';
+import { skippedWhy } from '@/lib/rates';
 import type { Progress } from '../api';
 import { FAILURES_PAGE_SIZE, useOutputs, useRunAction, useSummary } from '../hooks/useRuns';
 import { ScoringOutcomes, scoringProblems } from './ScoringOutcomes';
@@ -44,7 +45,13 @@ export function FailuresList({ projectId, runId, progress, canEdit }: { projectI
       ) : failures.isError ? (
         <ErrorState title="Could not load failures" error={failures.error} onRetry={() => failures.refetch()} />
       ) : failures.data.items.length === 0 ? (
-        scoringBad > 0 ? (
+        progress.skipped > 0 ? (
+          <p className="text-sm text-amber-800" data-testid="no-call-failures">
+            No call failed; {progress.skipped.toLocaleString('en-US')} {progress.skipped === 1 ? 'cell was' : 'cells were'} never sent
+            {skippedWhy(progress.status) ? ` (${skippedWhy(progress.status)})` : ''}
+            {scoringBad > 0 && `; ${scoringBad} ${scoringBad === 1 ? 'score' : 'scores'} failed or could not be given (above)`}.
+          </p>
+        ) : scoringBad > 0 ? (
           <p className="text-sm text-zinc-600" data-testid="no-call-failures">
             No call failed; {scoringBad} {scoringBad === 1 ? 'score' : 'scores'} failed or could not be given (above).
           </p>

@@ -17,10 +17,12 @@ function useNow(active: boolean, ms = 1000) {
   return now;
 }
 
-type PhaseState = 'done' | 'active' | 'paused' | 'waiting' | 'stopped';
-const phaseIcon: Record<PhaseState, string> = { done: '✓', active: '•', paused: '‖', waiting: '·', stopped: '■' };
+type PhaseState = 'done' | 'partial' | 'active' | 'paused' | 'waiting' | 'stopped';
+// Only a run with every cell succeeded gets the green tick; a partial or failed one is amber.
+const phaseIcon: Record<PhaseState, string> = { done: '✓', partial: '!', active: '•', paused: '‖', waiting: '·', stopped: '■' };
 const phaseColor: Record<PhaseState, string> = {
   done: 'text-emerald-700',
+  partial: 'text-amber-800',
   active: 'text-indigo-700',
   paused: 'text-amber-800',
   waiting: 'text-zinc-500',
@@ -59,7 +61,8 @@ export function LiveRunPanel({ progress, receivedAt }: { progress: Progress; rec
   const pct = percentOf(p.done, p.total);
   const planned = p.status !== 'pending' || p.total > 0;
   const stopped = stoppedShort(p);
-  const execState: PhaseState = stopped ? 'stopped' : terminal ? 'done' : p.status === 'paused' ? 'paused' : p.status === 'running' ? 'active' : 'waiting';
+  const endedWithFailures = terminal && !stopped && p.status !== 'completed';
+  const execState: PhaseState = stopped ? 'stopped' : endedWithFailures ? 'partial' : terminal ? 'done' : p.status === 'paused' ? 'paused' : p.status === 'running' ? 'active' : 'waiting';
   const execDetail =
     execState === 'waiting'
       ? 'Waiting'
@@ -69,11 +72,13 @@ export function LiveRunPanel({ progress, receivedAt }: { progress: Progress; rec
           ? `In progress (${pct}%)`
           : execState === 'stopped'
             ? stoppedDetail(p, pct)
-            : `Done (${pct}%)`;
+            : execState === 'partial'
+              ? `Ended (${pct}%) · ${p.failed.toLocaleString('en-US')} failed`
+              : `Done (${pct}%)`;
   const elapsed = elapsedNow(p, receivedAt, now);
   const eta = etaNow(p, receivedAt, now);
   const tokens = p.tokens_in + p.tokens_out;
-  const tone = p.status === 'failed' || p.status === 'budget_exceeded' ? 'danger' : stopped ? 'warning' : p.status === 'completed' ? 'success' : 'indigo';
+  const tone = p.status === 'failed' || p.status === 'budget_exceeded' ? 'danger' : stopped || p.status === 'partial' ? 'warning' : p.status === 'completed' ? 'success' : 'indigo';
 
   return (
     <Card>
@@ -113,7 +118,7 @@ export function LiveRunPanel({ progress, receivedAt }: { progress: Progress; rec
           <Phase
             n={3}
             title="Finished"
-            state={stopped ? 'stopped' : terminal ? 'done' : 'waiting'}
+            state={stopped ? 'stopped' : endedWithFailures ? 'partial' : terminal ? 'done' : 'waiting'}
             detail={terminal ? runStatusLabel[p.status] : 'Waiting'}
           />
         </ol>

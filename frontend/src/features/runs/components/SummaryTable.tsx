@@ -1,12 +1,12 @@
 import { EmptyState, ErrorState, LoadingRows, Table, TBody, TD, TH, THead, TR } from '@/components/ui';
 import { formatMicros } from '@/lib/money';
+import { formatRate, RATE_HELP, sentOf, skippedWhy } from '@/lib/rates';
 import { useSummary } from '../hooks/useRuns';
 
 const ms = (v: number | null | undefined) => (v === null || v === undefined ? '—' : `${Math.round(v).toLocaleString('en-US')} ms`);
-const rate = (v: number | null | undefined) => (v === null || v === undefined ? '—' : `${(Math.round(v * 1000) / 10).toFixed(1)}%`);
 
 /** Per target: success rate, counts, latency and time-to-first-token percentiles, tokens and cost (GET /summary). */
-export function SummaryTable({ projectId, runId }: { projectId: number; runId: number }) {
+export function SummaryTable({ projectId, runId, status = '' }: { projectId: number; runId: number; status?: string }) {
   const summary = useSummary(projectId, runId);
   if (summary.isPending) return <LoadingRows label="Loading the summary" rows={2} />;
   if (summary.isError) return <ErrorState title="Could not load the summary" error={summary.error} onRetry={() => summary.refetch()} />;
@@ -14,14 +14,22 @@ export function SummaryTable({ projectId, runId }: { projectId: number; runId: n
   if (s.targets.length === 0) return <EmptyState title="No targets yet" />;
   const skipped = s.targets.reduce((n, t) => n + t.skipped, 0);
   const total = s.targets.reduce((n, t) => n + t.total, 0);
+  const sent = s.targets.reduce((n, t) => n + sentOf(t), 0);
+  const succeeded = s.targets.reduce((n, t) => n + t.succeeded, 0);
+  const why = skippedWhy(status);
   return (
     <div className="space-y-2">
       <p className="text-sm text-zinc-600">
-        Overall success rate: <span className="font-semibold text-zinc-900" data-testid="summary-success-rate">{rate(s.success_rate)}</span>
+        <abbr title={RATE_HELP.success} className="no-underline">Success rate</abbr>, all targets:{' '}
+        <span className="font-semibold text-zinc-900" data-testid="summary-success-rate">{formatRate(s.success_rate)}</span>
+        <span data-testid="summary-sent">
+          {' '}
+          · {succeeded} of {sent} calls sent
+        </span>
         {skipped > 0 && (
           <span className="text-amber-800" data-testid="summary-skipped">
             {' '}
-            · {skipped} of {total} cells skipped (never sent), counted as not succeeded
+            · {skipped} of {total} cells never sent{why ? ` (${why})` : ''}, not in the rate
           </span>
         )}
       </p>
@@ -42,7 +50,7 @@ export function SummaryTable({ projectId, runId }: { projectId: number; runId: n
             {s.targets.map((t) => (
               <TR key={t.target_id}>
                 <TD>{t.label}</TD>
-                <TD className="text-right tabular-nums">{rate(t.success_rate)}</TD>
+                <TD className="text-right tabular-nums">{formatRate(t.success_rate)}</TD>
                 <TD className="text-right tabular-nums">
                   {t.succeeded} / {t.failed} / {t.skipped}
                   {t.pending > 0 && <span className="text-zinc-500"> ({t.pending} pending)</span>}

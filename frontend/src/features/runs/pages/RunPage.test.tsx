@@ -314,6 +314,36 @@ describe('RunPage', { timeout: 20_000 }, () => {
     expect(screen.getByRole('progressbar', { name: 'Progress of Fake Fast' }).firstElementChild).toHaveClass('bg-amber-500');
   });
 
+  it('never follows a cancel with "No failures": the cells never sent are named', async () => {
+    const stoppedAt = '2024-01-01T00:01:00Z';
+    const state: State = {
+      run: makeRun({ status: 'cancelled', succeeded: 2, skipped: 6, finished_at: stoppedAt }),
+      progress: progress('cancelled', [1, 0], [1, 0], { skipped: 6, finished_at: stoppedAt, errors: { cancelled: 6 } }),
+      outputs: [],
+    };
+    serve(state);
+    renderRun();
+    expect(await screen.findByTestId('no-call-failures')).toHaveTextContent('No call failed; 6 cells were never sent (cancelled).');
+    expect(screen.queryByText('No failures')).not.toBeInTheDocument();
+  });
+
+  it('gives a partial run no green tick: its phases say it ended with failures', async () => {
+    const state: State = {
+      run: makeRun({ status: 'partial', succeeded: 7, failed: 1, finished_at: '2024-01-01T00:00:09Z' }),
+      progress: progress('partial', [3, 1], [4, 0], { errors: { rate_limited: 1 } }),
+      outputs: [],
+    };
+    serve(state);
+    renderRun();
+    const phase = await screen.findByTestId('phase-2');
+    await waitFor(() => expect(phase).toHaveTextContent('Ended (100%) · 1 failed'));
+    for (const id of ['phase-2', 'phase-3']) {
+      expect(screen.getByTestId(id)).not.toHaveTextContent('✓');
+      expect(screen.getByTestId(id)).not.toHaveTextContent('Done');
+    }
+    expect(screen.getByRole('progressbar', { name: 'Run progress' }).firstElementChild).not.toHaveClass('bg-emerald-600');
+  });
+
   it('never says "No failures" when the judge scores all errored: shows them by class beside call errors', async () => {
     const state: State = { run: makeRun({ status: 'completed', succeeded: 8 }), progress: progress('completed', [4, 0], [4, 0]), outputs: [] };
     const scoring = [

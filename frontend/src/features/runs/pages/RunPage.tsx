@@ -130,7 +130,7 @@ export function RunPage() {
 
       <LiveRunPanel progress={p} receivedAt={live.receivedAt} />
 
-      {terminal && <RunHeadline projectId={projectId} runId={runId} scorerId={null} />}
+      {terminal && <RunHeadline projectId={projectId} runId={runId} scorerId={null} canPin={canEdit} />}
 
       <Card>
         <CardHeader>
@@ -148,7 +148,7 @@ export function RunPage() {
           <CardTitle>Summary per target</CardTitle>
         </CardHeader>
         <CardContent>
-          <SummaryTable projectId={projectId} runId={runId} />
+          <SummaryTable projectId={projectId} runId={runId} status={p.status} />
         </CardContent>
       </Card>
 
