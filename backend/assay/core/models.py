@@ -15,13 +15,15 @@ from assay.core.llm.models import CachedResponse, Credential, ModelConfig
 from assay.core.projects.models import AuditEvent, Membership, Project, Role
 from assay.core.prompts.models import Prompt, PromptVersion
 from assay.core.reports.models import ScoreCase, SpendDay, TargetDay, TargetLatency
+from assay.core.retrieval.models import DocumentChunk
 from assay.core.runs.cache import RunCache
 from assay.core.runs.models import Output, Run, RunTarget
 from assay.core.scoring.models import Comparison, RunScorer, Score, ScorerConfig, ScorerVersion
 
 __all__ = [
     "ApiToken", "Attempt", "AuditEvent", "Base", "CachedResponse", "Case", "Challenge",
-    "ChallengeTrace", "Comparison", "Credential", "Dataset", "DatasetVersion", "Draft",
+    "ChallengeTrace", "Comparison", "Credential", "Dataset", "DatasetVersion",
+    "DocumentChunk", "Draft",
     "Experiment", "ExperimentConfigVersion", "Iteration", "Membership", "ModelConfig",
     "Output", "Project", "Prompt", "PromptVersion", "ReviewComment", "RevokedSession", "Role",
     "Run", "RunCache", "RunScorer", "RunTarget", "Score", "ScoreCase", "ScorerConfig",

@@ -9,6 +9,9 @@ Assay sends needs, recognised by the answer format the prompt requires.
   "*mini*" answers in five words, "*smart*" adds a sentence drawn from the prompt's own
   material (the sentence of the system prompt or earlier messages that best matches the
   question, else the question's key terms); others echo as they always have.
+- A prompt holding retrieved context ("[1] ..." passages) sent to "*copier*" or
+  "*contradicter*": ``fake_rag``, the passages that best match the question, repeated or
+  contradicted.
 
 - The experiment's prompt refiner (``<diff>`` and ``<note>``): ``fake_refine``, a one-line
   edit that the model under test obeys (the directives below), so the judges' scores move.
@@ -24,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from assay.providers import fake_assist, fake_generate, fake_judges, fake_refine
+from assay.providers import fake_assist, fake_generate, fake_judges, fake_rag, fake_refine
 from assay.providers import fake_text as t
 
 ECHO_WORDS = 32
@@ -83,6 +86,9 @@ def answer(model: str, messages: Sequence[Any], system: str, last_user: str,
     look further when the text holds an answer-format marker."""
     if "chatty" in model:  # a model that ignores answer formats: tests of rejected replies
         return chat_answer(model, messages, system, last_user, content_text)
+    from_context = fake_rag.answer(model, last_user)  # "*copier*", "*contradicter*"
+    if from_context is not None:
+        return from_context
     if fake_refine.is_refinement(last_user):
         return fake_refine.reply(messages, last_user, seed, content_text)
     if "JSON" in last_user or "JSON" in system or body.get("response_format") is not None:

@@ -16,6 +16,7 @@ import json
 import re
 from typing import Any
 
+from assay.providers import fake_rag
 from assay.providers import fake_text as t
 
 RUBRIC_LINE = re.compile(r'"([^"\n]+)": \{"score": <number from (\d+) to (\d+)>')
@@ -87,13 +88,18 @@ def _question(blocks: dict[str, str]) -> str:
     return blocks.get("case input", "") + ("\n" + users[-1] if users else "")
 
 
-def _criterion_signal(name: str, output: str, grounding: str | None, question: str) -> float:
+def _criterion_signal(name: str, output: str, grounding: str | None, question: str,
+                      context: str | None = None) -> float:
+    """`context`: retrieved passages the answer was given; groundedness is then the share
+    of its sentences they support (a contradiction is unsupported), not word coverage."""
     key = name.casefold()
     rel = t.recall(output, question) if t.content_words(question) else 0.7
     cover = t.recall(output, grounding) if grounding else None
     form = 0.5 * t.length_fit(output) + 0.5 * fluency(output)
     if any(k in key for k in ("ground", "faith", "accur", "correct", "fact", "support",
                               "precis", "truth")):
+        if context is not None:
+            return fake_rag.support(output, context)
         return cover if cover is not None else 0.6 * rel + 0.2
     if any(k in key for k in ("relev", "address", "topic", "helpful", "complete", "useful")):
         return 0.5 * rel + 0.2 * t.length_fit(output) + 0.3 * (
@@ -168,7 +174,8 @@ def rubric(text: str, judge: str, seed: int) -> str:
                    + ("" if output.strip().endswith("?") else " without a question mark")
                    + f"; {name} judged on its wording.")
         else:
-            signal = _criterion_signal(name, output, grounding, question)
+            signal = _criterion_signal(name, output, grounding, question,
+                                       blocks.get("grounding"))
             why = _why(name, output, grounding, question)
         value = t.clamp(signal + bias + t.jitter(seed, 0.08, judge, name, output))
         values.append(value)

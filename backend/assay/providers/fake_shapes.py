@@ -13,7 +13,8 @@ from typing import Any
 from assay.providers import fake_answers
 from assay.providers.fake_config import Script
 
-BASE_MODELS: tuple[str, ...] = ("fake-fast", "fake-smart", "fake-judge", "fake-tiny-context")
+BASE_MODELS: tuple[str, ...] = ("fake-fast", "fake-smart", "fake-judge", "fake-tiny-context",
+                                "fake-rag-copier", "fake-rag-contradicter")
 TINY_CONTEXT_MODEL = "fake-tiny-context"
 MAX_CONTEXT_TOKENS = 100_000
 TINY_CONTEXT_TOKENS = 50

@@ -32,6 +32,8 @@ class Subject:
     reference: str | None = None  # the expected text for this cell (output, or the turn's)
     messages: list[dict[str, Any]] | None = None  # the conversation or trace, output last
     context: str | None = None  # grounding text (RAG metrics)
+    # a RAG run's cell: the chunks its prompt was given [{chunk_id, text, score, ...}]
+    retrieved: tuple[Mapping[str, Any], ...] | None = None
     latency_ms: int | None = None
     cost_micros: int | None = None
     tokens_in: int | None = None

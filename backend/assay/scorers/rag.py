@@ -2,7 +2,8 @@
 relevance, coherence and fluency on 1-5 each by every judge, plus the answer's latency.
 
 A fixed rubric of four equally weighted criteria on the shared strict-JSON judge path.
-Groundedness is judged against the subject's grounding context; a case without one is
+Groundedness is judged against the chunks a RAG run retrieved for the answer (the context
+it was given), else the case's grounding context; a case without either is
 judged against its ground-truth answer (rag-eval's ground truth is drawn from the source
 document), and that choice is recorded in details["grounding_source"].
 
@@ -11,7 +12,9 @@ Params:
     instructions?: text for the judges (at most 4,000 characters)
     pass_threshold?: 0..1 on the composite (the mean of the metrics mapped 1..5 -> 0..1)
 
-Details: "metrics" holds RAGMetrics' fields (1-5 scores, latency_ms, average_score).
+Details: "metrics" holds RAGMetrics' fields (1-5 scores, latency_ms, average_score) and,
+for an answer of a run that answered from documents, context_precision and context_recall
+(0..1: the retrieved chunks against those the ground truth was generated from).
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ RAG_RUBRIC = Rubric((
               "1 = hard to read, 5 = fluent.", 0.25, 1, 5),
 ))
 METRICS = tuple(c.name for c in RAG_RUBRIC.criteria)
+CONTEXT_METRICS = ("context_precision", "context_recall")  # 0..1, against source chunks
 
 
 def question_of(subject: Subject) -> str | None:
@@ -73,12 +77,49 @@ def question_of(subject: Subject) -> str | None:
 
 
 def grounding_of(subject: Subject) -> tuple[str, str] | None:
-    """(source, text) of what groundedness is judged against, or None."""
+    """(source, text) of what groundedness is judged against, or None: the chunks a RAG
+    run retrieved for the answer, else the case's context, else its ground truth."""
+    if subject.retrieved and subject.context:
+        return "retrieved", subject.context
     if subject.context:
         return "context", subject.context
     if subject.reference:
         return "reference", subject.reference
     return None
+
+
+def source_chunks(subject: Subject) -> list[int] | None:
+    """The chunks the case's ground truth was generated from (generation records them in
+    expected.source_chunks: one list per turn for a conversation), or None."""
+    found = (subject.expected or {}).get("source_chunks")
+    if not isinstance(found, list) or not found:
+        return None
+    if all(isinstance(x, list) for x in found):
+        turn = _turn_of(subject)
+        found = found[turn] if turn is not None and turn < len(found) else None
+    if not isinstance(found, list):
+        return None
+    return [int(x) for x in found if isinstance(x, int) and not isinstance(x, bool)]
+
+
+def _turn_of(subject: Subject) -> int | None:
+    users = sum(1 for m in subject.messages or [] if m.get("role") == "user")
+    return users - 1 if users else None
+
+
+def context_metrics(subject: Subject) -> dict[str, Any]:
+    """Context precision (share of the retrieved chunks the ground truth came from) and
+    recall (share of those chunks retrieved), when both are known; deterministic."""
+    if not subject.retrieved:
+        return {}
+    retrieved = [c.get("chunk_id") for c in subject.retrieved]
+    out: dict[str, Any] = {"retrieved_chunk_ids": retrieved}
+    source = source_chunks(subject)
+    if source:
+        hits = len(set(retrieved) & set(source))
+        out.update(source_chunk_ids=source, context_precision=round(hits / len(retrieved), 4),
+                   context_recall=round(hits / len(set(source)), 4))
+    return out
 
 
 class RagMetrics:
@@ -110,7 +151,7 @@ class RagMetrics:
         material = blocks(nonce, [
             ("conversation before the answer", render_messages(earlier) if earlier else None),
             ("question", question_of(subject)),
-            ("grounding" if grounding is None or grounding[0] == "context"
+            ("grounding" if grounding is None or grounding[0] != "reference"
              else "grounding (ground-truth answer)", grounding[1] if grounding else None),
             ("output under test", subject.output),
         ])
@@ -127,9 +168,10 @@ class RagMetrics:
         answers = await ask_judges(ctx.judge, self._judges,
                                    lambda nonce: self.messages(subject, nonce),
                                    self.reply_format)
+        extra = {"grounding_source": grounding[0], "latency_ms": subject.latency_ms,
+                 **context_metrics(subject)}
         return [self._with_metrics(score_result(
-            RAG_RUBRIC, answer, subject.output, self.pass_threshold,
-            {"grounding_source": grounding[0], "latency_ms": subject.latency_ms}),
+            RAG_RUBRIC, answer, subject.output, self.pass_threshold, extra),
             subject.latency_ms) for answer in answers]
 
     @staticmethod
@@ -139,7 +181,8 @@ class RagMetrics:
             return result
         scores = result.details["scores"]
         metrics = {**scores, "latency_ms": latency_ms,
-                   "average_score": sum(scores.values()) / len(scores)}
+                   "average_score": sum(scores.values()) / len(scores),
+                   **{k: result.details[k] for k in CONTEXT_METRICS if k in result.details}}
         return replace(result, details={**result.details, "metrics": metrics})
 
 

@@ -142,9 +142,46 @@ class DocumentSchema(Schema):
     pages = fields.Integer(required=True, allow_none=True,
                            metadata={"description": "PDFs only"})
     characters = fields.Integer(required=True, metadata={"description": "Of extracted text"})
+    chunks = fields.Integer(required=True, metadata={
+        "description": "How many chunks it was split into for retrieval"})
+    chunk_size = fields.Integer(required=True, allow_none=True,
+                                metadata={"description": "Tokens per chunk, at most"})
+    chunk_overlap = fields.Integer(required=True, allow_none=True,
+                                   metadata={"description": "Tokens shared by neighbours"})
     created_by = fields.Integer(required=True, allow_none=True)
     created_at = fields.DateTime(required=True)
 
 
 class DocumentDetailSchema(DocumentSchema):
     text = fields.String(required=True, metadata={"description": "The extracted text"})
+
+
+class ChunkSchema(Schema):
+    chunk_id = fields.Integer(required=True)
+    document_id = fields.Integer(required=True)
+    position = fields.Integer(required=True, metadata={"description": "0-based, in order"})
+    text = fields.String(required=True)
+    start_char = fields.Integer(required=True)
+    end_char = fields.Integer(required=True)
+    tokens = fields.Integer(required=True)
+
+
+class ChunkListSchema(Schema):
+    items = fields.List(fields.Nested(ChunkSchema), required=True)
+
+
+class RetrieveArgs(Schema):
+    query = fields.String(required=True, validate=validate.Length(min=1, max=4000))
+    top_k = fields.Integer(load_default=4, validate=validate.Range(min=1, max=20))
+
+
+class RetrievedSchema(Schema):
+    chunk_id = fields.Integer(required=True)
+    document_id = fields.Integer(required=True)
+    position = fields.Integer(required=True)
+    text = fields.String(required=True)
+    score = fields.Float(required=True, metadata={"description": "BM25, higher is better"})
+
+
+class RetrievedListSchema(Schema):
+    items = fields.List(fields.Nested(RetrievedSchema), required=True)

@@ -93,9 +93,10 @@ def get_rag_summary(args: dict[str, Any], project_id: int) -> Any:
     (1-5) and the judges' average with 95% bootstrap intervals clustered by case, the share
     of judgements that produced metrics (Wilson interval), latency p50/p95. 422 for a
     scorer that is not a RAG metrics scorer of this project, another project's dataset or
-    a reversed range."""
+    run, or a reversed range. A model's runs with and without documents are separate rows;
+    failed calls count against the success rate."""
     project, _ = project_access(project_id, Role.viewer)
-    return rag_summary(session(), project, _filters(args))
+    return rag_summary(session(), project, _filters(args), args.get("run_id"))
 
 
 @blp.get("/scorers")

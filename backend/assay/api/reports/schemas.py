@@ -378,6 +378,7 @@ class RagArgs(ScopeArgs):
     scorer_id = _id_arg("A RAG metrics scorer of this project (else 422); default: the "
                         "first that has scores")
     versions = fields.String(load_default="all", validate=validate.OneOf(VERSION_CHOICES))
+    run_id = _id_arg("One run of this project (else 422); default: every run in scope")
 
 
 class RagMetricSchema(MeanSchema):
@@ -387,11 +388,17 @@ class RagMetricSchema(MeanSchema):
 class RagModelSchema(Schema):
     model_id = fields.Integer(required=True, allow_none=True)
     model_name = fields.String(required=True, allow_none=True)
+    answers_from_documents = fields.Boolean(required=True, metadata={
+        "description": "The row's runs answered from documents (groundedness judged against "
+                       "the retrieved chunks); a model's other runs are another row"})
     judgements = fields.Integer(required=True, metadata={
         "description": "Scores of the scorer on the model's outputs (one per judge)"})
     outputs = fields.Integer(required=True, metadata={"description": "Outputs with metrics"})
+    failed_calls = fields.Integer(required=True, metadata={
+        "description": "Calls to the model that failed, so there was no answer to judge"})
     success_rate = fields.Nested(RateSchema, required=True, metadata={
-        "description": "Judgements that produced metrics, with a 95% Wilson interval"})
+        "description": "Judgements that produced metrics out of judgements + failed calls, "
+                       "with a 95% Wilson interval"})
     metrics = fields.List(fields.Nested(RagMetricSchema), required=True, metadata={
         "description": "Each metric's mean (1-5) of case means, 95% bootstrap interval"})
     average = fields.Nested(MeanSchema, required=True, metadata={

@@ -5,7 +5,7 @@ from __future__ import annotations
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from assay.api.fields import MAX_ID
-from assay.api.runs.results_schemas import ERROR_CLASS
+from assay.api.runs.results_schemas import ERROR_CLASS, RetrievedChunkSchema
 from assay.core.runs.grid import MAX_LIMIT, SORTS, VERDICTS
 from assay.core.runs.models import CellStatus
 
@@ -100,6 +100,10 @@ class ResultsGridOutputSchema(Schema):
     cost_micros = fields.Integer(required=True, allow_none=True)
     latency_ms = fields.Integer(required=True, allow_none=True)
     cached = fields.Boolean(required=True)
+    retrieved = fields.List(fields.Nested(RetrievedChunkSchema), required=True,
+                            allow_none=True, metadata={
+        "description": "Answering from documents: the context this answer was given (each "
+                       "chunk's text clipped); null otherwise"})
     scores = fields.List(fields.Nested(ResultsGridScoreSchema), required=True)
 
 

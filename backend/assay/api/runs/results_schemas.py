@@ -89,6 +89,14 @@ class OutputListArgs(PageArgs):
                                                          "cancelled, budget_exceeded"})
 
 
+class RetrievedChunkSchema(Schema):
+    chunk_id = fields.Integer(required=True)
+    document_id = fields.Integer(required=True)
+    position = fields.Integer(required=True, metadata={"description": "In its document"})
+    text = fields.String(required=True)
+    score = fields.Float(required=True, metadata={"description": "BM25, higher is better"})
+
+
 class OutputSchema(Schema):
     id = fields.Integer(required=True)
     case_id = fields.Integer(required=True)
@@ -114,6 +122,10 @@ class OutputSchema(Schema):
     cost_micros = fields.Integer(required=True, allow_none=True)
     cached = fields.Boolean(required=True)
     attempts = fields.Integer(required=True)
+    retrieved = fields.List(fields.Nested(RetrievedChunkSchema), required=True,
+                            allow_none=True, metadata={
+        "description": "A run answering from documents: the chunks retrieved for this "
+                       "cell and put in its prompt, best first; null otherwise"})
 
 
 class OutputDetailSchema(OutputSchema):

@@ -43,6 +43,19 @@ class TargetCreateSchema(Schema):
                        "targets in all"})
 
 
+class RagSettingsSchema(Schema):
+    document_ids = fields.List(Id(), required=True, validate=validate.Length(min=1, max=20),
+                               metadata={"description": "Documents of this project to "
+                                                        "retrieve from"})
+    top_k = Count(1, 20, load_default=4, metadata={
+        "description": "Chunks retrieved per question (BM25, best first)"})
+    template = fields.String(load_default=None, allow_none=True,
+                             validate=validate.Length(min=1, max=8000), metadata={
+        "description": "Replaces each question's user message; must hold {{context}} (the "
+                       "retrieved chunks, numbered) and {{question}}. Default: answer using "
+                       "only the context"})
+
+
 class RunCreateSchema(Schema):
     name = fields.String(load_default=None, allow_none=True,
                          validate=validate.Length(min=1, max=200))
@@ -85,6 +98,10 @@ class RunCreateSchema(Schema):
         max=MAX_SCORERS), metadata={
             "description": "Scorers pinned at a chosen version instead of their latest, "
                            "after scorer_ids; each scorer at most once across both lists"})
+    rag = fields.Nested(RagSettingsSchema, load_default=None, allow_none=True, metadata={
+        "description": "Answer from documents: each question retrieves the top-k chunks of "
+                       "these documents, rendered into the prompt through the template; "
+                       "the chunks are stored with the output"})
 
 
 class RunSettingsSchema(Schema):
@@ -96,6 +113,9 @@ class RunSettingsSchema(Schema):
     max_retries = fields.Integer(required=True)
     max_history_pairs = fields.Integer(required=True)
     shards = fields.Integer(required=True, allow_none=True)
+    rag = fields.Nested(RagSettingsSchema, required=True, allow_none=True, metadata={
+        "description": "Answer from documents: its documents, top-k and template; null "
+                       "when the run sends the cases as they are"})
 
 
 class RunTargetSchema(Schema):

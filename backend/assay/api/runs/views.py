@@ -25,7 +25,7 @@ TARGET_FIELDS = ("id", "model_id", "label", "params", "prompt_version_id", "tota
 _SCHEMA = RunSchema()
 SETTINGS = {"repeats": 1, "concurrency": None, "cache": True, "stream": False,
             "timeout_s": None, "max_retries": DEFAULT_MAX_RETRIES, "max_history_pairs": 10,
-            "shards": None}
+            "shards": None, "rag": None}
 
 
 def run_views(items: list[Run]) -> list[dict[str, Any]]:

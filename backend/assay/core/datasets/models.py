@@ -89,5 +89,8 @@ class Document(Base):
     size_bytes: Mapped[int]
     text: Mapped[str] = mapped_column(Text)
     pages: Mapped[int | None]
+    # how it was split into chunks for retrieval (core/retrieval), in tokens
+    chunk_size: Mapped[int | None]
+    chunk_overlap: Mapped[int | None]
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

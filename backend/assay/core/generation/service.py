@@ -293,12 +293,31 @@ def accept(session: Session, conn: redis.Redis, prefix: str, actor: User, projec
         state["model_id"], model.name if model and model.project_id == project.id else None,
         job_id)
     cases = dataset_cases(state["kind"], state["spec"], [items[i] for i in chosen], generator)
+    if state["kind"] == "conversations":
+        _record_sources(session, project, int(state["spec"]["document_id"]), cases)
     check_cases(state["kind"], cases, "selected")
     dataset = create_dataset(session, actor, project, name, state["kind"], cases,
                              origin=_origin(session, project, state, model, len(cases)))
     audit.record(session, actor, "generation.accepted", "generation", job_id, project.id,
                  {"dataset_id": dataset.id, "cases": len(cases), "of": len(items)})
     return dataset, len(cases)
+
+
+def _record_sources(session: Session, project: Project, document_id: int,
+                    cases: list[dict[str, Any]]) -> None:
+    """Each turn's ground truth with the chunks of the document it was drawn from (those
+    that rank best for it), so a RAG run's retrieval can be measured against them."""
+    from assay.core.datasets.models import Document
+    from assay.core.retrieval.service import source_chunks
+
+    document = session.get(Document, document_id)
+    if document is None or document.project_id != project.id:
+        return
+    for case in cases:
+        truths = (case.get("expected") or {}).get("turns") or []
+        found = [source_chunks(session, document.id, str(truth)) for truth in truths]
+        if any(found):
+            case["expected"] = {**case["expected"], "source_chunks": found}
 
 
 def _origin(session: Session, project: Project, state: dict[str, Any],

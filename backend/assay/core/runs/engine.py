@@ -73,7 +73,7 @@ def judge_bound(scoring: Scoring) -> Callable[[Cell], int] | None:
 
 def subject_of(cell: Cell, result: CellResult) -> Subject:
     return reply_subject(cell.case_input, cell.expected, cell.turn, cell.messages,
-                         result.text, latency_ms=result.latency_ms,
+                         result.text, retrieved=cell.retrieved, latency_ms=result.latency_ms,
                          cost_micros=result.cost_micros, tokens_in=result.tokens_in,
                          tokens_out=result.tokens_out)
 

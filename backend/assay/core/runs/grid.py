@@ -273,6 +273,9 @@ def input_preview(value: Any) -> str:
     return _clip(str(value), INPUT_PREVIEW)
 
 
+CHUNK_PREVIEW = 600  # characters of each retrieved chunk a grid cell shows
+
+
 def _clip(text: str, size: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= size else text[: size - 1] + "…"
@@ -318,7 +321,7 @@ def grid(session: Session, project: Project, run: Run, query: GridQuery) -> dict
                Output.status, func.substr(Output.text, 1, TEXT_PREVIEW),
                func.length(Output.text), Output.error_class, Output.error_message,
                Output.tokens_in, Output.tokens_out, Output.cost_micros, Output.latency_ms,
-               Output.cached)
+               Output.cached, Output.retrieved)
         .where(Output.run_id == run.id, Output.case_id.in_(case_ids),
                Output.target_id.in_(visible) if query.target_ids else true())
         .order_by(Output.case_id, Output.target_id, Output.repeat, Output.turn)).all() \
@@ -327,7 +330,7 @@ def grid(session: Session, project: Project, run: Run, query: GridQuery) -> dict
     prompts = {case_id: user_prompts(c.input) for case_id, c in cases.items()}
     cells: dict[tuple[int, int], list[dict[str, Any]]] = {}
     for (output_id, case_id, target_id, repeat, turn, status, text, length, error_class,
-         error, tokens_in, tokens_out, cost, latency, cached) in outputs:
+         error, tokens_in, tokens_out, cost, latency, cached, retrieved) in outputs:
         turns = prompts.get(case_id)
         cells.setdefault((case_id, target_id), []).append({
             "id": output_id, "repeat": repeat, "turn": turn,
@@ -335,7 +338,9 @@ def grid(session: Session, project: Project, run: Run, query: GridQuery) -> dict
             "text": text, "text_length": int(length or 0), "error_class": error_class,
             "error": _clip(error, 500) if error else None, "tokens_in": tokens_in,
             "tokens_out": tokens_out, "cost_micros": cost, "latency_ms": latency,
-            "cached": bool(cached), "scores": scores.get(output_id, [])})
+            "cached": bool(cached), "scores": scores.get(output_id, []),
+            "retrieved": [{**c, "text": _clip(c["text"], CHUNK_PREVIEW)} for c in retrieved]
+            if retrieved else None})
     numbers = case_numbers(session, run.dataset_version_id, case_ids)
     rows = []
     for case_id, position in page:

@@ -6,7 +6,7 @@ import enum
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from assay.core.base import Base, utcnow
@@ -138,6 +138,9 @@ class Output(Base):
     cached: Mapped[bool] = mapped_column(default=False)  # served by the response cache: free
     raw_request: Mapped[dict[str, Any] | None]  # as sent (no secrets: headers are not kept)
     raw_response: Mapped[dict[str, Any] | None]
+    # a RAG run's cell: the chunks retrieved for it and put in its prompt
+    # [{chunk_id, document_id, position, text, score}], best first (core/retrieval)
+    retrieved: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON)
     attempts: Mapped[int] = mapped_column(default=0)
     reserved_micros: Mapped[int] = mapped_column(BigInteger, default=0)  # held while in flight
     lease_owner: Mapped[str | None] = mapped_column(String(64))

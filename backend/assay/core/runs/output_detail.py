@@ -30,7 +30,8 @@ SCORE_COLUMNS = ("id", "scorer_version_id", "kind", "source", "value", "passed",
 # the output's own, as named in its view
 OUTPUT_COLUMNS = ("id", "case_id", "target_id", "repeat", "turn", "status", "text",
                   "error_class", "latency_ms", "ttft_ms", "tokens_in", "tokens_out",
-                  "cost_micros", "cached", "attempts", "raw_request", "raw_response")
+                  "cost_micros", "cached", "attempts", "raw_request", "raw_response",
+                  "retrieved")
 
 _scores = (Score.__table__
            .join(ScorerVersion.__table__, ScorerVersion.id == Score.scorer_version_id)

@@ -38,6 +38,7 @@ from assay.core.projects.models import Project
 from assay.core.prompts.models import Prompt, PromptVersion
 from assay.core.prompts.service import version_in_project
 from assay.core.reports import rollups
+from assay.core.retrieval import rag_run
 from assay.core.runs.models import CellStatus, Output, Run, RunStatus, RunTarget
 from assay.core.runs.rendering import PromptParts, parts_of, user_turns
 from assay.core.scoring import service as scoring
@@ -76,6 +77,8 @@ class RunSpec:
     shards: int | None = None
     scorer_ids: tuple[int, ...] = ()  # applied at their latest version, pinned by the run
     scorer_version_ids: tuple[int, ...] = ()  # applied at these versions, after scorer_ids
+    # "Answer from documents": {document_ids, top_k, template} (core/retrieval/rag_run.py)
+    rag: Mapping[str, Any] | None = None
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RunSpec:
@@ -346,6 +349,11 @@ def plan_run(session: Session, actor: User | None, project: Project, spec: RunSp
             settings[key] = value
     if trace:
         settings["repeats"] = 1  # the recorded trace is one output per case
+    if spec.rag is not None:
+        if trace:
+            raise Invalid("A trace dataset's run replays recorded replies: it cannot answer "
+                          "from documents", {"json": {"rag": ["Not for a trace dataset"]}})
+        settings["rag"] = rag_run.check(session, project.id, spec.rag)
     run = Run(project_id=project.id, name=spec.name or f"{dataset.name} v{version.number}",
               dataset_version_id=version.id, created_by=actor.id if actor else None,
               settings=settings, budget_micros=spec.budget_micros,

@@ -25,6 +25,7 @@ from assay.core.projects.models import Project
 from assay.core.projects.settings import DEFAULT_MAX_RETRIES
 from assay.core.prompts.models import PromptVersion
 from assay.core.reports import rollups
+from assay.core.retrieval import rag_run
 from assay.core.runs import budget, judge_spend, rendering
 from assay.core.runs.control import transition
 from assay.core.runs.judge_spend import judge_cost
@@ -122,6 +123,7 @@ class Cell:
     attempt: int = 0  # the claim's count of attempts on this cell
     taken_from: str | None = None  # the shard whose expired lease this claim took over
     ceiling: int | None = None  # the credential's calls in flight over every run, if set
+    retrieved: list[dict[str, Any]] | None = None  # a RAG run's: the chunks in its prompt
 
 
 def resolve_keys(credentials: list[Credential],
@@ -170,6 +172,8 @@ def _cells_of(session: Session, run_id: int, leases: dict[int, tuple[int, str | 
     keys = resolve_keys(list({m.credential.id: m.credential for m in models.values()}.values()),
                  secret_key)
     use_cache, stream = settings.get("cache", True) is not False, bool(settings.get("stream"))
+    rag = settings.get("rag")
+    given: dict[int, list[dict[str, Any]]] = {}
     cells = []
     per_target: dict[int, tuple[dict[str, Any], Any]] = {}  # params, cache key prefix
     for oid, repeat, turn, case_input, model_id, overrides, prompt_id, expected, target_id \
@@ -188,6 +192,10 @@ def _cells_of(session: Session, run_id: int, leases: dict[int, tuple[int, str | 
         params, prefix = per_target[target_id]
         key, key_error = keys[credential.id]
         messages = rendering.cell_messages(case_input, prompts.get(prompt_id), turn, history)
+        retrieved = None
+        if rag:
+            messages, retrieved = rag_run.augment(session, rag, messages)
+            given[oid] = retrieved
         cache_key = None if prefix is None else response_cache.keyed(prefix, messages, repeat)
         cells.append(Cell(
             output_id=oid, repeat=repeat, messages=messages, model=model.model,
@@ -197,7 +205,13 @@ def _cells_of(session: Session, run_id: int, leases: dict[int, tuple[int, str | 
             price_out=model.output_price_per_mtok_micros, api_key=key, key_error=key_error,
             stream=stream, cache_key=cache_key, case_input=case_input or {},
             expected=expected, turn=turn, attempt=leases[oid][0],
-            taken_from=leases[oid][1], ceiling=credential.concurrency_ceiling))
+            taken_from=leases[oid][1], ceiling=credential.concurrency_ceiling,
+            retrieved=retrieved))
+    if given:  # kept with the output whatever the call does: what the prompt was given
+        session.execute(update(_OUTPUTS).where(_OUTPUTS.c.id == bindparam("_id"))
+                        .values(retrieved=bindparam("_retrieved")),
+                        [{"_id": oid, "_retrieved": chunks} for oid, chunks in given.items()],
+                        execution_options=NO_SYNC)
     hits = response_cache.lookup(session, [c.cache_key for c in cells if c.cache_key])
     return [replace(c, cache_hit=hits[c.cache_key]) if c.cache_key in hits else c
             for c in cells]

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from assay.core import bulk
 from assay.core.base import utcnow
 from assay.core.reports import rollups
+from assay.core.retrieval.context import context_text
 from assay.core.scoring.models import RunScorer, Score, ScorerConfig, ScorerVersion
 from assay.scorers import registry
 from assay.scorers.base import Context, ParamsError, Scorer, ScoreResult, Subject
@@ -83,13 +84,23 @@ def grounding_of(expected: Mapping[str, Any] | None) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
+def subject_context(expected: Mapping[str, Any] | None,
+                    retrieved: Sequence[Mapping[str, Any]] | None) -> str | None:
+    """A RAG cell is judged against the chunks it was given; any other against the case's
+    own context."""
+    return context_text(retrieved) if retrieved else grounding_of(expected)
+
+
 def reply_subject(case_input: Mapping[str, Any], expected: Mapping[str, Any] | None,
                   turn: int, messages: Sequence[dict[str, Any]], output: str | None,
+                  retrieved: Sequence[Mapping[str, Any]] | None = None,
                   **measured: Any) -> Subject:
     """What scorers see of one reply to a case: the conversation sent, then the reply
     (`measured`: its latency, cost and tokens)."""
     return Subject(output=output, input=case_input, expected=expected,
-                   reference=reference_of(expected, turn), context=grounding_of(expected),
+                   reference=reference_of(expected, turn),
+                   context=subject_context(expected, retrieved),
+                   retrieved=tuple(retrieved) if retrieved else None,
                    messages=[*messages, {"role": "assistant", "content": output or ""}],
                    **measured)
 

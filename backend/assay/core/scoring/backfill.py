@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from assay.core.datasets.models import Case
 from assay.core.runs.models import CellStatus, Output
-from assay.core.scoring.apply import Applied, grounding_of, reference_of
+from assay.core.scoring.apply import Applied, reference_of, subject_context
 from assay.core.scoring.models import Score
 from assay.scorers.base import Subject
 
@@ -42,14 +42,17 @@ def scored_messages(trace: Any, raw_request: Any, text: str | None) -> list[dict
 # What a scorer sees of a recorded output: select these (Output joined to its Case), then
 # `subject_of` the row.
 SUBJECT_COLUMNS = (Output.text, Output.turn, Output.latency_ms, Output.cost_micros,
-                   Output.tokens_in, Output.tokens_out, Output.raw_request, Case.input,
+                   Output.tokens_in, Output.tokens_out, Output.raw_request, Output.retrieved,
+                   Case.input,
                    Case.expected, Case.trace, Case.tags, Case.difficulty)
 
 
 def subject_of(row: Any) -> Subject:
     return Subject(
         output=row.text, input=row.input or {}, expected=row.expected,
-        reference=reference_of(row.expected, row.turn), context=grounding_of(row.expected),
+        reference=reference_of(row.expected, row.turn),
+        context=subject_context(row.expected, row.retrieved),
+        retrieved=tuple(row.retrieved) if row.retrieved else None,
         messages=scored_messages(row.trace, row.raw_request, row.text),
         latency_ms=row.latency_ms, cost_micros=row.cost_micros, tokens_in=row.tokens_in,
         tokens_out=row.tokens_out, tags=tuple(row.tags or ()), difficulty=row.difficulty)
