@@ -2,7 +2,7 @@
 document) for retrieval; an output of a RAG run keeps the chunks it was given.
 
 Revision ID: r33a1b2c3d4e5
-Revises: ef1a2b3c4d5e
+Revises: n33a1b2c3d4e
 Create Date: 2026-12-07 13:30:00.000000
 
 """
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = 'r33a1b2c3d4e5'
-down_revision = 'ef1a2b3c4d5e'
+down_revision = 'n33a1b2c3d4e'
 branch_labels = None
 depends_on = None
 

@@ -1888,7 +1888,8 @@ export interface paths {
          *     (1-5) and the judges' average with 95% bootstrap intervals clustered by case, the share
          *     of judgements that produced metrics (Wilson interval), latency p50/p95. 422 for a
          *     scorer that is not a RAG metrics scorer of this project, another project's dataset or
-         *     a reversed range.
+         *     run, or a reversed range. A model's runs with and without documents are separate rows;
+         *     failed calls count against the success rate.
          */
         get: operations["reports_rag_summary"];
         put?: never;
@@ -2270,6 +2271,46 @@ export interface paths {
         put?: never;
         /** Upload a document; its text is extracted now. 422 for a PDF without a text layer. */
         post: operations["documents_upload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/documents/{document_id}/chunks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                document_id: number;
+            };
+            cookie?: never;
+        };
+        /** The document's chunks, in order: what a RAG run retrieves from. */
+        get: operations["documents_list_chunks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/documents/{document_id}/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                document_id: number;
+            };
+            cookie?: never;
+        };
+        /** The top-k chunks of the document for a query (BM25), as a RAG run would get them. */
+        get: operations["documents_search"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4425,6 +4466,20 @@ export interface components {
             /** @description 1 to 20 versions of the project's scorers, each once, not archived, not pairwise judges, not pinned by the run yet (a newer version of a pinned scorer is fine: both keep their scores) */
             scorer_version_ids: number[];
         };
+        RagSettings: {
+            /** @description Documents of this project to retrieve from */
+            document_ids: number[];
+            /**
+             * @description Chunks retrieved per question (BM25, best first)
+             * @default 4
+             */
+            top_k?: number;
+            /**
+             * @description Replaces each question's user message; must hold {{context}} (the retrieved chunks, numbered) and {{question}}. Default: answer using only the context
+             * @default null
+             */
+            template?: string | null;
+        };
         RunSettings: {
             repeats: number;
             concurrency: number | null;
@@ -4434,6 +4489,8 @@ export interface components {
             max_retries: number;
             max_history_pairs: number;
             shards: number | null;
+            /** @description Answer from documents: its documents, top-k and template; null when the run sends the cases as they are */
+            rag: components["schemas"]["RagSettings"] | null;
         };
         RunTarget: {
             id: number;
@@ -4568,6 +4625,15 @@ export interface components {
             };
             targets: components["schemas"]["TargetProgress"][];
         };
+        RetrievedChunk: {
+            chunk_id: number;
+            document_id: number;
+            /** @description In its document */
+            position: number;
+            text: string;
+            /** @description BM25, higher is better */
+            score: number;
+        };
         Output: {
             id: number;
             case_id: number;
@@ -4593,6 +4659,8 @@ export interface components {
             cost_micros: number | null;
             cached: boolean;
             attempts: number;
+            /** @description A run answering from documents: the chunks retrieved for this cell and put in its prompt, best first; null otherwise */
+            retrieved: components["schemas"]["RetrievedChunk"][] | null;
         };
         OutputPage: {
             items: components["schemas"]["Output"][];
@@ -4672,6 +4740,8 @@ export interface components {
             cost_micros: number | null;
             cached: boolean;
             attempts: number;
+            /** @description A run answering from documents: the chunks retrieved for this cell and put in its prompt, best first; null otherwise */
+            retrieved: components["schemas"]["RetrievedChunk"][] | null;
             /** @description As sent (headers, and so keys, are never kept) */
             raw_request: {
                 [key: string]: unknown;
@@ -4828,6 +4898,8 @@ export interface components {
             cost_micros: number | null;
             cached: boolean;
             attempts: number;
+            /** @description A run answering from documents: the chunks retrieved for this cell and put in its prompt, best first; null otherwise */
+            retrieved: components["schemas"]["RetrievedChunk"][] | null;
             scores: components["schemas"]["Score"][];
             /** @description When a score points at messages (evidence message_index): the messages it indexes, as sent followed by the reply; null otherwise and for trace cases (whose trace is the case's) */
             conversation: {
@@ -5033,6 +5105,8 @@ export interface components {
             cost_micros: number | null;
             latency_ms: number | null;
             cached: boolean;
+            /** @description Answering from documents: the context this answer was given (each chunk's text clipped); null otherwise */
+            retrieved: components["schemas"]["RetrievedChunk"][] | null;
             scores: components["schemas"]["ResultsGridScore"][];
         };
         ResultsGridCell: {
@@ -5158,6 +5232,11 @@ export interface components {
             scorer_ids?: number[];
             /** @description Scorers pinned at a chosen version instead of their latest, after scorer_ids; each scorer at most once across both lists */
             scorer_version_ids?: number[];
+            /**
+             * @description Answer from documents: each question retrieves the top-k chunks of these documents, rendered into the prompt through the template; the chunks are stored with the output
+             * @default null
+             */
+            rag?: components["schemas"]["RagSettings"] | null;
         };
         TargetEstimate: {
             label: string;
@@ -5658,11 +5737,15 @@ export interface components {
         RagModel: {
             model_id: number | null;
             model_name: string | null;
+            /** @description The row's runs answered from documents (groundedness judged against the retrieved chunks); a model's other runs are another row */
+            answers_from_documents: boolean;
             /** @description Scores of the scorer on the model's outputs (one per judge) */
             judgements: number;
             /** @description Outputs with metrics */
             outputs: number;
-            /** @description Judgements that produced metrics, with a 95% Wilson interval */
+            /** @description Calls to the model that failed, so there was no answer to judge */
+            failed_calls: number;
+            /** @description Judgements that produced metrics out of judgements + failed calls, with a 95% Wilson interval */
             success_rate: components["schemas"]["Rate"];
             /** @description Each metric's mean (1-5) of case means, 95% bootstrap interval */
             metrics: components["schemas"]["RagMetric"][];
@@ -6172,6 +6255,12 @@ export interface components {
             pages: number | null;
             /** @description Of extracted text */
             characters: number;
+            /** @description How many chunks it was split into for retrieval */
+            chunks: number;
+            /** @description Tokens per chunk, at most */
+            chunk_size: number | null;
+            /** @description Tokens shared by neighbours */
+            chunk_overlap: number | null;
             created_by: number | null;
             /** Format: date-time */
             created_at: string;
@@ -6191,11 +6280,41 @@ export interface components {
             pages: number | null;
             /** @description Of extracted text */
             characters: number;
+            /** @description How many chunks it was split into for retrieval */
+            chunks: number;
+            /** @description Tokens per chunk, at most */
+            chunk_size: number | null;
+            /** @description Tokens shared by neighbours */
+            chunk_overlap: number | null;
             created_by: number | null;
             /** Format: date-time */
             created_at: string;
             /** @description The extracted text */
             text: string;
+        };
+        Chunk: {
+            chunk_id: number;
+            document_id: number;
+            /** @description 0-based, in order */
+            position: number;
+            text: string;
+            start_char: number;
+            end_char: number;
+            tokens: number;
+        };
+        ChunkList: {
+            items: components["schemas"]["Chunk"][];
+        };
+        Retrieved: {
+            chunk_id: number;
+            document_id: number;
+            position: number;
+            text: string;
+            /** @description BM25, higher is better */
+            score: number;
+        };
+        RetrievedList: {
+            items: components["schemas"]["Retrieved"][];
         };
         JudgmentCreate: {
             /** @description 1 to 5 distinct model ids of the project */
@@ -13727,6 +13846,8 @@ export interface operations {
                 /** @description A RAG metrics scorer of this project (else 422); default: the first that has scores */
                 scorer_id?: number | null;
                 versions?: "all" | "latest";
+                /** @description One run of this project (else 422); default: every run in scope */
+                run_id?: number | null;
             };
             header?: never;
             path: {
@@ -14358,6 +14479,16 @@ export interface operations {
                      * @description A PDF (with a text layer), a .txt or a .md file, up to 20 MB
                      */
                     file: string;
+                    /**
+                     * @description Tokens per chunk for retrieval, at most
+                     * @default 200
+                     */
+                    chunk_size?: number;
+                    /**
+                     * @description Tokens neighbouring chunks share (at most half a chunk)
+                     * @default 20
+                     */
+                    chunk_overlap?: number;
                 };
             };
         };
@@ -14375,6 +14506,66 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            503: components["responses"]["SERVICE_BUSY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    documents_list_chunks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+                document_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChunkList"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            503: components["responses"]["SERVICE_BUSY"];
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    documents_search: {
+        parameters: {
+            query: {
+                query: string;
+                top_k?: number;
+            };
+            header?: never;
+            path: {
+                project_id: number;
+                document_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetrievedList"];
+                };
+            };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN"];
+            404: components["responses"]["NOT_FOUND"];
+            422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };

@@ -11,7 +11,7 @@ import { FakeEventSource } from '@/test/fakeEventSource';
 const target = { id: 11, model_id: 1, model_name: 'Fake', label: 'Fake', params: {}, prompt_version_id: null, total: 4, succeeded: 0, failed: 0, skipped: 0, spent_micros: 0, tokens_in: 0, tokens_out: 0 };
 const run: Run = {
   id: 7, row_version: 1, headline_scorer_id: null, name: 'demo', status: 'pending', total: 4, succeeded: 0, failed: 0, skipped: 0, dataset_id: 1, dataset_version_id: 1,
-  settings: { repeats: 1, concurrency: null, cache: true, stream: false, timeout_s: null, max_retries: 2, max_history_pairs: 10, shards: null },
+  settings: { repeats: 1, concurrency: null, cache: true, stream: false, timeout_s: null, max_retries: 2, max_history_pairs: 10, shards: null, rag: null },
   budget_micros: null, alert_threshold: 0.8, spent_micros: 0, judge_spent_micros: 0, reserved_micros: 0, tokens_in: 0, tokens_out: 0, error: null,
   targets: [target], scorers: [], created_at: '2024-01-01T00:00:00Z', started_at: null, finished_at: null,
 };

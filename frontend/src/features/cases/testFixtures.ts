@@ -35,6 +35,7 @@ export function caseOutput(over: Partial<CaseOutput> = {}): CaseOutput {
     id: ids++,
     case_id: 11,
     case_number: 1,
+    retrieved: null,
     target_id: 1,
     model_id: 1,
     label: 'Fast',

@@ -54,7 +54,7 @@ function output(c: number, t: number, state: GridState): GridOutput {
   }
   return {
     id, repeat: 0, turn: 0, prompt: null, status: failed ? 'failed' : 'succeeded', text: failed ? null : `Answer ${c + 1} from ${t}`, text_length: 12,
-    error_class: failed ? 'timeout' : null, error: failed ? 'no reply in 30 s' : null, tokens_in: 10, tokens_out: 5, cost_micros: 120, latency_ms: 300 + c, cached: false, scores,
+    error_class: failed ? 'timeout' : null, error: failed ? 'no reply in 30 s' : null, tokens_in: 10, tokens_out: 5, cost_micros: 120, latency_ms: 300 + c, cached: false, scores, retrieved: null,
   };
 }
 

@@ -12,7 +12,7 @@ export function runTarget(over: Partial<RunTarget> = {}): RunTarget {
 export function run(over: Partial<Run> = {}): Run {
   return {
     id: 7, row_version: 1, headline_scorer_id: null, name: 'Nightly', status: 'pending', total: 8, succeeded: 0, failed: 0, skipped: 0, dataset_id: 4, dataset_version_id: 9,
-    settings: { repeats: 1, concurrency: null, cache: true, stream: false, timeout_s: null, max_retries: 2, max_history_pairs: 10, shards: null },
+    settings: { repeats: 1, concurrency: null, cache: true, stream: false, timeout_s: null, max_retries: 2, max_history_pairs: 10, shards: null, rag: null },
     budget_micros: 1_000_000, alert_threshold: 0.8, spent_micros: 0, judge_spent_micros: 0, reserved_micros: 0, tokens_in: 0, tokens_out: 0, error: null,
     targets: [runTarget(), runTarget({ id: 12, model_id: 6, model_name: 'Fake Slow', label: 'Fake Slow' })], scorers: [],
     created_at: ts, started_at: null, finished_at: null, ...over,
@@ -47,7 +47,7 @@ export function output(id: number, over: Partial<Output> = {}): Output {
   return {
     id, case_id: id, case_number: id, target_id: 11, model_id: 5, label: 'Fake Fast', repeat: 0, turn: 0, status: 'succeeded', text: `answer ${id}`,
     error_class: null, error: null, latency_ms: 100, ttft_ms: null, tokens_in: 10, tokens_out: 8, cost_micros: 100_000, cached: false,
-    attempts: 1, ...over,
+    attempts: 1, retrieved: null, ...over,
   };
 }
 

@@ -20,6 +20,8 @@ const summary = (): RagSummary => ({
       model_name: 'Fake Smart',
       judgements: 3,
       outputs: 2,
+      failed_calls: 0,
+      answers_from_documents: false,
       success_rate: { k: 2, n: 3, rate: 2 / 3, low: 0.2077, high: 0.9385 },
       metrics: [
         { name: 'groundedness', ...m(4, 3, 5) },

@@ -9,7 +9,7 @@ beforeAll(installScrollTo);
 
 const turn = (n: number, prompt: string) => ({
   id: 900 + n, repeat: 0, turn: n, prompt, status: 'succeeded' as const, text: `Reply to turn ${n + 1}`, text_length: 16, error_class: null, error: null,
-  tokens_in: 10, tokens_out: 5, cost_micros: 12, latency_ms: 300, cached: false,
+  tokens_in: 10, tokens_out: 5, cost_micros: 12, latency_ms: 300, cached: false, retrieved: null,
   scores: [{ id: 1, scorer_version_id: 2, scorer_id: 3, scorer_name: 'Helpfulness', version: 1, kind: 'manual', source: 'user:1', value: 0.75, passed: null, rationale: '', comment: null, error: null, author_id: 1, rating: 4, row_version: 1 }],
 });
 
