@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
+from tests.cloud_keys import AWS_KEY_ID, AWS_SECRET, service_account, trust
 
 from assay.providers import bedrock
 from assay.providers.base import ChatRequest, Endpoint
@@ -22,7 +23,6 @@ from assay.providers.google_token import TokenCache
 from assay.providers.pricing import Price
 from assay.providers.registry import adapter_for
 from assay.providers.vertex import VertexAdapter
-from tests.cloud_keys import AWS_KEY_ID, AWS_SECRET, service_account, trust
 
 FAST = RetryPolicy(attempts=3, base_s=0.001, cap_s=0.01)
 ONCE = RetryPolicy(attempts=1)
