@@ -128,7 +128,8 @@ def test_provider_kinds_describe_each_form(ctx: Ctx, factory: Factory) -> None:
     assert reply.status_code == 200
     kinds = {k["kind"]: k for k in reply.json}
     assert set(kinds) == {"openai", "anthropic", "azure_openai", "openrouter", "ollama",
-                          "openai_compatible", "fake"}
+                          "openai_compatible", "fake", "google_gemini", "google_vertex",
+                          "aws_bedrock"}
     assert kinds["openai"]["default_base_url"] == "https://api.openai.com"
     assert kinds["openai"]["needs_key"] is True
     assert kinds["ollama"]["needs_key"] is False and kinds["ollama"]["accepts_key"] is False

@@ -212,7 +212,8 @@ def test_classify_status_by_code_and_body(status: int, body: Any, expected: str)
 
 def test_registry_maps_every_credential_kind() -> None:
     assert set(KINDS) == {"openai", "openrouter", "ollama", "openai_compatible", "fake",
-                          "azure_openai", "anthropic"}
+                          "azure_openai", "anthropic", "google_gemini", "google_vertex",
+                          "aws_bedrock"}
     assert adapter_for("openai_compatible") is openai.ADAPTER
     assert isinstance(adapter_for("ollama"), openai.OpenAIAdapter)  # chat: OpenAI's
     assert isinstance(adapter_for("openrouter"), openai.OpenAIAdapter)

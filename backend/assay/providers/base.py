@@ -56,6 +56,8 @@ class HttpCall:
     json: dict[str, Any]
     headers: dict[str, str] = field(repr=False, default_factory=dict)
     method: str = "POST"
+    # The exact bytes to send, when they were signed (SigV4); else `json` is serialised.
+    body: bytes | None = field(default=None, repr=False)
 
     def recorded(self) -> dict[str, Any]:
         return {"method": self.method, "url": self.url, "json": self.json}
@@ -78,6 +80,22 @@ class ProviderError(Exception):
     @property
     def transient(self) -> bool:
         return self.error_class in TRANSIENT
+
+
+class ErrorClassifier(Protocol):
+    """An adapter whose provider says more than its status code does (Google's RetryInfo,
+    Bedrock's x-amzn-ErrorType): the error class and the wait it asks for, or None to
+    fall back to `classify_status` and the Retry-After header."""
+
+    def classify_error(self, status: int, body: Any,
+                       headers: Mapping[str, str]) -> tuple[str, float | None] | None: ...
+
+
+class Preparer(Protocol):
+    """An adapter that needs something before it can build a call (Vertex's access token):
+    awaited before `build`; cheap when there is nothing to do."""
+
+    async def prepare(self, endpoint: Endpoint) -> None: ...
 
 
 class StreamParser(Protocol):
@@ -186,7 +204,8 @@ def error_text(body: Any) -> str:
     return str(body)[:500] if body is not None else ""
 
 
-_CONTEXT = ("context_length_exceeded", "context length", "context_length", "prompt is too long",
+_CONTEXT = ("context_length_exceeded", "maximum number of tokens", "context length",
+            "context_length", "prompt is too long",
             "context window", "exceeds the available context size", "input is too long",
             "too many tokens", "reduce the length of the messages")
 _FILTER = ("content_filter", "content_policy", "responsibleaipolicyviolation",

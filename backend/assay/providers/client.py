@@ -172,18 +172,31 @@ def _transport_error(exc: BaseException, timeout_s: float) -> ProviderError:
     return error
 
 
-async def _status_error(reply: aiohttp.ClientResponse) -> ProviderError:
-    """An HTTP reply of 300 or more, classified; a redirect is never followed."""
+async def _status_error(reply: aiohttp.ClientResponse,
+                        adapter: Adapter | None = None) -> ProviderError:
+    """An HTTP reply of 300 or more, classified; a redirect is never followed. An adapter
+    with `classify_error` reads its provider's own error codes and retry hints."""
     body = _decode(await reply.read())
     if reply.status < 400:
         location = reply.headers.get("location")
         return ProviderError("bad_request", f"HTTP {reply.status}: redirect to {location!r} "
                              "not followed", status=reply.status,
                              raw={"status": reply.status, "location": location})
-    return ProviderError(classify_status(reply.status, body),
-                         f"HTTP {reply.status}: {error_text(body)[:500]}",
-                         parse_retry_after(reply.headers), reply.status,
-                         {"status": reply.status, "body": body})
+    error_class, retry_after = classify_status(reply.status, body), None
+    own = getattr(adapter, "classify_error", None)
+    verdict = own(reply.status, body, reply.headers) if own is not None else None
+    if verdict is not None:
+        error_class, retry_after = verdict
+    if retry_after is None:
+        retry_after = parse_retry_after(reply.headers)
+    return ProviderError(error_class, f"HTTP {reply.status}: {error_text(body)[:500]}",
+                         retry_after, reply.status, {"status": reply.status, "body": body})
+
+
+def _payload(call: HttpCall) -> bytes | None:
+    if call.body is not None:
+        return call.body
+    return jsonio.dumps_bytes(call.json) if call.method != "GET" else None
 
 
 def _json_body(raw: bytes) -> Any:
@@ -348,7 +361,7 @@ class LLMClient:
 
     async def _send(self, adapter: Adapter, call: HttpCall, stream: bool,
                     started: float) -> tuple[ChatResponse, int | None]:
-        data = jsonio.dumps_bytes(call.json) if call.method != "GET" else None
+        data = _payload(call)
         task = asyncio.current_task()
         self._stopping()
         if task is not None:
@@ -361,7 +374,7 @@ class LLMClient:
                 self._waiting.discard(task)
         async with reply:  # its headers are in: read to its end, whatever stop comes
             if reply.status >= 300:
-                raise await _status_error(reply)
+                raise await _status_error(reply, adapter)
             is_sse = reply.content_type == "text/event-stream"
             if not stream or not is_sse:
                 return adapter.parse(_json_body(await reply.read())), None
@@ -434,7 +447,14 @@ class LLMClient:
             adapter = self._adapters(endpoint.kind)
         except KeyError as exc:
             return CallResult(None, ProviderError("bad_request", str(exc.args[0])), 0, 0)
-        call = adapter.build(endpoint, request, stream)
+        prepare = getattr(adapter, "prepare", None)
+        try:
+            if prepare is not None:
+                await prepare(endpoint)
+            call = adapter.build(endpoint, request, stream)
+        except ProviderError as error:  # no credentials to sign or authorise it with
+            metrics.record_call(endpoint.kind, error.error_class)
+            return CallResult(None, error, 0, 1, elapsed_ms=_ms(started))
         recorded = call.recorded()
         limits = self.limits(endpoint, request)
         attempt = 0
@@ -488,20 +508,20 @@ class LLMClient:
             if task is not None:
                 self._waiting.discard(task)
 
-    async def fetch(self, call: HttpCall) -> Any:
+    async def fetch(self, call: HttpCall, adapter: Adapter | None = None) -> Any:
         """One plain JSON call an adapter built (`models_call`, `check_call`): the SSRF
         guard, the timeout, no redirect, failures classified as for a chat; not retried and
         no per-model slot. Returns the decoded body; raises ProviderError."""
         url = await self.check_url(call.url)
         started = time.perf_counter()
-        data = jsonio.dumps_bytes(call.json) if call.method != "GET" else None
+        data = _payload(call)
         try:
             async with asyncio.timeout(self.timeout_s):
                 async with self._http().request(call.method, url, data=data,
                                                 headers=call.headers,
                                                 allow_redirects=False) as reply:
                     if reply.status >= 300:
-                        raise await _status_error(reply)
+                        raise await _status_error(reply, adapter)
                     return _json_body(await reply.read())
         except _FAILURES as exc:
             failure = self._failure(exc, started)
@@ -516,7 +536,7 @@ class LLMClient:
         call = adapter.models_call(endpoint)
         if call is None:
             return None
-        return adapter.parse_models(await self.fetch(call))
+        return adapter.parse_models(await self.fetch(call, adapter))
 
 
 def _with_usage(request: ChatRequest, response: ChatResponse) -> tuple[ChatResponse, bool]:

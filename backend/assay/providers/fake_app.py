@@ -19,23 +19,32 @@ from typing import Any
 
 from aiohttp import web
 
+from assay.providers import fake_cloud as cloud
 from assay.providers import fake_shapes as shapes
-from assay.providers.fake_config import FAULT_KINDS, FakeConfig
+from assay.providers.fake_cloud import BEDROCK, CLOUD, GEMINI, GOOGLE, VERTEX
+from assay.providers.fake_config import FAULT_KINDS, FORCED_FAULTS, FakeConfig
 
 OPENAI, AZURE, ANTHROPIC = "openai", "azure", "anthropic"
 _JSON = "application/json"
 _SSE_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
 _MALFORMED = b'{"id": "fake-malformed", "object": "chat.completion", "choices": [{"message": {"con'
 _LINGER_RESET = struct.pack("ii", 1, 0)
+_FORCEABLE = (*FAULT_KINDS, *FORCED_FAULTS)
+_STATUS_KINDS = {"400": "invalid", "401": "auth", "403": "auth", "404": "invalid"}
 RECEIVED_MAX = 2000  # request bodies kept for `GET /_fake/requests` (bounded: benches)
 
 
 class _Reject(Exception):
     """A request the provider refuses (bad key, bad body, prompt too long)."""
 
-    def __init__(self, status: int, kind: str, message: str) -> None:
+    def __init__(self, status: int, kind: str, message: str, reason: str | None = None) -> None:
         super().__init__(message)
-        self.status, self.kind, self.message = status, kind, message
+        self.status, self.kind, self.message, self.reason = status, kind, message, reason
+
+    @classmethod
+    def of(cls, refused: cloud.Refused) -> _Reject:
+        kind = "auth" if refused.status in (401, 403) or refused.reason else "invalid"
+        return cls(refused.status, kind, refused.message, refused.reason)
 
 
 class _Call:
@@ -75,7 +84,11 @@ _ANTHROPIC_ERRORS = {
 }
 
 
-def _error(flavor: str, status: int, kind: str, message: str) -> web.Response:
+def _error(flavor: str, status: int, kind: str, message: str, reason: str | None = None,
+           retry_after_s: float | None = None) -> web.Response:
+    if flavor in CLOUD:
+        body, headers = cloud.error(flavor, status, message, reason, retry_after_s)
+        return web.Response(status=status, body=body, content_type=_JSON, headers=headers)
     if flavor == ANTHROPIC:
         body = shapes.anthropic_error(_ANTHROPIC_ERRORS[kind], message)
     else:
@@ -113,6 +126,7 @@ class _Fake:
         self.config = config
         self.rng = random.Random(config.seed)
         self.ids = itertools.count(1)
+        self.issuer = cloud.TokenIssuer()  # Vertex's token_uri: its tokens outlive a reset
         self.reset_stats()
 
     def reset_stats(self) -> None:
@@ -130,6 +144,7 @@ class _Fake:
         # the bodies received, newest last: tests prove what a setting changed in a request
         self.received: collections.deque[dict[str, Any]] = collections.deque(maxlen=RECEIVED_MAX)
         self.listed = 0  # model-list requests (connection tests, discovery): free ones
+        self.minted_before = self.issuer.minted  # tokens minted since the reset count
 
     # --- API endpoints --------------------------------------------------------------------
 
@@ -141,6 +156,54 @@ class _Fake:
 
     async def anthropic(self, request: web.Request) -> web.StreamResponse:
         return await self._serve(request, ANTHROPIC, None)
+
+    async def gemini(self, request: web.Request) -> web.StreamResponse:
+        return await self._serve(request, GEMINI, request.match_info["target"])
+
+    async def vertex(self, request: web.Request) -> web.StreamResponse:
+        return await self._serve(request, VERTEX, request.match_info["target"])
+
+    async def bedrock(self, request: web.Request) -> web.StreamResponse:
+        return await self._serve(request, BEDROCK, request.match_info["model"])
+
+    async def token(self, request: web.Request) -> web.Response:
+        """A service account's token_uri: a signed JWT assertion for an access token."""
+        try:
+            minted = self.issuer.mint(await request.post(), str(request.url),
+                                      self.config.google_accounts, self.config.google_token_ttl_s)
+        except cloud.Refused as refused:
+            return web.json_response({"error": "invalid_grant",
+                                      "error_description": refused.message}, status=400)
+        return web.json_response(minted)
+
+    async def cloud_models(self, request: web.Request) -> web.Response:
+        """The model lists of Gemini (`/v1beta/models`), Vertex (publisher models, and a
+        project's own: none) and Bedrock (`/foundation-models`), each behind its auth."""
+        self.listed += 1
+        path = request.path
+        flavor = GEMINI if path.startswith("/v1beta/") else BEDROCK \
+            if path == "/foundation-models" else VERTEX
+        try:
+            await self._authorise(request, flavor, await request.read())
+        except _Reject as reject:
+            return _error(flavor, reject.status, reject.kind, reject.message, reject.reason)
+        if path.endswith("/locations/" + request.match_info.get("location", "") + "/models"):
+            return web.json_response({"models": []})
+        seen = dict.fromkeys(shapes.BASE_MODELS)
+        seen.update((s.model, None) for s in self.config.scripts if s.model)
+        return web.Response(body=cloud.models(flavor, list(seen)), content_type=_JSON)
+
+    async def _authorise(self, request: web.Request, flavor: str, raw: bytes) -> None:
+        try:
+            if flavor == GEMINI:
+                cloud.gemini_key(request.headers, request.query)
+            elif flavor == VERTEX:
+                self.issuer.check(request.headers)
+            else:
+                cloud.verify_sigv4(request.method, request.host, request.raw_path,
+                                   request.headers, raw, self.config.aws_keys)
+        except cloud.Refused as refused:
+            raise _Reject.of(refused) from None
 
     async def models(self, request: web.Request) -> web.Response:
         self.listed += 1
@@ -178,8 +241,8 @@ class _Fake:
         fault: str | None = None
         try:
             forced = request.headers.get("X-Fake-Fault")
-            if forced is not None and forced not in FAULT_KINDS:
-                raise _Reject(400, "invalid", f"X-Fake-Fault must be one of {list(FAULT_KINDS)}")
+            if forced is not None and forced not in _FORCEABLE:
+                raise _Reject(400, "invalid", f"X-Fake-Fault must be one of {list(_FORCEABLE)}")
             raw_latency = request.headers.get("X-Fake-Latency-Ms")
             if raw_latency is not None:
                 try:
@@ -207,11 +270,21 @@ class _Fake:
             await asyncio.sleep(delay)
 
         if isinstance(call, _Reject):
-            return _error(flavor, call.status, call.kind, call.message)
+            return _error(flavor, call.status, call.kind, call.message, call.reason)
         if fault == "429":
+            if flavor in GOOGLE:  # Google's hint is in the body (RetryInfo), not a header
+                return _error(flavor, 429, "429", "Resource has been exhausted (e.g. check "
+                              "quota) (fake).", None, config.retry_after_s)
             response = _error(flavor, 429, "429", "Rate limit reached (fake). Please retry.")
-            response.headers["Retry-After"] = f"{config.retry_after_s:g}"
+            if flavor != BEDROCK:  # Bedrock's ThrottlingException gives no hint
+                response.headers["Retry-After"] = f"{config.retry_after_s:g}"
             return response
+        if fault in _STATUS_KINDS:
+            assert fault is not None
+            return _error(flavor, int(fault), _STATUS_KINDS[fault],
+                          f"Forced {fault} (fake provider).")
+        if fault == "safety":
+            return self._safety(flavor, call)
         if fault == "500":
             return _error(flavor, 500, "500", "The server had an error (fake).")
         if fault == "reset":
@@ -221,7 +294,40 @@ class _Fake:
             return web.Response(body=_MALFORMED, content_type=_JSON)
         return await self._reply(request, flavor, call)
 
+    def _safety(self, flavor: str, call: _Call) -> web.Response:
+        """A reply the safety filter stopped, as Google and Bedrock send it."""
+        n = next(self.ids)
+        if flavor in GOOGLE:
+            body = cloud.google_safety(f"fake{n:016x}", call.model, call.prompt_tokens)
+        elif flavor == BEDROCK:
+            body = cloud.bedrock_reply(call.model, "", "guardrail_intervened",
+                                       call.prompt_tokens, 0, 1)
+        else:
+            return _error(flavor, 400, "invalid", "The safety fault is Google's and Bedrock's.")
+        return web.Response(body=shapes.dumps(body), content_type=_JSON)
+
+    async def _cloud_body(self, request: web.Request, flavor: str,
+                          target: str) -> dict[str, Any]:
+        """A Google or Bedrock request, authenticated, read into the OpenAI shape."""
+        raw = await request.read()
+        await self._authorise(request, flavor, raw)
+        try:
+            body = cloud.parse_json(raw)
+            self.received.append(body)
+            if flavor == BEDROCK:
+                return cloud.bedrock_body(target, body)
+            model, _, method = target.partition(":")
+            if method not in ("generateContent", "streamGenerateContent"):
+                raise cloud.Refused(404, f"Method {method!r} not found.")
+            return cloud.google_body(model, body, method == "streamGenerateContent")
+        except cloud.Refused as refused:
+            raise _Reject(refused.status, "invalid", refused.message) from None
+
     async def _parse(self, request: web.Request, flavor: str, deployment: str | None) -> _Call:
+        if flavor in CLOUD:
+            assert deployment is not None
+            return self._read(flavor, await self._cloud_body(request, flavor, deployment),
+                              None)
         if flavor == AZURE and not request.query.get("api-version"):
             raise _Reject(
                 400,
@@ -239,9 +345,11 @@ class _Fake:
             raise _Reject(400, "invalid", "The request body is not valid JSON.") from None
         if not isinstance(body, dict):
             raise _Reject(400, "invalid", "The request body must be a JSON object.")
+        self.received.append({**body, "model": deployment} if deployment is not None else body)
+        return self._read(flavor, body, deployment)
 
+    def _read(self, flavor: str, body: dict[str, Any], deployment: str | None) -> _Call:
         model = deployment if deployment is not None else body.get("model")
-        self.received.append({**body, "model": model} if deployment is not None else body)
         if not isinstance(model, str) or not model:
             raise _Reject(400, "invalid", "model: Field required")
         self.by_model[model] = self.by_model.get(model, 0) + 1
@@ -260,7 +368,9 @@ class _Fake:
             prompt_tokens, last_user = shapes.read_prompt(messages)
         limit = shapes.context_limit(model)
         if prompt_tokens > limit:
-            if flavor == ANTHROPIC:
+            if flavor in CLOUD:
+                msg = cloud.context_message(flavor, prompt_tokens, limit)
+            elif flavor == ANTHROPIC:
                 msg = f"prompt is too long: {prompt_tokens} tokens > {limit} maximum"
             else:
                 msg = (
@@ -284,7 +394,20 @@ class _Fake:
         n = next(self.ids)
         if not call.stream:  # a stream counts once it is all written
             self._answered(call)
-        if flavor == ANTHROPIC:
+        if flavor == BEDROCK:
+            converse = cloud.bedrock_reply(call.model, call.text, "max_tokens" if call.cut
+                                           else "end_turn", call.prompt_tokens,
+                                           call.reply_tokens, int(self.config.latency_ms))
+            return web.Response(body=shapes.dumps(converse), content_type=_JSON)
+        if flavor in GOOGLE:
+            id_, finish = f"fake{n:016x}", "MAX_TOKENS" if call.cut else "STOP"
+            if not call.stream:
+                generated = cloud.google_reply(id_, call.model, call.text, finish,
+                                               call.prompt_tokens, call.reply_tokens)
+                return web.Response(body=shapes.dumps(generated), content_type=_JSON)
+            events = cloud.google_stream(id_, call.model, call.text, finish,
+                                         call.prompt_tokens, call.reply_tokens)
+        elif flavor == ANTHROPIC:
             id_ = f"msg_fake{n:016x}"
             if not call.stream:
                 body = shapes.anthropic_message(
@@ -353,6 +476,7 @@ class _Fake:
             "tokens_out": self.tokens_out,
             "disconnected": self.disconnected,
             "listed": self.listed,
+            "tokens_minted": self.issuer.minted - self.minted_before,
         }
 
     async def get_stats(self, request: web.Request) -> web.Response:
@@ -406,6 +530,15 @@ def create_app(config: FakeConfig | None = None) -> web.Application:
     app.router.add_post("/openai/deployments/{deployment}/chat/completions", fake.azure)
     app.router.add_post("/v1/messages", fake.anthropic)
     app.router.add_get("/v1/models", fake.models)
+    app.router.add_post("/v1beta/models/{target}", fake.gemini)
+    app.router.add_get("/v1beta/models", fake.cloud_models)
+    google = "/v1/projects/{project}/locations/{location}"
+    app.router.add_post(google + "/publishers/google/models/{target}", fake.vertex)
+    app.router.add_get(google + "/models", fake.cloud_models)
+    app.router.add_get("/v1beta1/publishers/google/models", fake.cloud_models)
+    app.router.add_post("/token", fake.token)
+    app.router.add_post("/model/{model}/converse", fake.bedrock)
+    app.router.add_get("/foundation-models", fake.cloud_models)
     app.router.add_get("/_fake/stats", fake.get_stats)
     app.router.add_get("/_fake/requests", fake.get_requests)
     app.router.add_post("/_fake/reset", fake.post_reset)

@@ -12,6 +12,9 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 FAULT_KINDS: tuple[str, ...] = ("429", "500", "hang", "reset", "malformed")
+# Faults only the X-Fake-Fault header asks for (never drawn at random): an error reply of
+# that status, or a reply stopped by the safety filter (Google's and Bedrock's flavors).
+FORCED_FAULTS: tuple[str, ...] = ("400", "401", "403", "404", "safety")
 
 
 class ConfigError(ValueError):
@@ -70,6 +73,12 @@ class FakeConfig:
     hang_s: float = 30.0
     seed: int | None = None
     scripts: list[Script] = field(default_factory=list)
+    # Vertex: the service accounts whose signed JWTs its /token trades for access tokens
+    # (client_email -> public key PEM), and how long a token lives.
+    google_accounts: dict[str, str] = field(default_factory=dict)
+    google_token_ttl_s: float = 3600.0
+    # Bedrock: the access key ids whose SigV4 signatures it accepts (id -> secret).
+    aws_keys: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.validate()
@@ -130,6 +139,9 @@ class FakeConfig:
             "hang_s": self.hang_s,
             "seed": self.seed,
             "scripts": [s.to_dict() for s in self.scripts],
+            "google_accounts": dict(self.google_accounts),
+            "google_token_ttl_s": self.google_token_ttl_s,
+            "aws_keys": dict(self.aws_keys),
         }
 
     def updated(self, data: Any) -> FakeConfig:
@@ -143,7 +155,14 @@ class FakeConfig:
             raise ConfigError(f"unknown config fields: {sorted(unknown)}")
         changes: dict[str, Any] = {}
         for name, value in data.items():
-            if name in ("latency_ms", "jitter_ms", "fault_rate", "retry_after_s", "hang_s"):
+            if name in ("google_accounts", "aws_keys"):
+                if not isinstance(value, Mapping) or not all(
+                    isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+                ):
+                    raise ConfigError(f"{name} must be an object of strings")
+                changes[name] = dict(value)
+            elif name in ("latency_ms", "jitter_ms", "fault_rate", "retry_after_s", "hang_s",
+                          "google_token_ttl_s"):
                 if isinstance(value, bool) or not isinstance(value, int | float):
                     raise ConfigError(f"{name} must be a number")
                 changes[name] = float(value)

@@ -3,7 +3,7 @@ and Ollama a subclass of it: their key check and model list differ)."""
 
 from __future__ import annotations
 
-from assay.providers import anthropic, azure, openai
+from assay.providers import anthropic, azure, bedrock, gemini, openai, vertex
 from assay.providers.base import Adapter
 
 ADAPTERS: dict[str, Adapter] = {
@@ -14,6 +14,9 @@ ADAPTERS: dict[str, Adapter] = {
     "fake": openai.ADAPTER,  # Assay's fake provider speaks OpenAI at /v1 (and the others)
     "azure_openai": azure.ADAPTER,
     "anthropic": anthropic.ADAPTER,
+    "google_gemini": gemini.ADAPTER,  # the Gemini API: generateContent, an API key
+    "google_vertex": vertex.ADAPTER,  # Vertex AI: generateContent, a service account
+    "aws_bedrock": bedrock.ADAPTER,  # Converse, SigV4-signed
 }
 KINDS: tuple[str, ...] = tuple(ADAPTERS)
 # The fake provider refuses a call without a key; a keyless fake credential sends this.

@@ -3707,7 +3707,7 @@ export interface components {
         };
         ProviderKind: {
             /** @enum {string} */
-            kind: "openai" | "anthropic" | "azure_openai" | "openrouter" | "ollama" | "openai_compatible" | "fake";
+            kind: "openai" | "anthropic" | "azure_openai" | "openrouter" | "ollama" | "openai_compatible" | "fake" | "google_gemini" | "google_vertex" | "aws_bedrock";
             label: string;
             default_base_url: string | null;
             /** @description A key (stored, or named in secret_env) is required */
@@ -3716,6 +3716,8 @@ export interface components {
             accepts_key: boolean;
             supports_discovery: boolean;
             description: string;
+            /** @description What the secret (api_key) is for this kind: an API key, Vertex's service-account JSON key, Bedrock's secret access key */
+            secret_label: string;
             config_fields: components["schemas"]["ConfigField"][];
         };
         Credential: {
@@ -3723,7 +3725,7 @@ export interface components {
             /** @description Counts its edits: send it back as If-Match: "<row_version>" (its ETag) so that a write based on an older version is refused */
             row_version: number;
             /** @enum {string} */
-            kind: "openai" | "anthropic" | "azure_openai" | "openrouter" | "ollama" | "openai_compatible" | "fake";
+            kind: "openai" | "anthropic" | "azure_openai" | "openrouter" | "ollama" | "openai_compatible" | "fake" | "google_gemini" | "google_vertex" | "aws_bedrock";
             label: string;
             base_url: string;
             config: {
@@ -3756,7 +3758,7 @@ export interface components {
         };
         CredentialCreate: {
             /** @enum {string} */
-            kind: "openai" | "anthropic" | "azure_openai" | "openrouter" | "ollama" | "openai_compatible" | "fake";
+            kind: "openai" | "anthropic" | "azure_openai" | "openrouter" | "ollama" | "openai_compatible" | "fake" | "google_gemini" | "google_vertex" | "aws_bedrock";
             label: string;
             /**
              * @description The provider's server root (Assay adds /v1/...; a trailing /v1 is removed). Null or absent: the kind's default. Checked against the SSRF guard.
@@ -3764,7 +3766,7 @@ export interface components {
              */
             base_url?: string | null;
             /**
-             * @description Write-only: stored encrypted, shown only as its last 4 characters. In a PATCH, null removes the stored key.
+             * @description Write-only: stored encrypted, shown only as its last 4 characters. In a PATCH, null removes the stored key. For google_vertex: the service account's JSON key (checked on save); for aws_bedrock: the secret access key, or JSON {"secret_access_key": ..., "session_token": ...} for temporary credentials.
              * @default null
              */
             api_key?: string | null;
@@ -3792,7 +3794,7 @@ export interface components {
             label?: string;
             /** @description The provider's server root (Assay adds /v1/...; a trailing /v1 is removed). Null or absent: the kind's default. Checked against the SSRF guard. */
             base_url?: string | null;
-            /** @description Write-only: stored encrypted, shown only as its last 4 characters. In a PATCH, null removes the stored key. */
+            /** @description Write-only: stored encrypted, shown only as its last 4 characters. In a PATCH, null removes the stored key. For google_vertex: the service account's JSON key (checked on save); for aws_bedrock: the secret access key, or JSON {"secret_access_key": ..., "session_token": ...} for temporary credentials. */
             api_key?: string | null;
             /** @description Read the key from this server environment variable instead; it takes precedence over a stored key. Only a variable the operator grants the project (ASSAY_CREDENTIAL_ENV) is accepted, and its key is sent only to the kind's default URL or one the operator adds (ASSAY_CREDENTIAL_ENV_URLS). */
             secret_env?: string | null;
@@ -3842,7 +3844,7 @@ export interface components {
              * @description The credential's kind
              * @enum {string}
              */
-            provider: "openai" | "anthropic" | "azure_openai" | "openrouter" | "ollama" | "openai_compatible" | "fake";
+            provider: "openai" | "anthropic" | "azure_openai" | "openrouter" | "ollama" | "openai_compatible" | "fake" | "google_gemini" | "google_vertex" | "aws_bedrock";
             /** @description The provider's model id */
             model: string;
             /** @description Integer micro-dollars per million input tokens ($2.50 = 2500000). Null means no price is set: the model is flagged unpriced and its calls are never counted as free. */

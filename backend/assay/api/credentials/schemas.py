@@ -62,7 +62,9 @@ _DOCS = {
     "base_url": "The provider's server root (Assay adds /v1/...; a trailing /v1 is removed). "
                 "Null or absent: the kind's default. Checked against the SSRF guard.",
     "api_key": "Write-only: stored encrypted, shown only as its last 4 characters. In a "
-               "PATCH, null removes the stored key.",
+               "PATCH, null removes the stored key. For google_vertex: the service account's "
+               "JSON key (checked on save); for aws_bedrock: the secret access key, or JSON "
+               '{"secret_access_key": ..., "session_token": ...} for temporary credentials.',
     "secret_env": "Read the key from this server environment variable instead; it takes "
                   "precedence over a stored key. Only a variable the operator grants the "
                   "project (ASSAY_CREDENTIAL_ENV) is accepted, and its key is sent only to "
@@ -150,4 +152,7 @@ class ProviderKindSchema(Schema):
         "description": "False: this kind takes no key (Ollama)"})
     supports_discovery = fields.Boolean(required=True)
     description = fields.String(required=True)
+    secret_label = fields.String(required=True, metadata={
+        "description": "What the secret (api_key) is for this kind: an API key, Vertex's "
+                       "service-account JSON key, Bedrock's secret access key"})
     config_fields = fields.List(fields.Nested(ConfigFieldSchema), required=True)

@@ -298,7 +298,7 @@ def _providers(check: _Check, doc: dict[str, Any], env: dict[str, str],
         base_url = check.text(item, "base_url", path, required=False)
         if kind_name == kinds_.FAKE:
             base_url = env.get("ASSAY_FAKE_PROVIDER_URL") or base_url
-        base_url = base_url or kind.default_base_url
+        base_url = base_url or kinds_.default_base_url(kind, "", config)
         if base_url is None:
             check.add(f"{path}.base_url", f"is required for {kind.label}")
         key_env = check.text(item, "api_key_env", path, required=False)

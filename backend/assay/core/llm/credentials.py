@@ -23,11 +23,11 @@ from assay.core.auth.models import User
 from assay.core.base import utcnow
 from assay.core.errors import Conflict, DomainError, Invalid, NotFound
 from assay.core.experiments import spend as holds
-from assay.core.llm import env_keys, probe
+from assay.core.llm import cloud_secrets, env_keys, probe
 from assay.core.llm import kinds as kinds_
 from assay.core.llm.kinds import ProviderKind
 from assay.core.llm.models import Credential, ModelConfig
-from assay.core.llm.secrets import credential_key, decrypt_secret, encrypt_secret, last4
+from assay.core.llm.secrets import credential_key, decrypt_secret, encrypt_secret
 from assay.core.pagination import Page, paginate
 from assay.core.projects.models import Project
 from assay.core.runs.models import Run, RunStatus, RunTarget
@@ -114,9 +114,10 @@ def _check_secret_env(name: str, project: Project, kind: ProviderKind, base_url:
         raise Invalid(refused.message, refused.errors, code=refused.code) from None
 
 
-def _base_url(kind: ProviderKind, given: str | None, settings: Settings) -> str:
+def _base_url(kind: ProviderKind, given: str | None, settings: Settings,
+              config: dict[str, Any]) -> str:
     url = kinds_.normalise_base_url(given) if given else None
-    url = url or kinds_.default_base_url(kind, settings.fake_provider_url)
+    url = url or kinds_.default_base_url(kind, settings.fake_provider_url, config)
     if not url:
         raise _invalid("base_url", f"A base URL is required for {kind.label}.")
     if "?" in url or "#" in url:
@@ -142,7 +143,8 @@ def _check_key(kind: ProviderKind, has_stored: bool, secret_env: str | None) -> 
     if has_stored and not kind.accepts_key:
         raise _invalid("api_key", f"{kind.label} takes no API key.")
     if kind.needs_key and not has_stored and not secret_env:
-        raise _invalid("api_key", f"An API key is required for {kind.label} (or name an "
+        what = "An API key" if kind.secret_label == "API key" else f"The {kind.secret_label}"
+        raise _invalid("api_key", f"{what} is required for {kind.label} (or name an "
                                   "environment variable holding it in secret_env).")
 
 
@@ -228,13 +230,14 @@ def create_credential(session: Session, actor: User, project: Project, data: dic
     kind = kinds_.get_kind(data["kind"])
     label = data["label"].strip()
     _check_label(session, project, label)
-    base_url = _base_url(kind, data.get("base_url"), settings)
+    config = _config(kind, data.get("config") or {})
+    base_url = _base_url(kind, data.get("base_url"), settings, config)
     key = data.get("api_key")
     secret_env = data.get("secret_env")
     if secret_env:
         _check_secret_env(secret_env, project, kind, base_url)
     _check_key(kind, bool(key), secret_env)
-    config = _config(kind, data.get("config") or {})
+    cloud_secrets.check_secret(kind.kind, key, settings.url_policy)
     outcome = _probe(session, project, kind, base_url, config, key, secret_env, settings)
 
     credential = Credential(project_id=project.id, kind=kind.kind, label=label,
@@ -244,7 +247,7 @@ def create_credential(session: Session, actor: User, project: Project, data: dic
     if key:
         credential.secret_ciphertext = encrypt_secret(settings.secret_key, project.id,
                                                       kind.kind, key)
-        credential.secret_last4 = last4(key)
+        credential.secret_last4 = cloud_secrets.hint(kind.kind, key)
     _record(credential, outcome)
     first_of_kind = not _has_kind(session, project.id, kind.kind, None)
     session.add(credential)
@@ -263,14 +266,15 @@ def update_credential(session: Session, actor: User, project: Project, credentia
     if "label" in changes and changes["label"].strip() != credential.label:
         after["label"] = changes["label"].strip()
         _check_label(session, project, after["label"], exclude=credential.id)
-    if "base_url" in changes:
-        url = _base_url(kind, changes["base_url"], settings)
-        if url != credential.base_url:
-            after["base_url"] = url
     if "config" in changes:
         config = _config(kind, changes["config"] or {})
         if config != (credential.config or {}):
             after["config"] = config
+    if "base_url" in changes:
+        url = _base_url(kind, changes["base_url"], settings,
+                        after.get("config", credential.config or {}))
+        if url != credential.base_url:
+            after["base_url"] = url
     if ("concurrency_ceiling" in changes
             and changes["concurrency_ceiling"] != credential.concurrency_ceiling):
         after["concurrency_ceiling"] = changes["concurrency_ceiling"]
@@ -278,6 +282,7 @@ def update_credential(session: Session, actor: User, project: Project, credentia
         after["secret_env"] = changes["secret_env"] or None
     key_changed = "api_key" in changes and (changes["api_key"] or credential.secret_ciphertext)
     new_key = changes.get("api_key") if key_changed else None
+    cloud_secrets.check_secret(kind.kind, new_key, settings.url_policy)
     if changes.get("is_default") is True and not credential.is_default:
         after["is_default"] = True
     elif changes.get("is_default") is False and credential.is_default:
@@ -307,7 +312,7 @@ def update_credential(session: Session, actor: User, project: Project, credentia
     if key_changed:
         credential.secret_ciphertext = (encrypt_secret(settings.secret_key, project.id,
                                                        kind.kind, new_key) if new_key else None)
-        credential.secret_last4 = last4(new_key) if new_key else None
+        credential.secret_last4 = cloud_secrets.hint(kind.kind, new_key) if new_key else None
     if outcome is not None:
         _record(credential, outcome)
     credential.updated_at = utcnow()

@@ -92,7 +92,11 @@ class EnvKeyPolicy:
         setting), or one the operator added for this variable."""
         default = kinds_.get_kind(kind).default_base_url
         allowed = set(self.urls.get(name, frozenset()))
-        if default and kind != kinds_.FAKE:
+        if default and "{" in default:  # a regional endpoint: any region of it
+            pattern = re.escape(_url(default)).replace(r"\{", "{").replace(r"\}", "}")
+            if re.fullmatch(re.sub(r"{\w+}", "[a-z0-9-]+", pattern), _url(base_url)):
+                return True
+        elif default and kind != kinds_.FAKE:
             allowed.add(_url(default))
         return _url(base_url) in allowed
 

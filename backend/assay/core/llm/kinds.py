@@ -13,6 +13,7 @@ from typing import Any
 
 OPENAI, ANTHROPIC, AZURE = "openai", "anthropic", "azure_openai"
 OPENROUTER, OLLAMA, COMPATIBLE, FAKE = "openrouter", "ollama", "openai_compatible", "fake"
+GEMINI, VERTEX, BEDROCK = "google_gemini", "google_vertex", "aws_bedrock"
 
 
 @dataclass(frozen=True)
@@ -30,13 +31,17 @@ class ConfigField:
 class ProviderKind:
     kind: str
     label: str
-    default_base_url: str | None  # None: the user must give one (fake: the server's setting)
+    # None: the user must give one (fake: the server's setting); a {name} in it is the
+    # config's setting of that name (Vertex's {location}, Bedrock's {region})
+    default_base_url: str | None
     needs_key: bool  # a key (stored, or named in secret_env) is required
     accepts_key: bool  # False: the provider takes no key (a plain Ollama)
     supports_discovery: bool
     params_family: str  # which parameter rules apply (see params.py)
     config_fields: tuple[ConfigField, ...] = field(default_factory=tuple)
     description: str = ""
+    # what the secret is, when it is not an API key (the form's label and the 422s')
+    secret_label: str = "API key"
 
 
 API_VERSION = ConfigField(
@@ -55,6 +60,23 @@ ANTHROPIC_VERSION = ConfigField(
     "anthropic_version", "anthropic-version", False,
     "The anthropic-version header (optional: 2023-06-01 by default).", "2023-06-01",
     r"\d{4}-\d{2}-\d{2}", "a date like 2023-06-01")
+
+LOCATION = ConfigField(
+    "location", "Location", True, "The Vertex AI region the models are called in, e.g. "
+    "us-central1, europe-west4, or global.", "us-central1", r"global|[a-z]+-[a-z]+\d{1,2}",
+    "a Google Cloud region like us-central1, or global")
+PROJECT_ID = ConfigField(
+    "project_id", "Project ID", False, "The Google Cloud project to bill (optional: the "
+    "service account's own project by default).", "my-project",
+    r"[a-z][a-z0-9-]{4,28}[a-z0-9]", "a Google Cloud project id (6-30 lowercase letters, "
+    "digits and hyphens)")
+ACCESS_KEY_ID = ConfigField(
+    "access_key_id", "Access key ID", True, "The IAM access key id (AKIA... or, for temporary "
+    "credentials, ASIA...); its secret goes in the secret access key.", "AKIA...",
+    r"[A-Z0-9]{16,128}", "16 to 128 capital letters and digits")
+REGION = ConfigField(
+    "region", "Region", True, "The AWS region Bedrock is called in.", "us-east-1",
+    r"[a-z]{2}(-[a-z]+)+-\d{1,2}", "an AWS region like us-east-1")
 
 # Settings every kind accepts: extra request headers (OpenRouter's HTTP-Referer and X-Title,
 # ...; API only), a cap on calls in flight per model, and per-minute request and token
@@ -90,6 +112,19 @@ KINDS: dict[str, ProviderKind] = {k.kind: k for k in (
                  True, True, "openai",
                  description="Assay's built-in fake provider: canned replies for demos and "
                              "tests. Its base URL defaults to ASSAY_FAKE_PROVIDER_URL."),
+    ProviderKind(GEMINI, "Google Gemini API", "https://generativelanguage.googleapis.com",
+                 True, True, True, "google",
+                 description="Gemini models with an API key from Google AI Studio."),
+    ProviderKind(VERTEX, "Google Vertex AI", "https://{location}-aiplatform.googleapis.com",
+                 True, True, True, "google", (LOCATION, PROJECT_ID),
+                 "Gemini models on Google Cloud, called as a service account: paste its "
+                 "JSON key. The base URL defaults to the location's endpoint.",
+                 "Service-account JSON key"),
+    ProviderKind(BEDROCK, "AWS Bedrock", "https://bedrock-runtime.{region}.amazonaws.com",
+                 True, True, True, "bedrock", (ACCESS_KEY_ID, REGION),
+                 "Models on AWS Bedrock through the Converse API, requests signed with SigV4. "
+                 "The base URL defaults to the region's endpoint.",
+                 "Secret access key"),
 )}
 
 
@@ -97,8 +132,22 @@ def get_kind(kind: str) -> ProviderKind:
     return KINDS[kind]
 
 
-def default_base_url(kind: ProviderKind, fake_url: str) -> str | None:
-    return fake_url if kind.kind == FAKE else kind.default_base_url
+def default_base_url(kind: ProviderKind, fake_url: str,
+                     config: dict[str, Any] | None = None) -> str | None:
+    """The kind's default base URL; a {setting} in it filled from the config (None when
+    the config lacks it)."""
+    if kind.kind == FAKE:
+        return fake_url
+    url = kind.default_base_url
+    if url is None or "{" not in url:
+        return url
+    config = config or {}
+    names = re.findall(r"{(\w+)}", url)
+    if not all(isinstance(config.get(n), str) and config.get(n) for n in names):
+        return None
+    if kind.kind == VERTEX and config.get("location") == "global":
+        return "https://aiplatform.googleapis.com"
+    return url.format(**{n: config[n] for n in names})
 
 
 def normalise_base_url(url: str) -> str:
@@ -173,6 +222,7 @@ def public(kind: ProviderKind, fake_url: str) -> dict[str, Any]:
         "default_base_url": default_base_url(kind, fake_url),
         "needs_key": kind.needs_key, "accepts_key": kind.accepts_key,
         "supports_discovery": kind.supports_discovery, "description": kind.description,
+        "secret_label": kind.secret_label,
         "config_fields": [{"name": f.name, "label": f.label, "required": f.required,
                            "help": f.help, "placeholder": f.placeholder}
                           for f in kind.config_fields],

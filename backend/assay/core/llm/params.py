@@ -2,10 +2,11 @@
 
     check_params("anthropic", {"temperature": 1.5}) -> {"temperature": ["... 0 to 1 ..."]}
 
-Rules (``family`` is a provider kind's ``params_family``: "openai" or "anthropic"):
-temperature 0..2 (anthropic 0..1); max_tokens an integer 1..context_window (1..1,000,000
-without one); top_p 0..1; frequency_penalty and presence_penalty -2..2 and seed an integer
-(not for anthropic); stop a list of at most 4 non-empty strings. A null value means "not
+Rules (``family`` is a provider kind's ``params_family``: "openai", "anthropic", "google"
+or "bedrock"): temperature 0..2 (anthropic and bedrock 0..1); max_tokens an integer
+1..context_window (1..1,000,000 without one); top_p 0..1; frequency_penalty and
+presence_penalty -2..2 and seed an integer (not for anthropic, nor bedrock, whose Converse
+API has none of them); stop a list of at most 4 non-empty strings. A null value means "not
 set" and is dropped; any other key is refused.
 """
 
@@ -22,6 +23,10 @@ STOP_MAX, STOP_LENGTH = 4, 200
 KNOWN = ("temperature", "max_tokens", "top_p", "frequency_penalty", "presence_penalty",
          "seed", "stop")
 ANTHROPIC_REFUSES = ("frequency_penalty", "presence_penalty", "seed")
+# family -> (what its models refuse, their highest temperature, the provider's name)
+FAMILIES = {"anthropic": (ANTHROPIC_REFUSES, 1, "Anthropic"),
+            "bedrock": (ANTHROPIC_REFUSES, 1, "Bedrock"),
+            "google": ((), 2, "Google"), "openai": ((), 2, "OpenAI")}
 
 
 def _number(value: Any, low: float, high: float) -> str | None:
@@ -58,7 +63,7 @@ def _stop(value: Any) -> str | None:
 def check_params(family: str, params: dict[str, Any],
                  context_window: int | None = None) -> dict[str, list[str]]:
     """Field errors by parameter name; empty when the parameters are fine."""
-    anthropic = family == "anthropic"
+    refuses, top_temperature, provider = FAMILIES.get(family, FAMILIES["openai"])
     errors: dict[str, list[str]] = {}
     for name, value in params.items():
         problem: str | None
@@ -66,12 +71,12 @@ def check_params(family: str, params: dict[str, Any],
             problem = f"Unknown parameter (allowed: {', '.join(KNOWN)})."
         elif value is None:
             continue
-        elif anthropic and name in ANTHROPIC_REFUSES:
-            problem = f"Anthropic models do not take {name}."
+        elif name in refuses:
+            problem = f"{provider} models do not take {name}."
         elif name == "temperature":
-            problem = _number(value, 0, 1 if anthropic else 2)
-            if problem and anthropic and _number(value, 0, 2) is None:
-                problem = "Must be between 0 and 1 for Anthropic models."
+            problem = _number(value, 0, top_temperature)
+            if problem and top_temperature < 2 and _number(value, 0, 2) is None:
+                problem = f"Must be between 0 and 1 for {provider} models."
         elif name == "top_p":
             problem = _number(value, 0, 1)
         elif name in ("frequency_penalty", "presence_penalty"):

@@ -26,6 +26,11 @@ azure_openai       POST /openai/deployments/{deployment}/   not offered
                    chat/completions (1 token) when a
                    deployment is set, else GET /openai/models
 ollama             GET /api/tags                            GET /api/tags (models[].name)
+google_gemini      GET /v1beta/models                       GET /v1beta/models
+google_vertex      a token from the service account, then   GET /v1beta1/publishers/
+                   GET .../locations/{location}/models      google/models
+aws_bedrock        GET /foundation-models (control plane,   GET /foundation-models
+                   SigV4-signed)                            (modelSummaries[].modelId)
 =================  =======================================  ==========================
 """
 
@@ -217,19 +222,35 @@ async def _fetch(client: LLMClient, target: Target, call: HttpCall, sent: Sent,
     return body
 
 
+def _built(target: Target, build: Callable[[], T]) -> T:
+    """An adapter's call; a secret it cannot sign or authorise with (a Vertex token refused,
+    a Bedrock secret missing) fails the test in words."""
+    try:
+        return build()
+    except ProviderError as error:
+        raise _Failed(_mask(error.message[:EXCERPT], target.api_key)) from None
+
+
 def is_paid(target: Target) -> bool:
     """Whether the connection test sends a model call (Azure's 1-token chat with a
     deployment) rather than a free model list."""
     endpoint = _endpoint(target)
-    return adapter_for(endpoint.kind).check_call(endpoint).method != "GET"
+    try:
+        return _built(target, lambda: adapter_for(endpoint.kind).check_call(endpoint)).method \
+            != "GET"
+    except _Failed:
+        return False  # the test fails before any call
 
 
 def check_connection(target: Target, url_policy: UrlPolicy = OPEN,
                      manner: Manner = PLAIN) -> Outcome:
     """One small real call: does this base URL answer, and does it accept the key?"""
     endpoint = _endpoint(target)
-    call = adapter_for(endpoint.kind).check_call(endpoint)
     started, sent = time.monotonic(), Sent()
+    try:
+        call = _built(target, lambda: adapter_for(endpoint.kind).check_call(endpoint))
+    except _Failed as failed:
+        return Outcome(False, failed.message, None, sent)
     try:
         _run(url_policy, manner, lambda client: _fetch(client, target, call, sent, manner))
     except _Failed as failed:
@@ -252,6 +273,13 @@ def _ids(items: Any, key: str) -> list[dict[str, Any]]:
 async def _list(client: LLMClient, target: Target, models: HttpCall,
                 sent: Sent, manner: Manner) -> list[dict[str, Any]]:
     kind = target.kind.kind
+    items = getattr(adapter_for(kind), "model_items", None)
+    if items is not None:  # Google's and Bedrock's own list shapes
+        body = await _fetch(client, target, models, sent, manner)
+        try:
+            return [{"id": str(i["id"])[:200], "name": i.get("name")} for i in items(body)]
+        except ProviderError:
+            raise _Failed("the provider's model list has an unexpected shape") from None
     if kind == OLLAMA:
         body = await _fetch(client, target, models, sent, manner)
         return _ids(body.get("models") if isinstance(body, dict) else None, "name")
@@ -277,9 +305,9 @@ def discover(target: Target, url_policy: UrlPolicy = OPEN,
     """The provider's model ids ({id, name}), sorted; ProviderUnavailable on failure.
     `sent` counts the requests made, failed or not."""
     endpoint = _endpoint(target)
-    models = adapter_for(endpoint.kind).models_call(endpoint)
     counted = sent if sent is not None else Sent()
     try:
+        models = _built(target, lambda: adapter_for(endpoint.kind).models_call(endpoint))
         if models is None:
             raise _Failed("this provider offers no model list")
         found = _run(url_policy, manner,
