@@ -97,8 +97,9 @@ def cli_tree(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     probe = (
         "import json, click\n"
         "from flask.cli import ScriptInfo\n"
-        "from assay.cli import _create_app, main\n"
-        "ctx = click.Context(main, obj=ScriptInfo(create_app=_create_app))\n"
+        "from assay.cli import main\n"
+        "from assay.cli.flaskcmds import create_app\n"
+        "ctx = click.Context(main, obj=ScriptInfo(create_app=create_app))\n"
         "def tree(cmd):\n"
         "    opts = sorted(o for p in cmd.params for o in [*p.opts, *p.secondary_opts])\n"
         "    subs = {}\n"

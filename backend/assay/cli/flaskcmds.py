@@ -7,13 +7,14 @@ import click
 from flask.cli import FlaskGroup, ScriptInfo
 
 
-def _create_app():  # type: ignore[no-untyped-def]
-    from assay.cli import _create_app as create
+def create_app():  # type: ignore[no-untyped-def]
+    """The Flask app, for Flask's commands (and tests that read the whole command tree)."""
+    from assay.app import create_app as create
 
     return create()
 
 
-_FLASK = FlaskGroup(create_app=_create_app, add_default_commands=True, add_version_option=False,
+_FLASK = FlaskGroup(create_app=create_app, add_default_commands=True, add_version_option=False,
                     load_dotenv=False, set_debug_flag=False)
 
 
@@ -22,7 +23,7 @@ def flask_command(ctx: click.Context, name: str) -> click.Command | None:
     ScriptInfo their app-context wrappers look for."""
     root = ctx.find_root()
     if not isinstance(root.obj, ScriptInfo):
-        root.obj = ScriptInfo(create_app=_create_app, set_debug_flag=False,
+        root.obj = ScriptInfo(create_app=create_app, set_debug_flag=False,
                               load_dotenv_defaults=False)
     ctx.obj = root.obj
     return _FLASK.get_command(ctx, name)
