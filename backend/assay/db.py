@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -10,6 +12,7 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session, scoped_session, sessionmaker
+from sqlalchemy.pool import QueuePool
 
 from assay import jsonio
 from assay.settings import Settings
@@ -46,6 +49,7 @@ def make_engine(settings: Settings, autocommit: bool = False) -> Engine:
             json_serializer=jsonio.dumps, json_deserializer=jsonio.loads,
             **({} if _in_memory(settings.database_url) else pool_shape(settings)))
         event.listen(engine, "connect", _sqlite_pragmas)
+        _fresh_pool_after_fork(engine)
         _observe(engine, "main")
         return engine
     modes: dict[str, Any] = {"isolation_level": "AUTOCOMMIT",
@@ -55,8 +59,27 @@ def make_engine(settings: Settings, autocommit: bool = False) -> Engine:
                            **pool_shape(settings), **modes)
     if settings.db_ping_idle_s is not None:
         _ping_when_idle(engine, settings.db_ping_idle_s)
+    _fresh_pool_after_fork(engine)
     _observe(engine, "autocommit" if autocommit else "main")
     return engine
+
+
+def _fresh_pool_after_fork(engine: Engine) -> None:
+    """A forked child (an RQ work horse, a gunicorn worker) starts with an empty pool of its
+    own. The parent's connections are left open for the parent (`close=False`: closing
+    them here would end the parent's sessions on the server), and the child never uses
+    them: two processes on one socket mix up their statements. RQ's `assay worker` builds
+    the app (and this engine) before it forks a horse per job, so without this every horse
+    shared the worker's pool state. SQLAlchemy's "Using Connection Pools with
+    Multiprocessing or os.fork()"."""
+    ref = weakref.ref(engine)  # the hook outlives engines that tests make and drop
+
+    def in_child() -> None:
+        found = ref()
+        if found is not None:
+            found.dispose(close=False)
+
+    os.register_at_fork(after_in_child=in_child)
 
 
 def _observe(engine: Engine, name: str) -> None:
@@ -143,6 +166,11 @@ class Database:
             assert self._settings is not None  # set with the engine
             self._autocommit = make_engine(self._settings, autocommit=True)
         return self._autocommit
+
+    def checked_out(self) -> int:
+        """Connections this process holds checked out of its pools now."""
+        return sum(engine.pool.checkedout() for engine in (self._engine, self._autocommit)
+                   if engine is not None and isinstance(engine.pool, QueuePool))
 
     @property
     def session(self) -> Session:

@@ -13,7 +13,6 @@ Run it alone: pytest -m soak tests/engine/test_soak.py (ASSAY_SOAK_SECONDS: long
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -44,13 +43,4 @@ def test_users_and_a_fuzzer_leave_the_server_as_they_found_it(stack: SoakStack) 
     report = "\n".join(result.lines())
     print(report)
     problems = result.problems()
-    if os.environ.get("ASSAY_TEST_DATABASE_URL", "").startswith("postgresql"):
-        # Open finding (issue 31): on PostgreSQL, one soak in a few ends with 1-2 pool
-        # connections checked out somewhere (none of the API's in a transaction; the
-        # gauge sums every process: the report names which). Until it is found, that one
-        # promise is reported here and asserted on SQLite only; everything else holds.
-        leaks = [p for p in problems if "still checked out" in p]
-        for leak in leaks:
-            warnings.warn(f"soak on PostgreSQL: {leak}", stacklevel=1)
-        problems = [p for p in problems if p not in leaks]
     assert not problems, report + "\n\n" + "\n\n".join(problems)

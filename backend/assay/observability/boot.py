@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import sys
 from pathlib import Path
 
 from assay.observability import logs, tracing
@@ -31,9 +33,18 @@ def instance_path() -> Path:
     return Path(os.environ.get("ASSAY_INSTANCE_PATH") or REPO_ROOT / "instance").resolve()
 
 
+def _drop_live_gauges() -> None:
+    """At exit, a process that recorded samples leaves no live gauge behind (metrics.py is
+    not imported for this alone: `assay eval` and `--help` start without it)."""
+    metrics = sys.modules.get("assay.observability.metrics")
+    if metrics is not None:
+        metrics.at_exit()
+
+
 def start(command: str | None = None) -> None:
     """Logging (ASSAY_LOG_LEVEL, ASSAY_LOG_FORMAT), the metrics directory, and traces
     when OTEL_EXPORTER_OTLP_ENDPOINT is set (service `assay-<command>`)."""
     logs.configure()
-    multiproc_dir(instance_path())
+    if multiproc_dir(instance_path()) is not None:
+        atexit.register(_drop_live_gauges)
     tracing.setup(f"assay-{command or 'cli'}")

@@ -147,6 +147,11 @@ def observe_pool(engine: Any, name: str) -> None:
                 checked_out.set(out[0])
                 overflow.set(max(0, out[0] - size))
 
+    def forked() -> None:  # the child's pool starts empty (db.py disposes it)
+        nonlocal lock
+        lock, out[0] = threading.Lock(), 0
+
+    os.register_at_fork(after_in_child=forked)
     event.listen(engine, "checkout", lambda *_: moved(1))
     event.listen(engine, "checkin", lambda *_: moved(-1))
 
@@ -172,6 +177,24 @@ def mark_process_dead(pid: int) -> None:
     """gunicorn's child_exit hook: drop the dead worker's live gauges (counters stay)."""
     if os.environ.get(MULTIPROC_ENV):
         multiprocess.mark_process_dead(process_id(pid))
+
+
+def horse_gone(worker_pid: int) -> None:
+    """In the worker, once its work horse has exited, however it ended (its job done, an
+    exception, killed by a stop, a timeout or the kernel): drop the live gauges of the
+    files its horses share. A dead horse holds no connection (the kernel closed them), but
+    its last values would otherwise stay in the sum until the next horse touched the
+    database: a horse killed mid-query left the pool gauge at 1-2 for good."""
+    if os.environ.get(MULTIPROC_ENV):
+        multiprocess.mark_process_dead(f"{_HOST}-{worker_pid}-horse")
+
+
+def at_exit() -> None:
+    """At a process's normal exit (one-shot commands: `assay seed`, `db upgrade`...): its
+    live gauges go with it. Work horses leave by os._exit (horse_gone), gunicorn's workers
+    by its child_exit hook."""
+    if os.environ.get(MULTIPROC_ENV) and _horse is None:
+        multiprocess.mark_process_dead(process_id())
 
 
 @functools.lru_cache(maxsize=4096)
