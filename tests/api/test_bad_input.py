@@ -107,7 +107,7 @@ def run_body(w: World) -> dict[str, Any]:
             "repeats": 1, "concurrency": 8, "cache": False, "timeout_s": 30, "stream": False,
             "max_retries": 1, "max_history_pairs": 5, "budget_micros": 10**9,
             "alert_threshold": 0.5,
-            "shards": 2, "scorer_ids": [w.scorer_id], "scorer_version_ids": []}
+            "shards": 2, "scorer_ids": [w.scorer_id], "scorer_version_ids": [], "rag": None}
 
 
 TOOL = {"name": "lookup", "description": "Find an order",
@@ -214,6 +214,8 @@ VALID: dict[tuple[str, str], Callable[[World], dict[str, Any]]] = {
     ("POST", "/api/projects/{project_id}/scorers/try"): lambda w: {
         "kind": "contains", "params": {"value": "ok"}, "output_id": None,
         "sample": {"output": "ok then", "input": None, "reference": None, "context": None}},
+    ("PUT", "/api/projects/{project_id}/runs/{run_id}/headline"): lambda w: {
+        "scorer_id": None},
     ("POST", "/api/projects/{project_id}/runs/{run_id}/scorers"): lambda w: {
         "scorer_version_ids": [w.attachable_version_id]},
     ("POST", "/api/projects/{project_id}/runs/{run_id}/scorers/estimate"): lambda w: {

@@ -178,7 +178,7 @@ class RunSchema(Schema):
 
 
 class RunHeadlineSchema(Schema):
-    scorer_id = fields.Integer(required=True, allow_none=True, metadata={
+    scorer_id = Id(required=True, allow_none=True, metadata={
         "description": "One of the run's pointwise scorers; null: back to the default"})
 
 
