@@ -26,7 +26,11 @@ PERMISSIVE = {"Apache-2.0", "MIT", "MIT-0", "BSD-2-Clause", "BSD-3-Clause", "0BS
 PYTHON_ONLY = {"MPL-2.0", "LGPL-2.1-only", "LGPL-2.1-or-later", "LGPL-3.0-only",
                "LGPL-3.0-or-later"}
 # Packages whose metadata is wrong or missing, reviewed by hand: name -> (licence, why).
-EXCEPTIONS: dict[str, tuple[str, str]] = {}
+EXCEPTIONS: dict[str, tuple[str, str]] = {
+    # bm25s' dependency; its metadata names no licence. Its LICENCE file: MPL-2.0 for most
+    # of the code, MIT for the rest; a Python library installed unmodified.
+    "tqdm": ("MPL-2.0", "LICENCE file: MPL-2.0 AND MIT; metadata has no License field"),
+}
 # Old-style License fields and trove classifiers, as SPDX ids.
 LEGACY = {"apache 2.0": "Apache-2.0", "apache software license": "Apache-2.0",
           "apache license 2.0": "Apache-2.0", "mit license": "MIT", "mit": "MIT",

@@ -242,6 +242,7 @@ class Rule:
     body: Callable[[World], dict[str, Any]] | None = None
     path: Callable[[World], dict[str, int]] | None = None  # overrides of World.path_args
     anyone: bool = False  # global content: every signed-in user, of any project or none
+    query: str = ""  # a query string the route needs
 
 
 ROUTES: dict[tuple[str, str], Rule] = {
@@ -319,6 +320,8 @@ ROUTES: dict[tuple[str, str], Rule] = {
     ("POST", PROJECT + "/runs/estimate"): Rule(Role.viewer, 200, lambda w: {
         k: v for k, v in w.run_body().items() if k != "name"}),
     ("GET", PROJECT + "/runs/{run_id}"): Rule(Role.viewer),
+    ("PUT", PROJECT + "/runs/{run_id}/headline"): Rule(Role.editor, 200, lambda w: {
+        "scorer_id": None}),
     ("PATCH", PROJECT + "/runs/{run_id}"): Rule(Role.editor, 200, lambda w: {
         "budget_micros": 1_000_000_000}),
     ("GET", PROJECT + "/runs/{run_id}/outputs"): Rule(Role.viewer),
@@ -394,6 +397,8 @@ ROUTES: dict[tuple[str, str], Rule] = {
         "file": (io.BytesIO(b"The tenancy document."), "tenancy.txt")}),
     ("GET", PROJECT + "/documents/{document_id}"): Rule(Role.viewer),
     ("DELETE", PROJECT + "/documents/{document_id}"): Rule(Role.editor, 204),
+    ("GET", PROJECT + "/documents/{document_id}/chunks"): Rule(Role.viewer),
+    ("GET", PROJECT + "/documents/{document_id}/search"): Rule(Role.viewer, query="?query=refund&top_k=2"),
     ("GET", PROJECT + "/generation/{job_id}/events"): Rule(Role.viewer),
     ("POST", PROJECT + "/generation/{job_id}/accept"): Rule(Role.editor, 201, lambda w: {
         "dataset_name": f"Tenancy {w.newcomer.id}"}),
@@ -629,7 +634,8 @@ def _check_cell(world: World, method: str, route: str, actor: str) -> str | None
     expected = _expected(actor, rule)
     world.fresh_targets()
     world.actor = actor
-    url = route.format(**{**world.path_args(), **(rule.path(world) if rule.path else {})})
+    url = route.format(**{**world.path_args(), **(rule.path(world) if rule.path else {})}) \
+        + rule.query
     body = rule.body(world) if rule.body else None
     browser = world.factory.login(world.users[actor])
     before = _row_counts()
@@ -687,7 +693,7 @@ def test_a_project_that_does_not_exist_is_404_for_everyone(world: World) -> None
         if "{project_id}" not in route:  # EvalArena's: test_arena_tenancy.py
             continue
         body = rule.body(world) if rule.body else None
-        reply = _call(browser, method, route.format(**missing), body)
+        reply = _call(browser, method, route.format(**missing) + rule.query, body)
         assert reply.status_code == 404, (method, route)
 
 
@@ -704,7 +710,7 @@ def test_nested_ids_of_another_project_are_not_found(world: World) -> None:
                                   "scorer_version_id"))]
     before = _row_counts()
     for method, route, body in nested:
-        reply = _call(browser, method, route.format(**theirs), body)
+        reply = _call(browser, method, route.format(**theirs) + rule.query, body)
         assert reply.status_code == 404, (method, route, reply.json)
     # Starting a run in their project on this project's dataset and models.
     reply = browser.post(f"/api/projects/{world.foreign_project.id}/runs",

@@ -12,7 +12,6 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import bm25s
 
 CACHED_INDEXES = 32
 
@@ -26,6 +25,8 @@ class Hit:
 class Bm25Index:
     def __init__(self, texts: Sequence[str]) -> None:
         self.size = len(texts)
+        import bm25s  # brings SciPy: loaded when a run retrieves, not by every engine import
+
         self._bm25 = bm25s.BM25()
         corpus = bm25s.tokenize(list(texts), stopwords="en", show_progress=False)
         self._bm25.index(corpus, show_progress=False)
@@ -34,6 +35,8 @@ class Bm25Index:
         """The k best chunks for `query` that share a term with it, best first."""
         if self.size == 0 or k <= 0:
             return []
+        import bm25s
+
         tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
         if not tokens.ids or not tokens.ids[0]:
             return []
