@@ -12,7 +12,6 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-
 CACHED_INDEXES = 32
 
 
