@@ -398,7 +398,8 @@ ROUTES: dict[tuple[str, str], Rule] = {
     ("GET", PROJECT + "/documents/{document_id}"): Rule(Role.viewer),
     ("DELETE", PROJECT + "/documents/{document_id}"): Rule(Role.editor, 204),
     ("GET", PROJECT + "/documents/{document_id}/chunks"): Rule(Role.viewer),
-    ("GET", PROJECT + "/documents/{document_id}/search"): Rule(Role.viewer, query="?query=refund&top_k=2"),
+    ("GET", PROJECT + "/documents/{document_id}/search"): Rule(
+        Role.viewer, query="?query=refund&top_k=2"),
     ("GET", PROJECT + "/generation/{job_id}/events"): Rule(Role.viewer),
     ("POST", PROJECT + "/generation/{job_id}/accept"): Rule(Role.editor, 201, lambda w: {
         "dataset_name": f"Tenancy {w.newcomer.id}"}),
@@ -710,7 +711,7 @@ def test_nested_ids_of_another_project_are_not_found(world: World) -> None:
                                   "scorer_version_id"))]
     before = _row_counts()
     for method, route, body in nested:
-        reply = _call(browser, method, route.format(**theirs) + rule.query, body)
+        reply = _call(browser, method, route.format(**theirs) + ROUTES[(method, route)].query, body)
         assert reply.status_code == 404, (method, route, reply.json)
     # Starting a run in their project on this project's dataset and models.
     reply = browser.post(f"/api/projects/{world.foreign_project.id}/runs",
