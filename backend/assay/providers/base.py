@@ -135,7 +135,19 @@ class Adapter(Protocol):
 _VERSIONED = re.compile(r"/v\d+[a-z0-9]*$")
 
 
-class DataModelList:
+class ListIsTheCheck:
+    """For providers whose model list needs the key: that free call is the connection check."""
+
+    def models_call(self, endpoint: Endpoint) -> HttpCall | None:
+        raise NotImplementedError
+
+    def check_call(self, endpoint: Endpoint) -> HttpCall:
+        call = self.models_call(endpoint)
+        assert call is not None
+        return call
+
+
+class DataModelList(ListIsTheCheck):
     """`GET {base}/models` answering `{data: [{id}]}`, as OpenAI and Anthropic both do. The
     list is free and needs no model id, so it is also the connection check."""
 
@@ -152,11 +164,6 @@ class DataModelList:
             return sorted(str(m["id"]) for m in body["data"])
         except (KeyError, TypeError) as exc:
             raise malformed("no data[].id", exc) from exc
-
-    def check_call(self, endpoint: Endpoint) -> HttpCall:
-        call = self.models_call(endpoint)
-        assert call is not None
-        return call
 
 
 def join_url(base_url: str, path: str) -> str:

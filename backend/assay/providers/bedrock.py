@@ -26,6 +26,7 @@ from assay.providers.base import (
     ChatResponse,
     Endpoint,
     HttpCall,
+    ListIsTheCheck,
     ProviderError,
     as_int,
     classify_status,
@@ -138,7 +139,7 @@ def _usage(usage: Any) -> tuple[int | None, int | None]:
     return tokens_in, as_int(usage.get("outputTokens"))
 
 
-class BedrockAdapter:
+class BedrockAdapter(ListIsTheCheck):
     def _root(self, endpoint: Endpoint) -> str:
         return endpoint.base_url.strip().rstrip("/")
 
@@ -190,11 +191,6 @@ class BedrockAdapter:
         headers = {"Accept": "application/json", **extra_headers(endpoint, {})}
         return signed(endpoint, "GET", f"{self._control(endpoint)}/foundation-models"
                       "?byOutputModality=TEXT", None, headers)
-
-    def check_call(self, endpoint: Endpoint) -> HttpCall:
-        call = self.models_call(endpoint)
-        assert call is not None
-        return call
 
     def model_items(self, body: Any) -> list[dict[str, Any]]:
         try:

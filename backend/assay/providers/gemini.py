@@ -21,6 +21,7 @@ from assay.providers.base import (
     ChatResponse,
     Endpoint,
     HttpCall,
+    ListIsTheCheck,
     ProviderError,
     as_int,
     classify_status,
@@ -153,6 +154,15 @@ def classify(status: int, body: Any) -> tuple[str, float | None]:
     return classify_status(status, body), retry_delay(body)
 
 
+def _raise_refusal(reply: dict[str, Any]) -> None:
+    """An `error` body or a blocked prompt, in a reply or a stream chunk, as its error."""
+    if "error" in reply:
+        raise ProviderError(classify(400, reply)[0], error_text(reply), raw=reply)
+    blocked = _blocked(reply)
+    if blocked is not None:
+        raise blocked
+
+
 class GoogleAdapter:
     """What the Gemini API and Vertex AI share; subclasses say where and with what auth."""
 
@@ -170,11 +180,7 @@ class GoogleAdapter:
     def parse(self, reply: Any) -> ChatResponse:
         if not isinstance(reply, dict):
             raise malformed("the reply is not an object")
-        if "error" in reply:
-            raise ProviderError(classify(400, reply)[0], error_text(reply), raw=reply)
-        blocked = _blocked(reply)
-        if blocked is not None:
-            raise blocked
+        _raise_refusal(reply)
         try:
             text, reason = _candidate(reply)
         except (KeyError, IndexError, TypeError, AttributeError) as exc:
@@ -191,7 +197,7 @@ class GoogleAdapter:
         return classify(status, body)
 
 
-class GeminiAdapter(GoogleAdapter):
+class GeminiAdapter(GoogleAdapter, ListIsTheCheck):
     def root(self, endpoint: Endpoint) -> str:
         root = endpoint.base_url.strip().rstrip("/")
         return root if re.search(r"/v1(beta|alpha)?$", root) else f"{root}/v1beta"
@@ -209,11 +215,6 @@ class GeminiAdapter(GoogleAdapter):
         headers = self.headers(endpoint)
         headers.pop("Content-Type")
         return HttpCall(f"{self.root(endpoint)}/models?pageSize=1000", {}, headers, "GET")
-
-    def check_call(self, endpoint: Endpoint) -> HttpCall:
-        call = self.models_call(endpoint)
-        assert call is not None
-        return call
 
     def model_items(self, body: Any) -> list[dict[str, Any]]:
         """`models[]` that generate content, as {id, name}."""
@@ -250,11 +251,7 @@ class GoogleStream:
             raise malformed("a stream chunk is not JSON", exc) from exc
         if not isinstance(chunk, dict):
             raise malformed("a stream chunk is not an object")
-        if "error" in chunk:
-            raise ProviderError(classify(400, chunk)[0], error_text(chunk), raw=chunk)
-        blocked = _blocked(chunk)
-        if blocked is not None:
-            raise blocked
+        _raise_refusal(chunk)
         self.chunks += 1
         if not self.head:
             self.head = {k: chunk[k] for k in ("responseId", "modelVersion") if k in chunk}
