@@ -239,7 +239,8 @@ def test_output_fields(factory: Factory, owner: Any, project: Project,
         "target_id": planned.target_ids[0], "model_id": model_id, "label": "Target 0",
         "repeat": 0, "turn": 0, "status": "succeeded", "text": "An answer",
         "error_class": None, "error": None, "latency_ms": 100, "ttft_ms": 40,
-        "tokens_in": 10, "tokens_out": 5, "cost_micros": 7, "cached": True, "attempts": 2}]
+        "tokens_in": 10, "tokens_out": 5, "cost_micros": 7, "cached": True, "attempts": 2,
+        "retrieved": None}]
 
 
 def test_outputs_filters(factory: Factory, owner: Any, project: Project,

@@ -105,7 +105,7 @@ def test_a_grid_expands_into_one_target_per_combination(world: World) -> None:
     assert {t["total"] for t in run["targets"]} == {6}
     assert run["settings"] == {"repeats": 2, "concurrency": 7, "cache": True, "stream": False,
                                "timeout_s": None, "max_retries": 2, "max_history_pairs": 3,
-                               "shards": 2}
+                               "shards": 2, "rag": None}
     assert run["budget_micros"] == 5_000_000 and run["alert_threshold"] == 0.5
     assert run["dataset_id"] == world.questions and run["skipped"] == 0
     cells = _outputs(run["id"])

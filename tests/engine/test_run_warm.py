@@ -160,7 +160,7 @@ def test_a_run_that_ends_is_warmed_by_the_worker_and_reads_as_computed(
     browser = factory.login(owner)
     s, run_id, scorer_id, v1, v2 = _two_version_run(factory, settings, fake, owner)
     queues.enqueue_run(current(), run_id)  # the worker runs it, then warms it
-    wanted = {f"statistics:{v2}", "grid-rows:", "summary", f"trend:{v1},{v2}", f"trend:{v2}",
+    wanted = {f"statistics:{v2}", "grid-rows:", "summary:sent", f"trend:{v1},{v2}", f"trend:{v2}",
               f"range-sums:{v1},{v2}", f"range-sums:{v2}"}
     warmed = _warmed(run_id, wanted)
     assert set(warmed) == wanted
@@ -175,7 +175,7 @@ def test_a_run_that_ends_is_warmed_by_the_worker_and_reads_as_computed(
     before = _stamp(run_id)
     queues.enqueue_scoring(current(), run_id)
     check_id = _scorer_of(check)
-    wanted = {f"statistics:{v2},{check}", "grid-rows:", "summary", f"trend:{v1},{v2}",
+    wanted = {f"statistics:{v2},{check}", "grid-rows:", "summary:sent", f"trend:{v1},{v2}",
               f"trend:{v2}",
               f"range-sums:{v1},{v2}", f"range-sums:{v2}", f"trend:{check}",
               f"range-sums:{check}"}
@@ -246,8 +246,8 @@ def test_a_warm_job_that_fails_leaves_the_run_ended_and_the_reads_right(
     with caplog.at_level(logging.ERROR, logger="assay.jobs.warm"):
         assert warm_run(run_id) is True  # and the next job fills what they keep
     assert "the leaderboard's intervals were not drawn ahead" in caplog.text
-    assert set(_valid(run_id)) == {f"statistics:{v2}", "grid-rows:", "summary", f"trend:{v1},{v2}",
-                                   f"trend:{v2}", f"range-sums:{v1},{v2}",
+    assert set(_valid(run_id)) == {f"statistics:{v2}", "grid-rows:", "summary:sent",
+                                   f"trend:{v1},{v2}", f"trend:{v2}", f"range-sums:{v1},{v2}",
                                    f"range-sums:{v2}"}
 
 
