@@ -89,7 +89,8 @@ def seed(no_tour: bool) -> None:
             sys.exit(1)
         click.echo("EvalArena challenges: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
         _, project = seed_demo(session, settings, None if no_tour else rt)
-    click.echo(f"Demo project '{project.name}' ready. Sign in as {DEMO_EMAIL} / {DEMO_PASSWORD}")
+        name = project.name  # read while the session is open: the tour's commits expire it
+    click.echo(f"Demo project '{name}' ready. Sign in as {DEMO_EMAIL} / {DEMO_PASSWORD}")
 
 
 @click.command("fake-provider")
