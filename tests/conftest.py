@@ -32,6 +32,7 @@ from assay.settings import Settings
 from tests.factories import Factory
 
 REDIS_URL = os.environ.get("ASSAY_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
+_suite_database: list[str] = []  # the session app's database, once it is made
 
 
 def _fresh_postgres(url: str) -> str:
@@ -121,6 +122,7 @@ def app(settings: Settings, test_env: dict[str, str]) -> Flask:
     finally:
         os.environ.clear()
         os.environ.update(previous)
+    _suite_database.append(db.engine.url.render_as_string(hide_password=False))
     return app
 
 
@@ -150,9 +152,20 @@ def _empty_tables() -> None:
             conn.execute(text(f"DELETE FROM {table}"))
 
 
+def _still_on_the_suite_database(nodeid: str) -> None:
+    """A test that builds another app or runs a local eval in this process must put the
+    database back (db.put_back): otherwise every later test writes to a file nobody reads,
+    and fails far from the cause."""
+    if _suite_database:
+        bound = db.engine.url.render_as_string(hide_password=False)
+        if bound != _suite_database[0]:
+            pytest.fail(f"{nodeid} left the database bound to {bound}")
+
+
 @pytest.fixture(autouse=True)
 def clean_state(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
+    _still_on_the_suite_database(request.node.nodeid)
     if "app" in request.fixturenames:
         conn = redis.Redis.from_url(REDIS_URL)
         settings = request.getfixturevalue("settings")

@@ -46,3 +46,8 @@ def test_every_read_answers_the_same_with_and_without_the_fast_dump(
             dump.ENABLED = True
         assert fast.status_code == slow.status_code == 200, (path, fast.json)
         assert fast.json == slow.json, path
+
+
+def test_a_schema_with_instance_options_leaves_its_class_dumper_alone() -> None:
+    assert dump.compiled(RunSchema(many=True, exclude=("name",))) is None
+    assert dump.compiled(RunSchema(many=True)) is not None

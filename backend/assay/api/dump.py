@@ -109,11 +109,11 @@ def _schema(cls: type[Schema], many: bool) -> Dumper:
 
 def compiled(schema: Schema) -> Dumper | None:
     """The fast dumper of `schema`'s class (None: marshmallow must dump it)."""
+    if schema.only or schema.exclude:
+        return None  # an instance's options: not its class's dumper (nor kept as one)
     key = (type(schema), bool(schema.many))
     if key not in _compiled:
         try:
-            if schema.only or schema.exclude:
-                raise Unsupported("instance options")
             _compiled[key] = _schema(type(schema), bool(schema.many))
         except Unsupported:
             _compiled[key] = None
