@@ -90,7 +90,7 @@ test('a judged run: every spend in the cost report, the leaderboard on the score
   await page.goto(`/projects/${projectId}/reports/runs?run=${run.id}`);
   const dash = await api(page, 'GET', `${base}/reports/runs/${run.id}/dashboard?scorer_id=${judge.id}`);
   const headline = page.getByLabel('Run headline');
-  await expect(headline.getByText(/^Composite score/).locator('xpath=following-sibling::dd[1]')).toHaveText(dash.score.mean.toFixed(3));
+  await expect(headline.getByText(/^Headline score/).locator('xpath=following-sibling::dd[1]')).toHaveText(dash.score.mean.toFixed(3));
   await expect(headline.getByText('Spent', { exact: true }).locator('xpath=following-sibling::dd[1]')).toHaveText(dollars((await api(page, 'GET', `${base}/runs/${run.id}`)).spent_micros));
   const versionId = (await api(page, 'GET', `${base}/runs/${run.id}/statistics`)).scorers[0].scorer_version_id;
   const pair = await api(page, 'GET', `${base}/runs/${run.id}/compare-targets?scorer_version_id=${versionId}`);

@@ -107,21 +107,29 @@ export function WizardPage() {
     setReached((r) => Math.max(r, i));
   };
 
-  // The first edit on /new creates the draft; later edits PATCH it.
+  // The first edit on /new creates the draft; later edits PATCH it. Once per page: between
+  // the create's answer and the move to /:id/edit more keystrokes arrive, and each would
+  // create a draft of its own.
   const update = (patch: Partial<DraftForm>) => {
     const next = { ...form, ...patch };
     setForm(next);
     setErrors((e) => Object.fromEntries(Object.entries(e).filter(([k]) => !(k.split('.')[0] in patch))));
-    if (experimentId === null && !create.isPending) {
+    if (experimentId === null && creating.current === null) {
       const made = create.mutateAsync({ name: draftName(next), config: savable(next) });
       creating.current = made;
       made
         .then((e) => {
           if (!choosingTemplate.current) navigate(`/projects/${projectId}/experiments/${e.id}/edit?step=${step}`, { replace: true, state: { form: latest.current } });
         })
-        .catch(() => undefined);
+        .catch(() => {
+          creating.current = null; // the next edit tries again
+        });
     }
   };
+
+  useEffect(() => {
+    if (experimentId === null) creating.current = null; // back on /new (this page is reused)
+  }, [experimentId]);
 
   // A template fills the draft already begun (one experiment, the template's content):
   // what was typed and not yet saved is dropped, a save in flight is waited for.
