@@ -51,3 +51,13 @@ def test_every_read_answers_the_same_with_and_without_the_fast_dump(
 def test_a_schema_with_instance_options_leaves_its_class_dumper_alone() -> None:
     assert dump.compiled(RunSchema(many=True, exclude=("name",))) is None
     assert dump.compiled(RunSchema(many=True)) is not None
+
+
+def test_a_schema_loaded_before_it_is_first_dumped_keeps_its_fast_dumper() -> None:
+    from marshmallow import Schema, fields
+
+    class Loaded(Schema):
+        n = fields.Integer()
+
+    Loaded().load({"n": 1})  # marshmallow's hook table gains empty entries on a load
+    assert dump.compiled(Loaded()) is not None

@@ -16,6 +16,7 @@ from typing import Any
 
 from marshmallow import Schema, fields
 from marshmallow.constants import missing
+from marshmallow.decorators import POST_DUMP, PRE_DUMP
 
 Dumper = Callable[[Any], Any]
 
@@ -82,9 +83,15 @@ def _field(field: fields.Field) -> Dumper:
     return _leaf(field)
 
 
+def _dump_hooks(cls: type[Schema]) -> bool:
+    # `_hooks` is a defaultdict: a load through the schema adds empty entries to it, so
+    # only dump hooks that hold functions count (a schema once loaded stays fast)
+    return bool(cls._hooks.get(PRE_DUMP) or cls._hooks.get(POST_DUMP))
+
+
 def _schema(cls: type[Schema], many: bool) -> Dumper:
     schema = cls()
-    if schema._hooks or schema.only or schema.exclude:
+    if _dump_hooks(cls) or schema.only or schema.exclude:
         raise Unsupported(f"{cls.__name__}: hooks or only/exclude")
     plan: list[tuple[str, str, Dumper]] = []
     for name, field in schema.dump_fields.items():
