@@ -42,9 +42,10 @@ from tests.factories import Factory, Session
 __all__ = ["fake"]  # the fixture, imported for these tests
 
 TERMINAL = {"completed", "partial", "failed", "cancelled", "budget_exceeded"}
-PARAMS = {"temperature": 0.35, "max_tokens": 321, "top_p": 0.9, "frequency_penalty": 0.3,
-          "presence_penalty": 0.4, "seed": 99, "stop": ["ZZ-STOP"]}
-GRID = {"temperature": [0.5, 0.7], "max_tokens": [222], "top_p": [0.8],
+PARAMS: dict[str, Any] = {
+    "temperature": 0.35, "max_tokens": 321, "top_p": 0.9, "frequency_penalty": 0.3,
+    "presence_penalty": 0.4, "seed": 99, "stop": ["ZZ-STOP"]}
+GRID: dict[str, list[Any]] = {"temperature": [0.5, 0.7], "max_tokens": [222], "top_p": [0.8],
         "frequency_penalty": [0.2], "presence_penalty": [0.1], "seed": [7],
         "stop": [["QQ-STOP"]]}
 PROMPT = "PIRATE-MARKER: answer like a pirate. {{question}}"
@@ -67,7 +68,7 @@ class Lab:
     def post(self, tail: str, body: dict[str, Any], status: int = 201) -> dict[str, Any]:
         reply = self.browser.post(self.url(tail), json=body)
         assert reply.status_code == status, reply.json
-        return dict(reply.json)
+        return dict(reply.json or {})
 
     def run(self, **body: Any) -> Walk:
         """Create the run through the API, wait for the worker to end it."""
