@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
 import pytest
 from sqlalchemy import select
 
 from assay.core.llm.models import Credential, ModelConfig
 from assay.core.projects.models import Project
 from assay.core.scoring.kinds import known_kinds
-from assay.core.scoring.models import Score, ScorerVersion
+from assay.core.scoring.models import Comparison, Score, ScorerVersion
 from assay.extensions import db
 from assay.providers.fake import FakeProviderThread
 from assay.settings import Settings
@@ -192,13 +194,22 @@ ROWS: dict[str, Row] = {
 # fields a 422 refuses at any other value
 ONE_CHOICE = {"code_execution.language": ("ruby", "python is the only language")}
 # kinds the engine does not run on each output as it lands
-ELSEWHERE = {
-    **dict.fromkeys(("pairwise_judge.goal", "pairwise_judge.instructions",
-                     "pairwise_judge.judges", "pairwise_judge.rubric"),
-                    "pairwise: judged when targets or runs are compared "
-                    "(tests/engine/test_pairwise_engine.py), not per output"),
-    **dict.fromkeys(("manual.criteria", "manual.scale"),
-                    "manual: shapes the reviewer's score form; no engine call"),
+ELSEWHERE = dict.fromkeys(("manual.criteria", "manual.scale"),
+                          "manual: shapes the reviewer's score form; no engine call")
+# pairwise: judged when a run's targets are compared, not per output; proved on the
+# comparisons of one run's two targets (the judge that answered, or the text it was sent)
+PAIR_RUBRIC = {"criteria": [
+    {"name": "Warmth", "description": "RUBRIC-MARK-8 the answer is kind.", "weight": 0.5,
+     "scale": "1-5"},
+    {"name": "Brevity", "description": "The answer is short and direct.", "weight": 0.5,
+     "scale": "1-5"}]}
+PAIRWISE: dict[str, tuple[dict[str, Any], str | None]] = {
+    "pairwise_judge.judges": ({"judges": ["Judge2"]}, None),
+    "pairwise_judge.goal": ({**JUDGE, "goal": "GOAL-MARK-6 answer like a friend"},
+                            "GOAL-MARK-6"),
+    "pairwise_judge.instructions": ({**JUDGE, "instructions": "INSTRUCTIONS-MARK-7"},
+                                    "INSTRUCTIONS-MARK-7"),
+    "pairwise_judge.rubric": ({**JUDGE, "rubric": PAIR_RUBRIC}, "RUBRIC-MARK-8"),
 }
 
 
@@ -288,6 +299,47 @@ def test_each_scorer_field_changes_the_scores(lab: Lab) -> None:
     assert not failures, json.dumps(failures, indent=1, default=str)
 
 
+def test_each_pairwise_field_changes_the_comparisons(lab: Lab) -> None:
+    with db.factory() as session:
+        models = dict(session.execute(select(ModelConfig.name, ModelConfig.id).where(
+            ModelConfig.project_id == lab.project_id)).all())
+    w = lab.run(cache=False, targets=[{"model_id": lab.s.model_ids[0]},
+                                      {"model_id": models["Judge2"]}])
+    a, b = (t.id for t in w.targets)
+    base = lab.post("/scorers", {"name": "Pairs A", "kind": "pairwise_judge",
+                                 "params": JUDGE})["id"]
+    made = {path: lab.post("/scorers", {"name": path, "kind": "pairwise_judge",
+                                        "params": params})["id"]
+            for path, (params, _) in PAIRWISE.items()}
+    httpx.post(f"{lab.fake_url}/_fake/reset").raise_for_status()
+    for scorer in [base, *made.values()]:
+        lab.post(f"/runs/{w.run.id}/comparisons",
+                 {"scorer_id": scorer, "target_a_id": a, "target_b_id": b}, 202)
+    with db.factory() as session:
+        version = dict(session.execute(select(ScorerVersion.scorer_id, ScorerVersion.id)
+                                       .where(ScorerVersion.scorer_id.in_(
+                                           [base, *made.values()]))).all())
+    deadline = time.monotonic() + 90
+    while True:
+        with db.factory() as session:
+            rows = list(session.scalars(select(Comparison).where(
+                Comparison.run_id == w.run.id)))
+            session.expunge_all()
+        if len(rows) >= len(REPLIES) * (1 + len(made)) or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    sent = [_text(r) for r in httpx.get(f"{lab.fake_url}/_fake/requests").json()["requests"]]
+    judged = {v: {c.judge_model for c in rows if c.scorer_version_id == v} for v in version.values()}
+    assert judged[version[base]] == {"Judge"}, judged
+    for path, (_, marker) in PAIRWISE.items():
+        mine = [c for c in rows if c.scorer_version_id == version[made[path]]]
+        assert len(mine) == len(REPLIES), (path, len(mine))
+        if marker is None:
+            assert {c.judge_model for c in mine} == {"Judge2"}, path
+        else:
+            assert any(marker in t for t in sent), path
+
+
 def test_a_value_outside_a_one_choice_field_is_refused(lab: Lab) -> None:
     for path, (value, why) in ONE_CHOICE.items():
         kind, name = path.split(".")
@@ -300,4 +352,4 @@ def test_a_value_outside_a_one_choice_field_is_refused(lab: Lab) -> None:
 def test_every_scorer_field_has_a_row() -> None:
     declared = {f"{k.kind}.{name}" for k in known_kinds(True)
                 for name in (k.params_schema.get("properties") or {})}
-    assert declared == set(ROWS) | set(ONE_CHOICE) | set(ELSEWHERE)
+    assert declared == set(ROWS) | set(PAIRWISE) | set(ONE_CHOICE) | set(ELSEWHERE)
