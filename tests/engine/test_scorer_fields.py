@@ -329,7 +329,8 @@ def test_each_pairwise_field_changes_the_comparisons(lab: Lab) -> None:
             break
         time.sleep(0.2)
     sent = [_text(r) for r in httpx.get(f"{lab.fake_url}/_fake/requests").json()["requests"]]
-    judged = {v: {c.judge_model for c in rows if c.scorer_version_id == v} for v in version.values()}
+    judged = {v: {c.judge_model for c in rows if c.scorer_version_id == v}
+              for v in version.values()}
     assert judged[version[base]] == {"Judge"}, judged
     for path, (_, marker) in PAIRWISE.items():
         mine = [c for c in rows if c.scorer_version_id == version[made[path]]]
