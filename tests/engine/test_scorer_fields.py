@@ -177,11 +177,14 @@ ROWS: dict[str, Row] = {
                                 sent="RUBRIC-MARK-3"),
     "verdict_judge.judges": _judged("verdict_judge", {"rubric": "Pass when it is polite."},
                                     judges=["Judge2"]),
-    "verdict_judge.agent_context": Row(
+    **{f"verdict_judge.agent_context.{name}": Row(
         "verdict_judge", {**JUDGE, "rubric": "Pass when it is polite."},
-        {**JUDGE, "rubric": "Pass when it is polite.",
-         "agent_context": {"system_prompt": "CONTEXT-MARK-4 You are the shop's agent."}},
-        sent="CONTEXT-MARK-4"),
+        {**JUDGE, "rubric": "Pass when it is polite.", "agent_context": {name: value}},
+        sent=marker) for name, value, marker in (
+            ("system_prompt", "CONTEXT-MARK-4 You are the shop's agent.", "CONTEXT-MARK-4"),
+            ("tools", [{"name": "toolmark_lookup", "description": "Finds an order"}],
+             "toolmark_lookup"),
+            ("contract", ["CONTRACT-MARK-9 never promise a date"], "CONTRACT-MARK-9"))},
     "question_quality.judges": _judged("question_quality", {"criteria": ["clarity"]},
                                        judges=["Judge2"]),
     "question_quality.criteria": _judged("question_quality", {"criteria": ["clarity"]},
@@ -351,6 +354,11 @@ def test_a_value_outside_a_one_choice_field_is_refused(lab: Lab) -> None:
 
 
 def test_every_scorer_field_has_a_row() -> None:
-    declared = {f"{k.kind}.{name}" for k in known_kinds(True)
-                for name in (k.params_schema.get("properties") or {})}
+    declared: set[str] = set()
+    for k in known_kinds(True):
+        for name, spec in (k.params_schema.get("properties") or {}).items():
+            # the agent's context is three fields the user fills one by one
+            inner = spec.get("properties") if name == "agent_context" else None
+            declared |= {f"{k.kind}.{name}.{n}" for n in inner} if inner else {
+                f"{k.kind}.{name}"}
     assert declared == set(ROWS) | set(PAIRWISE) | set(ONE_CHOICE) | set(ELSEWHERE)
