@@ -197,8 +197,9 @@ ROWS: dict[str, Row] = {
 # fields a 422 refuses at any other value
 ONE_CHOICE = {"code_execution.language": ("ruby", "python is the only language")}
 # kinds the engine does not run on each output as it lands
+# manual: no engine call; what the reviewer may give (its own test below)
 ELSEWHERE = dict.fromkeys(("manual.criteria", "manual.scale"),
-                          "manual: shapes the reviewer's score form; no engine call")
+                          "test_manual_scale_and_criteria_decide_what_a_reviewer_may_give")
 # pairwise: judged when a run's targets are compared, not per output; proved on the
 # comparisons of one run's two targets (the judge that answered, or the text it was sent)
 PAIR_RUBRIC = {"criteria": [
@@ -362,3 +363,38 @@ def test_every_scorer_field_has_a_row() -> None:
             declared |= {f"{k.kind}.{name}.{n}" for n in inner} if inner else {
                 f"{k.kind}.{name}"}
     assert declared == set(ROWS) | set(PAIRWISE) | set(ONE_CHOICE) | set(ELSEWHERE)
+
+
+# --- manual: the engine scores nothing; its fields shape what a reviewer may give ----------
+
+
+def test_manual_scale_and_criteria_decide_what_a_reviewer_may_give(lab: Lab) -> None:
+    """A manual scorer is pinned by the run like any other; its scale and criteria are what
+    the score form takes: the same body is accepted by one and refused by the other."""
+    made = {name: lab.post("/scorers", {"name": name, "kind": "manual", "params": params})["id"]
+            for name, params in (
+                ("Stars", {}), ("Pass fail", {"scale": "pass_fail"}),
+                ("Tone and facts", {"scale": "criteria", "criteria": ["Tone", "Facts"]}),
+                ("Tone and speed", {"scale": "criteria", "criteria": ["Tone", "Speed"]}))}
+    w = lab.run(cache=False, scorer_ids=list(made.values()))
+    assert not w.scores  # nothing is scored automatically
+    with db.factory() as session:
+        version = dict(session.execute(select(ScorerVersion.scorer_id, ScorerVersion.id)
+                                       .where(ScorerVersion.scorer_id.in_(made.values())))
+                       .all())
+    output = w.outputs[0].id
+
+    def give(name: str, body: dict[str, Any]) -> Any:
+        return lab.browser.request("PUT", lab.url(
+            f"/runs/{w.run.id}/outputs/{output}/scores/{version[made[name]]}"), json=body)
+
+    verdict = {"passed": True}
+    assert give("Stars", verdict).status_code == 422  # 1-5: a rating is required
+    assert give("Pass fail", verdict).status_code == 200
+    assert give("Stars", {"rating": 4}).status_code == 200
+    rated = {"criteria": {"Tone": 4, "Facts": 5}}
+    refused = give("Tone and speed", rated)
+    assert refused.status_code == 422 and "Speed" in str(refused.json), refused.json
+    given = give("Tone and facts", rated)
+    assert given.status_code == 200, given.json
+    assert set(given.json["criteria"]) == {"Tone", "Facts"}
