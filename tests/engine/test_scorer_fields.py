@@ -3,8 +3,9 @@ every kind's params, two scorers that differ only in that field are created thro
 HTTP API and attached to one run that a real RQ worker runs on the fake provider (scripted
 replies: plain text, fenced JSON, Python code); each field is proved by the scores the
 engine stored differing between the two (value, verdict, severity, criteria, the judge that
-gave it), or, for a judge's free text, by the text reaching the judge's requests. A kind
-the engine never runs per output (pairwise, manual) says where its fields are proved.
+gave it), or, for a judge's free text, by the text reaching the judge's requests. Pairwise
+judges are proved on the comparisons of a run's two targets, manual scorers by what the
+reviewer's score form then accepts or refuses; a one-choice field by its 422.
 
 A field of a kind's params schema without a row here fails the coverage test."""
 
