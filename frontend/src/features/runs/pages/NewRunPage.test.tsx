@@ -268,7 +268,7 @@ describe('NewRunPage', { timeout: 20_000 }, () => {
       await userEvent.clear(screen.getByLabelText('Chunks per question (top-k)'));
       await userEvent.type(screen.getByLabelText('Chunks per question (top-k)'), '2');
       await userEvent.clear(template);
-      await userEvent.type(template, 'Context: {{{{context}}}} Q: {{{{question}}}}');
+      await userEvent.type(template, 'Context: {{{{context}} Q: {{{{question}}');
       await userEvent.click(screen.getByRole('button', { name: 'Review' }));
       const dialog = await screen.findByRole('dialog', { name: 'Start this run?' });
       const rag = { document_ids: [7, 8], top_k: 2, template: 'Context: {{context}} Q: {{question}}' };
@@ -286,7 +286,7 @@ describe('NewRunPage', { timeout: 20_000 }, () => {
       await userEvent.clear(screen.getByLabelText('Chunks per question (top-k)'));
       await userEvent.type(screen.getByLabelText('Chunks per question (top-k)'), '21');
       await userEvent.clear(screen.getByLabelText('Prompt template'));
-      await userEvent.type(screen.getByLabelText('Prompt template'), 'Only {{{{question}}}}');
+      await userEvent.type(screen.getByLabelText('Prompt template'), 'Only {{{{question}}');
       await userEvent.click(screen.getByRole('button', { name: 'Review' }));
       expect(await screen.findByText('Choose at least one document.')).toBeInTheDocument();
       expect(screen.getByLabelText('Chunks per question (top-k)')).toHaveAccessibleDescription('A whole number from 1 to 20.');
