@@ -229,7 +229,8 @@ export function buildRunBody(form: RunForm, options: BuildOptions = {}): { body:
   const alert = percentToFraction(form.alertPercent);
   if (alert === null) errors.alertPercent = 'A percentage from 5 to 100.';
 
-  const rag = form.rag.enabled ? ragBody(form.rag, errors, traces) : null;
+  // A traces dataset's outputs are recorded: nothing to answer from documents.
+  const rag = form.rag.enabled && !traces ? ragBody(form.rag, errors) : null;
 
   if (Object.keys(errors).length > 0 || form.datasetId === null) return { body: null, errors };
   const name = form.name.trim();
@@ -256,9 +257,8 @@ export function buildRunBody(form: RunForm, options: BuildOptions = {}): { body:
 }
 
 /** The `rag` body, with the API's checks (errors keyed as the API's 422 names them: rag.top_k…). */
-function ragBody(rag: RagForm, errors: FormErrors, traces: boolean): NonNullable<RunCreateBody['rag']> | null {
-  if (traces) errors['rag.document_ids'] = 'A traces dataset has no questions to answer from documents.';
-  else if (rag.documentIds.length === 0) errors['rag.document_ids'] = 'Choose at least one document.';
+function ragBody(rag: RagForm, errors: FormErrors): NonNullable<RunCreateBody['rag']> | null {
+  if (rag.documentIds.length === 0) errors['rag.document_ids'] = 'Choose at least one document.';
   else if (rag.documentIds.length > RAG_DOCUMENTS_MAX) errors['rag.document_ids'] = `At most ${RAG_DOCUMENTS_MAX} documents.`;
   const topK = wholeNumber(rag.topK, 1, RAG_TOP_K_MAX);
   if (topK === null) errors['rag.top_k'] = `A whole number from 1 to ${RAG_TOP_K_MAX}.`;

@@ -22,7 +22,7 @@ export function RagSection({
   errors: FormErrors;
   traces: boolean;
 }) {
-  const documents = useDocuments(projectId, value.enabled);
+  const documents = useDocuments(projectId, value.enabled && !traces);
   const upload = useUploadDocument(projectId);
   const set = (patch: Partial<RagForm>) => onChange({ ...value, ...patch });
   const err = (k: 'document_ids' | 'top_k' | 'template') => errors[`rag.${k}`] ?? null;
@@ -38,7 +38,7 @@ export function RagSection({
       </CardHeader>
       <CardContent className="space-y-4">
         <div className="flex items-start gap-2">
-          <Checkbox id="run-rag" checked={value.enabled} disabled={traces} onChange={(e) => set({ enabled: e.target.checked })} aria-describedby="run-rag-hint" />
+          <Checkbox id="run-rag" checked={value.enabled && !traces} disabled={traces} onChange={(e) => set({ enabled: e.target.checked })} aria-describedby="run-rag-hint" />
           <div>
             <Label htmlFor="run-rag" className="font-normal">
               Retrieve context from the project&apos;s documents for each question
@@ -50,7 +50,7 @@ export function RagSection({
             </p>
           </div>
         </div>
-        {value.enabled && (
+        {value.enabled && !traces && (
           <>
             <fieldset className="space-y-2" aria-describedby={err('document_ids') ? 'run-rag-documents-error' : undefined}>
               <legend className="text-sm font-medium">Documents</legend>
