@@ -6,6 +6,7 @@ import {
   combinations,
   expandedTargetCount,
   initialRunForm,
+  newTarget,
   parseGridValues,
   percentToFraction,
   type RunForm,
@@ -108,5 +109,25 @@ describe('run configuration', () => {
     expect(buildRunBody({ ...initialRunForm, datasetId: 4 }, { kind: 'traces' }).body?.targets).toEqual([]);
     const many = target({ grid: [{ key: 'g1', param: 'seed', values: Array.from({ length: 51 }, (_, i) => i).join(',') }] });
     expect(buildRunBody({ ...initialRunForm, datasetId: 4, targets: [many] }).errors.targets).toBe('The grid expands into 51 targets; at most 50.');
+  });
+});
+
+describe('buildRunBody, answer from documents', () => {
+  const base = { ...initialRunForm, datasetId: 4, targets: [newTarget(5)] };
+  const rag = { enabled: true, documentIds: [7], topK: '3', template: 'C: {{ context }} Q: {{question}}' };
+  it('sends rag only when on, and never for a traces dataset', () => {
+    expect(buildRunBody(base).body).not.toHaveProperty('rag');
+    expect(buildRunBody({ ...base, rag }).body?.rag).toEqual({ document_ids: [7], top_k: 3, template: 'C: {{ context }} Q: {{question}}' });
+    expect(buildRunBody({ ...base, rag }, { kind: 'traces' }).body).not.toHaveProperty('rag');
+    expect(buildRunBody({ ...base, rag: { ...rag, enabled: false, documentIds: [] } }).body).not.toHaveProperty('rag');
+  });
+  it('names each bad field as the API does', () => {
+    const { body, errors } = buildRunBody({ ...base, rag: { enabled: true, documentIds: [], topK: '0', template: '{{context}}' } });
+    expect(body).toBeNull();
+    expect(errors).toMatchObject({
+      'rag.document_ids': 'Choose at least one document.',
+      'rag.top_k': 'A whole number from 1 to 20.',
+      'rag.template': 'The template must hold {{question}}.',
+    });
   });
 });

@@ -3,6 +3,7 @@ import { parseDollars } from '@/lib/money';
 import { emptyParams, validateParams, type ParamForm, type ParamName } from '@/features/models/params';
 import type { Params, RunCreateBody, RunTargetBody } from './api';
 import type { ScorerPick } from './scoring/api';
+import { DEFAULT_RAG_TEMPLATE, RAG_DOCUMENTS_MAX, RAG_TEMPLATE_MAX, RAG_TOP_K_DEFAULT, RAG_TOP_K_MAX } from './rag/context';
 
 export const MAX_TARGETS = 20; // before the grid expands
 export const MAX_EXPANDED_TARGETS = 50;
@@ -56,6 +57,15 @@ export interface RunForm {
   alertPercent: string;
   /** Scorers the run pins: at their latest version, or at a chosen one. */
   scorers: ScorerPick[];
+  /** "Answer from documents": sent as `rag` only when on. */
+  rag: RagForm;
+}
+
+export interface RagForm {
+  enabled: boolean;
+  documentIds: number[];
+  topK: string;
+  template: string;
 }
 
 export const initialRunForm: RunForm = {
@@ -73,6 +83,7 @@ export const initialRunForm: RunForm = {
   budget: '',
   alertPercent: '80',
   scorers: [],
+  rag: { enabled: false, documentIds: [], topK: String(RAG_TOP_K_DEFAULT), template: DEFAULT_RAG_TEMPLATE },
 };
 
 let seq = 0;
@@ -218,6 +229,9 @@ export function buildRunBody(form: RunForm, options: BuildOptions = {}): { body:
   const alert = percentToFraction(form.alertPercent);
   if (alert === null) errors.alertPercent = 'A percentage from 5 to 100.';
 
+  // A traces dataset's outputs are recorded: nothing to answer from documents.
+  const rag = form.rag.enabled && !traces ? ragBody(form.rag, errors) : null;
+
   if (Object.keys(errors).length > 0 || form.datasetId === null) return { body: null, errors };
   const name = form.name.trim();
   return {
@@ -237,6 +251,22 @@ export function buildRunBody(form: RunForm, options: BuildOptions = {}): { body:
       budget_micros: budget.ok ? budget.micros : null,
       alert_threshold: alert!,
       ...scorerFields(form.scorers),
+      ...(rag ? { rag } : {}),
     },
   };
+}
+
+/** The `rag` body, with the API's checks (errors keyed as the API's 422 names them: rag.top_k…). */
+function ragBody(rag: RagForm, errors: FormErrors): NonNullable<RunCreateBody['rag']> | null {
+  if (rag.documentIds.length === 0) errors['rag.document_ids'] = 'Choose at least one document.';
+  else if (rag.documentIds.length > RAG_DOCUMENTS_MAX) errors['rag.document_ids'] = `At most ${RAG_DOCUMENTS_MAX} documents.`;
+  const topK = wholeNumber(rag.topK, 1, RAG_TOP_K_MAX);
+  if (topK === null) errors['rag.top_k'] = `A whole number from 1 to ${RAG_TOP_K_MAX}.`;
+  const template = rag.template;
+  const missing = ['context', 'question'].filter((n) => !new RegExp(`\\{\\{\\s*${n}\\s*\\}\\}`).test(template)).map((n) => `{{${n}}}`);
+  if (!template.trim()) errors['rag.template'] = 'Write a template (it must hold {{context}} and {{question}}).';
+  else if (template.length > RAG_TEMPLATE_MAX) errors['rag.template'] = `At most ${RAG_TEMPLATE_MAX.toLocaleString('en-US')} characters.`;
+  else if (missing.length) errors['rag.template'] = `The template must hold ${missing.join(' and ')}.`;
+  if (topK === null || errors['rag.document_ids'] || errors['rag.template']) return null;
+  return { document_ids: rag.documentIds, top_k: topK, template };
 }

@@ -3,6 +3,7 @@ import { Badge, Button } from '@/components/ui';
 import { outputTone } from '@/features/runs/components/outputTone';
 import { formatMicros } from '@/lib/money';
 import { criterionOnScale, scoreOnScale } from '@/features/results/scale';
+import { RetrievedContext } from '@/features/runs/rag/RetrievedContext';
 import type { CaseOutput, Score } from '../api';
 
 const PREVIEW_CHARS = 600;
@@ -45,7 +46,21 @@ function ScoreRow({ score }: { score: Score }) {
 }
 
 /** One output of a target: status, error class, tokens, cost, latency, the text and its scores. */
-export function OutputCard({ output, label, detail }: { output: CaseOutput; label: string; detail?: string }) {
+export function OutputCard({
+  output,
+  label,
+  detail,
+  documentName,
+  sourceIds,
+}: {
+  output: CaseOutput;
+  label: string;
+  detail?: string;
+  /** Names the documents of an answer from documents (its retrieved chunks). */
+  documentName?: (documentId: number) => string;
+  /** The chunks this turn's ground truth came from, marked among those retrieved. */
+  sourceIds?: readonly number[] | null;
+}) {
   const [full, setFull] = useState(false);
   const text = output.text ?? '';
   const long = text.length > PREVIEW_CHARS;
@@ -83,6 +98,9 @@ export function OutputCard({ output, label, detail }: { output: CaseOutput; labe
         </div>
       ) : (
         !output.error && <p className="text-sm text-zinc-600">No output yet.</p>
+      )}
+      {output.retrieved && (
+        <RetrievedContext chunks={output.retrieved} documentName={documentName ?? ((id) => `document #${id}`)} sourceIds={sourceIds} />
       )}
       {output.scores.length > 0 ? (
         <ul className="space-y-1" aria-label="Scores">

@@ -8,6 +8,8 @@ import { OutputCard } from '../components/OutputCard';
 import { OutputDiff } from '../components/OutputDiff';
 import { TraceView } from '../components/TraceView';
 import { conversationOf, findingsOf, type TraceMessage } from '../evidence';
+import { sourceChunkIds, type RetrievedChunk } from '@/features/runs/rag/context';
+import { useDocumentNames } from '@/features/runs/rag/useDocumentNames';
 
 const pretty = (v: unknown) => (v == null ? '—' : typeof v === 'string' ? v : JSON.stringify(v, null, 2));
 
@@ -33,7 +35,65 @@ function useCaseKeys(prev: string | null, next: string | null) {
   }, [navigate, prev, next]);
 }
 
-function CaseInput({ view }: { view: CaseView }) {
+/**
+ * The chunks the case's ground truth was generated from, per turn, each marked with the answers
+ * that were given it (overlap of retrieval with the source), or as retrieved by none.
+ */
+function GroundTruthSources({ view, documentName }: { view: CaseView; documentName: (id: number) => string }) {
+  const expected = view.case.expected;
+  const turns = Array.isArray((expected as { source_chunks?: unknown } | null)?.source_chunks) &&
+    ((expected as { source_chunks: unknown[] }).source_chunks).every(Array.isArray)
+    ? ((expected as { source_chunks: unknown[] }).source_chunks).length
+    : 1;
+  const lists = Array.from({ length: turns }, (_, turn) => ({ turn, ids: sourceChunkIds(expected, turn) ?? [] })).filter((l) => l.ids.length);
+  if (!lists.length) return null;
+  const byChunk = new Map<number, { chunk: RetrievedChunk; by: Set<string> }>();
+  for (const t of view.targets) {
+    for (const o of t.outputs) {
+      for (const c of o.retrieved ?? []) {
+        const entry = byChunk.get(c.chunk_id) ?? { chunk: c, by: new Set<string>() };
+        if (sourceChunkIds(expected, o.turn)?.includes(c.chunk_id)) entry.by.add(t.label || 'Target');
+        byChunk.set(c.chunk_id, entry);
+      }
+    }
+  }
+  return (
+    <section aria-labelledby="truth-sources-heading" data-testid="truth-sources">
+      <h3 id="truth-sources-heading" className="text-sm font-medium text-zinc-900">
+        Ground truth drawn from
+      </h3>
+      {lists.map(({ turn, ids }) => (
+        <div key={turn} className="mt-1">
+          {turns > 1 && <p className="text-xs font-medium text-zinc-600">Turn {turn + 1}</p>}
+          <ul className="space-y-1">
+            {ids.map((id) => {
+              const found = byChunk.get(id);
+              const by = found ? [...found.by] : [];
+              return (
+                <li key={id} className={cn('min-w-0 rounded-lg border p-2 text-sm', by.length ? 'border-emerald-400 bg-emerald-50' : 'border-zinc-200 bg-zinc-50')}>
+                  <p className="text-xs text-zinc-700">
+                    {found ? (
+                      <>
+                        <span className="break-all font-medium text-zinc-900">{documentName(found.chunk.document_id)}</span> · chunk {found.chunk.position + 1}
+                      </>
+                    ) : (
+                      <span className="font-medium text-zinc-900">Chunk id {id}</span>
+                    )}
+                    {' · '}
+                    {by.length ? <span className="text-emerald-800">retrieved for {by.join(', ')}</span> : <span className="text-amber-800">retrieved for no answer</span>}
+                  </p>
+                  {found && <p className="mt-1 line-clamp-3 whitespace-pre-wrap break-words text-zinc-900">{found.chunk.text}</p>}
+                </li>
+              );
+            })}
+          </ul>
+        </div>
+      ))}
+    </section>
+  );
+}
+
+function CaseInput({ view, documentName }: { view: CaseView; documentName: (id: number) => string }) {
   const c = view.case;
   const input = c.input as Record<string, unknown>;
   const messages = Array.isArray(input.messages) ? (input.messages as TraceMessage[]) : null;
@@ -73,6 +133,7 @@ function CaseInput({ view }: { view: CaseView }) {
             </pre>
           </section>
         )}
+        <GroundTruthSources view={view} documentName={documentName} />
       </CardContent>
     </Card>
   );
@@ -127,6 +188,8 @@ export function CaseViewPage() {
   const outputs = useMemo(() => (view ? labelledOutputs(view) : []), [view]);
   // Targets hidden from the side-by-side columns (kept across cases of the run).
   const [hidden, setHidden] = useState<ReadonlySet<number>>(new Set());
+  const fromDocuments = !!view?.targets.some((t) => t.outputs.some((o) => o.retrieved));
+  const documentName = useDocumentNames(projectId, fromDocuments);
   const runLink = `/projects/${projectId}/runs/${runId}`;
 
   if (query.isPending) {
@@ -193,7 +256,7 @@ export function CaseViewPage() {
         Keys: <kbd className="rounded border border-zinc-300 px-1">j</kbd> or <kbd className="rounded border border-zinc-300 px-1">]</kbd> next case,{' '}
         <kbd className="rounded border border-zinc-300 px-1">k</kbd> or <kbd className="rounded border border-zinc-300 px-1">[</kbd> previous.
       </p>
-      <CaseInput view={v} />
+      <CaseInput view={v} documentName={documentName} />
       <section aria-labelledby="outputs-heading" className="space-y-2">
         <h2 id="outputs-heading" className="text-base font-semibold text-zinc-900">
           Outputs side by side
@@ -237,7 +300,16 @@ export function CaseViewPage() {
                   ) : (
                     t.outputs.map((o) => {
                       const detail = [shape.turns ? `turn ${o.turn + 1}` : '', shape.repeats ? `repeat ${o.repeat + 1}` : ''].filter(Boolean).join(' · ');
-                      return <OutputCard key={o.id} output={o} label={[t.label || 'Target', detail].filter(Boolean).join(' · ')} detail={detail} />;
+                      return (
+                        <OutputCard
+                          key={o.id}
+                          output={o}
+                          label={[t.label || 'Target', detail].filter(Boolean).join(' · ')}
+                          detail={detail}
+                          documentName={documentName}
+                          sourceIds={sourceChunkIds(v.case.expected, o.turn)}
+                        />
+                      );
                     })
                   )}
                 </section>

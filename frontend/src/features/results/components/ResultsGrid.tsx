@@ -8,6 +8,8 @@ import { outputTone } from '@/features/runs/components/outputTone';
 import { casePath, type GridCell, type GridFilters, type GridOutput, type GridRow, type GridScore, type GridTarget } from '../api';
 import { useGridPages } from '../hooks/useGrid';
 import { scoreOnScale } from '../scale';
+import { RetrievedContext } from '@/features/runs/rag/RetrievedContext';
+import { useDocumentNames } from '@/features/runs/rag/useDocumentNames';
 
 export const ROW_HEIGHT = 136;
 export const HEADER_HEIGHT = 44;
@@ -235,7 +237,7 @@ export function ResultsGrid({
           })}
         </div>
       </div>
-      <ActiveDetails row={rowAt(row)} col={col} targets={targets} />
+      <ActiveDetails projectId={projectId} row={rowAt(row)} col={col} targets={targets} />
     </div>
   );
 }
@@ -353,6 +355,18 @@ function TargetCell({
             {o.status !== 'succeeded' && <Badge tone={outputTone[o.status] ?? 'neutral'}>{o.status}</Badge>}
             {o.error_class && <Badge tone="danger">{o.error_class}</Badge>}
             <span className="truncate">{metrics(o)}</span>
+            {o.retrieved && (
+              <button
+                type="button"
+                tabIndex={-1}
+                onClick={() => onExpand(o)}
+                title="The chunks this answer was given (below the grid for the focused cell)"
+                data-testid="cell-context"
+                className={cn('shrink-0 rounded px-1 text-indigo-700 hover:bg-indigo-100', focusRing)}
+              >
+                Context ({o.retrieved.length})
+              </button>
+            )}
             <button
               type="button"
               tabIndex={-1}
@@ -387,9 +401,10 @@ function TargetCell({
 }
 
 /** The focused cell's scores with their rationales: what hovering a score shows, for the keyboard. */
-function ActiveDetails({ row, col, targets }: { row: GridRow | undefined; col: number; targets: GridTarget[] }) {
+function ActiveDetails({ projectId, row, col, targets }: { projectId: number; row: GridRow | undefined; col: number; targets: GridTarget[] }) {
   const cell = col > 0 ? row?.cells[col - 1] : undefined;
   const o = cell?.outputs[0];
+  const documentName = useDocumentNames(projectId, !!o?.retrieved);
   const target = col > 0 ? targets[col - 1] : undefined;
   return (
     <div id="grid-active-details" data-testid="grid-active-details" className="min-h-12 border-t border-zinc-200 px-3 py-2 text-sm text-zinc-700">
@@ -419,6 +434,7 @@ function ActiveDetails({ row, col, targets }: { row: GridRow | undefined; col: n
               ))}
             </ul>
           )}
+          {o.retrieved && <RetrievedContext chunks={o.retrieved} documentName={documentName} />}
         </div>
       )}
     </div>

@@ -3,6 +3,9 @@ import { Badge, buttonClasses, Dialog, ErrorState, LoadingRows } from '@/compone
 import { formatMicros } from '@/lib/money';
 import { useOutputDetail } from '../hooks/useRuns';
 import { outputTone } from './outputTone';
+import { RetrievedContext } from '../rag/RetrievedContext';
+import { sourceChunkIds } from '../rag/context';
+import { useDocumentNames } from '../rag/useDocumentNames';
 
 const pretty = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v, null, 2));
 
@@ -19,6 +22,7 @@ function Block({ title, value }: { title: string; value: unknown }) {
 export function OutputDialog({ projectId, runId, outputId, onClose }: { projectId: number; runId: number; outputId: number | null; onClose: () => void }) {
   const detail = useOutputDetail(projectId, runId, outputId);
   const o = detail.data;
+  const documentName = useDocumentNames(projectId, !!o?.retrieved?.length);
   return (
     <Dialog open={outputId !== null} onClose={onClose} size="wide" title={o ? `Case #${o.case_number ?? o.case_id} · ${o.label}` : 'Output'}>
       {detail.isPending ? (
@@ -49,6 +53,9 @@ export function OutputDialog({ projectId, runId, outputId, onClose }: { projectI
             )}
             <Block title="Case input" value={o.case_input} />
             {o.case_expected != null && <Block title="Expected" value={o.case_expected} />}
+            {o.retrieved && (
+              <RetrievedContext chunks={o.retrieved} documentName={documentName} sourceIds={sourceChunkIds(o.case_expected, o.turn)} defaultOpen />
+            )}
             <Block title="Output" value={o.text} />
             <Block title="Raw request" value={o.raw_request} />
             <Block title="Raw response" value={o.raw_response} />

@@ -50,7 +50,20 @@ function estimateFor(body: RunCreateBody, problems: RunProblem[] = []): RunEstim
   };
 }
 
-function serve(opts: { problems?: RunProblem[]; create?: (body: RunCreateBody) => Response; role?: string } = {}) {
+const documents = [
+  { id: 7, name: 'handbook.md', mime: 'text/markdown', size_bytes: 900, pages: null, characters: 880, chunks: 6, chunk_size: 200, chunk_overlap: 20, created_by: 1, created_at: ts },
+  { id: 8, name: 'prices.pdf', mime: 'application/pdf', size_bytes: 9000, pages: 3, characters: 5000, chunks: 30, chunk_size: 200, chunk_overlap: 20, created_by: 1, created_at: ts },
+];
+
+function serve(
+  opts: {
+    problems?: RunProblem[];
+    create?: (body: RunCreateBody) => Response;
+    estimate?: (body: RunCreateBody) => Response | null;
+    role?: string;
+    documents?: typeof documents;
+  } = {},
+) {
   return mockFetch(async (req) => {
     const path = new URL(req.url).pathname;
     if (path === '/api/projects/3') return json(project(opts.role ?? 'editor'));
@@ -61,7 +74,11 @@ function serve(opts: { problems?: RunProblem[]; create?: (body: RunCreateBody) =
     if (path === '/api/projects/3/prompts') return json(page([{ id: 2, name: 'Support answer', description: null, archived_at: null, latest: { id: 31, number: 2, note: 'shorter' } }]));
     if (path === '/api/projects/3/prompts/2/versions')
       return json(page([{ id: 30, number: 1, note: 'first' }, { id: 31, number: 2, note: 'shorter' }]));
-    if (path === '/api/projects/3/runs/estimate') return json(estimateFor(await req.clone().json(), opts.problems));
+    if (path === '/api/projects/3/documents') return json(page(opts.documents ?? documents));
+    if (path === '/api/projects/3/runs/estimate') {
+      const body = (await req.clone().json()) as RunCreateBody;
+      return opts.estimate?.(body) ?? json(estimateFor(body, opts.problems));
+    }
     if (path === '/api/projects/3/runs' && req.method === 'POST') {
       const body = (await req.clone().json()) as RunCreateBody;
       return opts.create ? opts.create(body) : json({ id: 11 }, 202);
@@ -228,5 +245,86 @@ describe('NewRunPage', { timeout: 20_000 }, () => {
     serve({ role: 'viewer' });
     renderProject('/projects/3/runs/new');
     expect(await screen.findByText('Editors start runs')).toBeInTheDocument();
+  });
+
+  describe('Answer from documents', () => {
+    it('sends rag with the chosen documents, top-k and the edited template; omits it when off', async () => {
+      const fetch = serve();
+      renderProject('/projects/3/runs/new');
+      await configure();
+      // off: no rag in the body
+      await userEvent.click(screen.getByRole('button', { name: 'Review' }));
+      await screen.findByRole('dialog', { name: 'Start this run?' });
+      expect(await bodyOf(fetch, '/api/projects/3/runs/estimate')).not.toHaveProperty('rag');
+      await userEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Back to the form' }));
+
+      await userEvent.click(screen.getByLabelText(/Retrieve context from the project/));
+      const template = screen.getByLabelText('Prompt template');
+      // prefilled with the server's default, placeholders explained
+      expect((template as HTMLTextAreaElement).value).toMatch(/^Answer the question using only the context below[\s\S]*\{\{context\}\}[\s\S]*\{\{question\}\}$/);
+      expect(screen.getByText(/Placeholders \(both required\)/)).toHaveTextContent('{{question}}');
+      await userEvent.click(await screen.findByLabelText(/^handbook\.md/));
+      await userEvent.click(screen.getByLabelText(/^prices\.pdf/));
+      await userEvent.clear(screen.getByLabelText('Chunks per question (top-k)'));
+      await userEvent.type(screen.getByLabelText('Chunks per question (top-k)'), '2');
+      await userEvent.clear(template);
+      await userEvent.type(template, 'Context: {{{{context}} Q: {{{{question}}');
+      await userEvent.click(screen.getByRole('button', { name: 'Review' }));
+      const dialog = await screen.findByRole('dialog', { name: 'Start this run?' });
+      const rag = { document_ids: [7, 8], top_k: 2, template: 'Context: {{context}} Q: {{question}}' };
+      expect((await bodyOf(fetch, '/api/projects/3/runs/estimate'))?.rag).toEqual(rag);
+      await userEvent.click(within(dialog).getByRole('button', { name: 'Start run' }));
+      expect(await screen.findByText('Run page')).toBeInTheDocument();
+      expect((await bodyOf(fetch, '/api/projects/3/runs'))?.rag).toEqual(rag);
+    });
+
+    it('checks top-k, the documents and the placeholders before asking the server', async () => {
+      const fetch = serve();
+      renderProject('/projects/3/runs/new');
+      await configure();
+      await userEvent.click(screen.getByLabelText(/Retrieve context from the project/));
+      await userEvent.clear(screen.getByLabelText('Chunks per question (top-k)'));
+      await userEvent.type(screen.getByLabelText('Chunks per question (top-k)'), '21');
+      await userEvent.clear(screen.getByLabelText('Prompt template'));
+      await userEvent.type(screen.getByLabelText('Prompt template'), 'Only {{{{question}}');
+      await userEvent.click(screen.getByRole('button', { name: 'Review' }));
+      expect(await screen.findByText('Choose at least one document.')).toBeInTheDocument();
+      expect(screen.getByLabelText('Chunks per question (top-k)')).toHaveAccessibleDescription('A whole number from 1 to 20.');
+      expect(screen.getByLabelText('Prompt template')).toHaveAccessibleDescription('The template must hold {{context}}.');
+      expect(requestsOf(fetch).some((r) => r.url.endsWith('/estimate'))).toBe(false);
+    });
+
+    it("shows the API's 422 field errors under the fields they name", async () => {
+      serve({
+        estimate: (body) =>
+          body.rag
+            ? json(
+                apiError(422, 'VALIDATION_ERROR', "Invalid 'Answer from documents' settings", {
+                  json: { rag: { document_ids: ['Document 8 has no chunks (upload it again to split it)'], template: ['The template must hold {{question}}'] } },
+                }),
+                422,
+              )
+            : null,
+      });
+      renderProject('/projects/3/runs/new');
+      await configure();
+      await userEvent.click(screen.getByLabelText(/Retrieve context from the project/));
+      await userEvent.click(await screen.findByLabelText(/^prices\.pdf/));
+      await userEvent.click(screen.getByRole('button', { name: 'Review' }));
+      const docError = await screen.findByText('Document 8 has no chunks (upload it again to split it)');
+      expect(docError).toHaveAttribute('id', 'run-rag-documents-error');
+      expect(screen.getByLabelText('Prompt template')).toHaveAccessibleDescription('The template must hold {{question}}');
+      expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    });
+
+    it('links to where documents are uploaded when the project has none', async () => {
+      serve({ documents: [] });
+      renderProject('/projects/3/runs/new');
+      await configure();
+      await userEvent.click(screen.getByLabelText(/Retrieve context from the project/));
+      const empty = await screen.findByTestId('rag-no-documents');
+      expect(within(empty).getByRole('link', { name: 'Go to datasets' })).toHaveAttribute('href', '/projects/3/datasets');
+      expect(screen.getByLabelText('Upload a PDF, Markdown or text file')).toBeInTheDocument();
+    });
   });
 });

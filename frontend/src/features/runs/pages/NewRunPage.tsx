@@ -43,6 +43,7 @@ import { ConfirmRunDialog } from '../components/ConfirmRunDialog';
 import { RunProblems } from '../components/RunProblems';
 import { TargetCard } from '../components/TargetCard';
 import { RunScorersCard } from '../scoring/RunScorersCard';
+import { RagSection } from '../rag/RagSection';
 import { useCreateRun, useDatasets, useDatasetVersions, useEstimateRun, useModels, usePrompts } from '../hooks/useRuns';
 
 /** The run configuration page: dataset and version, targets with overrides and a grid, settings, review and start. */
@@ -126,9 +127,15 @@ export function NewRunPage() {
       onSuccess: (run) => navigate(`/projects/${projectId}/runs/${run.id}`),
       onError: (err) => {
         const r = notReadyReasons(err);
+        const fe = fieldErrors(err);
         if (r.length > 0) {
           setReasons(r);
           setPending(null);
+        } else if (Object.keys(fe).length) {
+          // A field the server refused (a document deleted since the review…): shown under it.
+          setErrors((prev) => ({ ...prev, ...fe }));
+          setPending(null);
+          create.reset();
         }
       },
     });
@@ -151,6 +158,7 @@ export function NewRunPage() {
     ([k]) => !['dataset', 'targets', 'repeats', 'concurrency', 'maxHistoryPairs', 'timeout', 'maxRetries', 'budget', 'alertPercent'].includes(k) &&
       !k.startsWith('t-') &&
       !k.startsWith('g-') &&
+      !k.startsWith('rag.') &&
       !k.startsWith('scorer'),
   );
 
@@ -276,6 +284,8 @@ export function NewRunPage() {
             )}
           </CardContent>
         </Card>
+
+        <RagSection projectId={projectId} value={form.rag} onChange={(rag) => set({ rag })} errors={errors} traces={traces} />
 
         <RunScorersCard
           projectId={projectId}

@@ -149,6 +149,18 @@ describe('RunPage', { timeout: 20_000 }, () => {
     expect(screen.getByRole('button', { name: 'Retry failed cells' })).toBeInTheDocument();
   });
 
+  it('names a run that answers from documents in its header', async () => {
+    const plain = makeRun({ status: 'completed', finished_at: ts() });
+    const state: State = {
+      run: { ...plain, settings: { ...plain.settings, rag: { document_ids: [7, 8], top_k: 2, template: '{{context}} {{question}}' } } },
+      progress: progress('completed', [4, 0], [4, 0], { finished_at: ts() }),
+      outputs: [],
+    };
+    serve(state);
+    renderRun();
+    expect(await screen.findByText(/answers from 2 documents, 2 chunks per question/)).toBeInTheDocument();
+  });
+
   it('pauses, resumes, and cancels only after a confirmation that shows progress and cost', async () => {
     const state: State = { run: makeRun({ status: 'running' }), progress: progress('running', [2, 1], [0, 0]), outputs: [] };
     const fetch = serve(state);

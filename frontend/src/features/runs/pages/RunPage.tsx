@@ -98,6 +98,8 @@ export function RunPage() {
             {r.started_at && ` · started ${absoluteTime(r.started_at)}`}
             {r.finished_at && ` · finished ${absoluteTime(r.finished_at)}`}
             {r.settings && ` · ${r.settings.repeats} ${r.settings.repeats === 1 ? 'repeat' : 'repeats'}`}
+            {r.settings?.rag &&
+              ` · answers from ${r.settings.rag.document_ids.length} ${r.settings.rag.document_ids.length === 1 ? 'document' : 'documents'}, ${r.settings.rag.top_k ?? 4} chunks per question`}
           </p>
         </div>
         <div className="flex flex-col items-end gap-2">
