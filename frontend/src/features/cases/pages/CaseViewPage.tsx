@@ -8,7 +8,7 @@ import { OutputCard } from '../components/OutputCard';
 import { OutputDiff } from '../components/OutputDiff';
 import { TraceView } from '../components/TraceView';
 import { conversationOf, findingsOf, type TraceMessage } from '../evidence';
-import { sourceChunkIds, type RetrievedChunk } from '@/features/runs/rag/context';
+import { sourceChunkIds, sourceTurns, type RetrievedChunk } from '@/features/runs/rag/context';
 import { useDocumentNames } from '@/features/runs/rag/useDocumentNames';
 
 const pretty = (v: unknown) => (v == null ? '—' : typeof v === 'string' ? v : JSON.stringify(v, null, 2));
@@ -41,10 +41,7 @@ function useCaseKeys(prev: string | null, next: string | null) {
  */
 function GroundTruthSources({ view, documentName }: { view: CaseView; documentName: (id: number) => string }) {
   const expected = view.case.expected;
-  const turns = Array.isArray((expected as { source_chunks?: unknown } | null)?.source_chunks) &&
-    ((expected as { source_chunks: unknown[] }).source_chunks).every(Array.isArray)
-    ? ((expected as { source_chunks: unknown[] }).source_chunks).length
-    : 1;
+  const turns = sourceTurns(expected);
   const lists = Array.from({ length: turns }, (_, turn) => ({ turn, ids: sourceChunkIds(expected, turn) ?? [] })).filter((l) => l.ids.length);
   if (!lists.length) return null;
   const byChunk = new Map<number, { chunk: RetrievedChunk; by: Set<string> }>();

@@ -22,11 +22,22 @@ export const RAG_PLACEHOLDERS = [
  * list for a single question; one list per user turn for a conversation (as the scorer reads it).
  */
 export function sourceChunkIds(expected: unknown, turn: number): number[] | null {
-  if (typeof expected !== 'object' || expected === null) return null;
-  const found = (expected as { source_chunks?: unknown }).source_chunks;
-  if (!Array.isArray(found) || found.length === 0) return null;
+  const found = sourceChunks(expected);
+  if (!found) return null;
   const list = found.every(Array.isArray) ? (found[turn] as unknown) : found;
   if (!Array.isArray(list)) return null;
   const ids = list.filter((x): x is number => typeof x === 'number' && Number.isInteger(x));
   return ids.length ? ids : null;
+}
+
+function sourceChunks(expected: unknown): unknown[] | null {
+  if (typeof expected !== 'object' || expected === null) return null;
+  const found = (expected as { source_chunks?: unknown }).source_chunks;
+  return Array.isArray(found) && found.length > 0 ? found : null;
+}
+
+/** How many turns the ground truth's sources are recorded for: one list per user turn, or 1. */
+export function sourceTurns(expected: unknown): number {
+  const found = sourceChunks(expected);
+  return found?.every(Array.isArray) ? found.length : 1;
 }
