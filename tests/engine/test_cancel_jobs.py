@@ -11,13 +11,16 @@ import json
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import httpx
+import pytest
 from sqlalchemy import func, select
 
 from assay.core.auth.models import User
 from assay.core.experiments.models import Experiment
+from assay.core.generation import store
 from assay.core.llm.models import ModelConfig
 from assay.core.llm.service import ensure_demo_models
 from assay.core.projects.models import Membership, Project, Role
@@ -25,6 +28,7 @@ from assay.core.reports.models import SpendDay
 from assay.core.runs.models import Run, RunTarget
 from assay.core.scoring.models import Comparison, Score
 from assay.extensions import db
+from assay.jobs import stops
 from assay.jobs.experiments import advance
 from assay.providers.fake import FakeProviderThread
 from assay.runtime import current
@@ -274,3 +278,82 @@ def test_pausing_an_iterations_judging_closes_its_pairwise_calls_and_bills_what_
     with db.factory() as session:
         assert session.scalar(select(func.count()).select_from(Comparison).where(
             Comparison.run_id == second.run_id)) == 10  # each pair once
+
+
+def _scoring(factory: Factory, project: Project, run_id: int, client: httpx.Client,
+             live_url: str) -> Callable[[], bool]:
+    judge = factory.scorer(project, "Judge", "llm_judge",
+                           {"judges": ["Fake Fast"], "rubric": RUBRIC})[1]
+    base = f"{live_url}/api/projects/{project.id}/runs/{run_id}/scorers"
+    assert client.post(base, json={"scorer_version_ids": [judge]}).status_code == 202
+    return lambda: any(e.get("stopped") == "cancelled"
+                       for e in run_events(run_id, "run.scoring_finished"))
+
+
+def _pairwise(factory: Factory, project: Project, run_id: int, client: httpx.Client,
+              live_url: str) -> Callable[[], bool]:
+    with db.factory() as session:
+        targets = list(session.scalars(select(RunTarget.id).where(
+            RunTarget.run_id == run_id).order_by(RunTarget.position)))
+    started = client.post(f"{live_url}/api/projects/{project.id}/runs/{run_id}/comparisons",
+                          json={"scorer_id": pairwise_scorer(project.id),
+                                "target_a_id": targets[0], "target_b_id": targets[1]})
+    assert started.status_code == 202, started.text
+    return lambda: any(e.get("stopped") == "cancelled"
+                       for e in run_events(run_id, "run.compared"))
+
+
+def _generation(factory: Factory, project: Project, run_id: int, client: httpx.Client,
+                live_url: str) -> Callable[[], bool]:
+    with db.factory() as session:
+        model_id = session.scalars(select(ModelConfig.id).where(
+            ModelConfig.project_id == project.id).order_by(ModelConfig.id)).first()
+    started = client.post(f"{live_url}/api/projects/{project.id}/generation/questions",
+                          json={"model_id": model_id, "count": 100, "topic": "deltas"})
+    assert started.status_code == 202, started.text
+    job_id, rt = started.json()["id"], current()
+    return lambda: (store.load(rt.redis, rt.settings.redis_prefix, job_id) or {}).get(
+        "status") == store.CANCELLED
+
+
+def _written(project_id: int, run_id: int) -> tuple[Any, ...]:
+    """Everything a job of the project writes: scores, comparisons, the ledger, spend."""
+    with db.factory() as session:
+        project = session.get(Project, project_id)
+        assert project is not None
+        return (session.scalar(select(func.count()).select_from(Score).where(
+                    Score.run_id == run_id)),
+                session.scalar(select(func.count()).select_from(Comparison).where(
+                    Comparison.run_id == run_id)),
+                session.execute(select(func.sum(SpendDay.calls), func.sum(
+                    SpendDay.spent_micros)).where(SpendDay.project_id == project_id)).one(),
+                project.spent_micros)
+
+
+@pytest.mark.parametrize(("start", "kind"), [(_scoring, "judges"),
+                                             (_pairwise, "pairwise_targets"),
+                                             (_generation, "generation")])
+def test_deleting_a_project_stops_its_jobs_in_flight_and_bills_what_answered(
+        factory: Factory, live_url: str, worker: subprocess.Popen[bytes],
+        fake: FakeProviderThread, start: Any, kind: str) -> None:  # noqa: F811
+    """Not its runs only: a scoring job, pairwise comparisons, a generation job."""
+    project, run_id, client = finished(factory, fake)
+    before = ledger(project.id, kind)
+    some_answer_then_slow(fake)
+    ended = start(factory, project, run_id, client, live_url)
+    wait(lambda: stats(fake)["answered"] >= 1, "a first reply", 90)
+    asked = time.monotonic()
+    deleted = client.delete(f"{live_url}/api/projects/{project.id}")
+    assert deleted.status_code == 204, deleted.text
+    seen = closed_and_billed(fake)
+    wait(ended, "the job ended cancelled", PROMPT_S)
+    assert time.monotonic() - asked < PROMPT_S
+    written = _written(project.id, run_id)
+    no_holds(run_id, project.id)
+    bill = provider_bill(fake)
+    calls, spent, tokens = ledger(project.id, kind)
+    assert (calls - before[0], spent - before[1], tokens - before[2]) == (
+        seen["answered"], bill, bill) and bill > 0
+    time.sleep(2 * stops.POLL_S + 1)  # nothing lands after the job said it ended
+    assert _written(project.id, run_id) == written
+    assert stats(fake)["total"] == seen["total"]

@@ -52,8 +52,7 @@ KNOWN_CYCLES: set[tuple[str, ...]] = {
      "assay.api.runs.schemas"),
     ("assay.core.experiments.loop", "assay.core.experiments.pairwise"),
     ("assay.core.generation.service", "assay.core.generation.spend"),
-    ("assay.core.projects.service", "assay.core.projects.settings",
-     "assay.core.runs.control", "assay.core.runs.service"),
+    ("assay.core.runs.control", "assay.core.runs.service"),
     ("assay.core.runs.planning", "assay.core.runs.validation"),
 }
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 if TYPE_CHECKING:
     import redis
 
+    from assay.core.projects.deletion import Stopping
     from assay.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,28 @@ def request(rt: Runtime, kind: str, ident: object) -> None:
         rt.redis.set(key(rt.settings.redis_prefix, kind, ident), repr(time.time()), ex=KEEP_S)
     except Exception as exc:
         log.warning("%s %s: the stop was not signalled to its workers: %s", kind, ident, exc)
+
+
+def stop_project(rt: Runtime, stopping: Stopping) -> None:
+    """A project was deleted (committed): every worker on its work hears it, in one round
+    trip: its cancelled runs' shards and iterations' judges, its runs' scoring and pairwise
+    jobs, its generation jobs not ended. A job of the project enqueued since is stopped as
+    soon as it starts watching."""
+    from assay.core.generation import store
+
+    prefix = rt.settings.redis_prefix
+    subjects = ([(RUN, i) for i in stopping.runs] + [(ITERATION, i) for i in stopping.iterations]
+                + [(kind, i) for i in stopping.every_run for kind in (SCORING, COMPARISONS)])
+    try:
+        subjects += [(GENERATION, i) for i in store.active_ids(rt.redis, prefix,
+                                                                stopping.project_id)]
+        pipe, now = rt.redis.pipeline(transaction=False), repr(time.time())
+        for kind, ident in subjects:
+            pipe.set(key(prefix, kind, ident), now, ex=KEEP_S)
+        pipe.execute()
+    except Exception as exc:
+        log.warning("project %s: its stop was not signalled to its workers: %s",
+                    stopping.project_id, exc)
 
 
 class Signal:

@@ -29,6 +29,7 @@ from assay.api.projects.schemas import (
 from assay.core.audit_text import describe
 from assay.core.auth.models import User
 from assay.core.pagination import paginate
+from assay.core.projects import deletion
 from assay.core.projects import service as projects
 from assay.core.projects import settings as project_settings
 from assay.core.projects.models import AuditEvent, Membership, Project, Role
@@ -101,11 +102,9 @@ def update_project(data: dict[str, Any], project_id: int) -> Any:
 @blp.response(204)
 def delete_project(project_id: int) -> Any:
     project, _ = project_access(project_id, Role.owner)
-    cancelled = projects.delete_project(session(), user(), project)
+    stopping = deletion.delete_project(session(), user(), project)
     commit()
-    rt = runtime()
-    for run_id in cancelled:  # their shards close the calls in flight
-        stops.request(rt, stops.RUN, run_id)
+    stops.stop_project(runtime(), stopping)  # its work in flight closes its calls
     return None
 
 

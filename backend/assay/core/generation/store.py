@@ -76,3 +76,10 @@ def project_jobs(conn: redis.Redis, prefix: str, project_id: int, page: int,
     if gone:  # expired: forget them
         conn.zrem(key, *gone)
     return [s for s in states if s is not None], int(conn.zcard(key))
+
+
+def active_ids(conn: redis.Redis, prefix: str, project_id: int) -> list[int]:
+    """The project's jobs queued or running (those a stop concerns)."""
+    ids = [int(i) for i in conn.zrange(_project_key(prefix, project_id), 0, -1)]
+    return [i for i in ids
+            if (state := load(conn, prefix, i)) is not None and state["status"] not in TERMINAL]

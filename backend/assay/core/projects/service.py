@@ -108,24 +108,6 @@ def require(role: Role, needed: Role) -> None:
         raise Forbidden(f"This needs the {needed.value} role; you are {role.value}")
 
 
-def delete_project(session: Session, actor: User, project: Project) -> list[int]:
-    """Soft delete: the project disappears for everyone now, its runs in progress are
-    cancelled, and the retention job purges its rows after the grace period
-    (ASSAY_PROJECT_GRACE_DAYS), so a mistaken deletion can still be undone by an operator.
-    Returns the runs cancelled (the caller tells their workers, once committed)."""
-    from assay.core.runs import control  # runs.service imports this module
-
-    audit.record(session, actor, "project.deleted", "project", project.id, None,
-                 {"name": project.name, "slug": project.slug})
-    project.deleted_at = utcnow()
-    cancelled = []
-    for run in session.scalars(select(Run).where(Run.project_id == project.id,
-                                                 Run.status.in_(control.CANCELLABLE))):
-        control.cancel(session, actor, run)
-        cancelled.append(run.id)
-    return cancelled
-
-
 def purge_project(session: Session, project: Project) -> None:
     """Delete a project and everything in it, for good."""
     # Some references into the project's rows do not cascade (run_targets -> model_configs,
