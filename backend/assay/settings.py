@@ -104,8 +104,9 @@ class Settings:
     login_lock_failures: int = 5
     login_lock_minutes: int = 15
     login_ip_failures: int = 20  # failed logins per IP per lock window before 429
-    login_account_failures: int = 100  # failed logins of one account, from any address,
-    login_account_window_s: int = 15 * 60  # per this window, before 429 for it everywhere
+    login_account_failures: int = 20  # failed logins of one account, from any address,
+    login_account_window_s: int = 15 * 60  # per this window, before its back-off starts
+    login_account_backoff_max_s: int = 30  # the longest that back-off holds unknown devices
     register_ip_limit: int = 30  # registrations per IP per 15 minutes
     # anyone may create an account (ASSAY_SELF_REGISTRATION); off, only the first account
     # and invited emails may. On, from_env's defaults are the ones safe with strangers:
@@ -197,8 +198,10 @@ class Settings:
             bcrypt_rounds=_int(env, "ASSAY_BCRYPT_ROUNDS", 12),
             cookie_secure=_bool(env, "ASSAY_COOKIE_SECURE", False),
             login_ip_failures=_int(env, "ASSAY_LOGIN_IP_FAILURES", 20),
-            login_account_failures=max(1, _int(env, "ASSAY_LOGIN_ACCOUNT_FAILURES", 100)),
+            login_account_failures=max(1, _int(env, "ASSAY_LOGIN_ACCOUNT_FAILURES", 20)),
             login_account_window_s=max(1, _int(env, "ASSAY_LOGIN_ACCOUNT_WINDOW_S", 15 * 60)),
+            login_account_backoff_max_s=max(
+                1, _int(env, "ASSAY_LOGIN_ACCOUNT_BACKOFF_MAX_S", 30)),
             register_ip_limit=_int(env, "ASSAY_REGISTER_IP_LIMIT", 30),
             self_registration=self_registration,
             trusted_proxies=_int(env, "ASSAY_TRUSTED_PROXIES", 0),

@@ -337,8 +337,10 @@ def test_successful_logins_do_not_count_toward_the_ip_limit(
 
 @pytest.fixture
 def account_limit(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> Settings:
-    """A small account-wide limit (ASSAY_LOGIN_ACCOUNT_FAILURES): six failures a minute."""
-    assert (settings.login_account_failures, settings.login_account_window_s) == (100, 900)
+    """A small account-wide allowance (ASSAY_LOGIN_ACCOUNT_FAILURES): six failures a minute,
+    then the back-off."""
+    assert (settings.login_account_failures, settings.login_account_window_s,
+            settings.login_account_backoff_max_s) == (20, 900, 30)
     small = replace(settings, login_account_failures=6, login_account_window_s=60)
     monkeypatch.setattr(current(), "settings", small)
     return small
@@ -356,26 +358,98 @@ def _spread_failures(client: FlaskClient, email: str, failures: int, first: int 
                       401, "INVALID_CREDENTIALS")
 
 
-def test_failures_from_many_addresses_pause_the_account_for_every_address(
-        client: FlaskClient, factory: Factory, account_limit: Settings) -> None:
+def _wait_out(client: FlaskClient, email: str, environ: dict[str, str],
+              most_s: float) -> TestResponse:
+    """Sign in with the right password, waiting each Retry-After; fails past `most_s`."""
+    deadline = time.monotonic() + most_s
+    while (reply := _login(client, email, environ_base=environ)).status_code == 429:
+        body = _assert_error(reply, 429, "RATE_LIMITED")
+        assert "this account" in body["message"], body
+        assert _retry_after(reply) <= most_s
+        assert time.monotonic() < deadline, "held back long after the back-off"
+        time.sleep(0.2)  # a held attempt is not counted: polling does not extend it
+    return reply
+
+
+def test_a_guess_spread_over_many_addresses_does_not_lock_the_owner_out(
+        app: Flask, factory: Factory, settings: Settings) -> None:
+    """Issue 32's attack: 100 wrong passwords from 25 addresses (4 each: under the per-address
+    lock and limit), then the owner with the right password. Their own browser (it signed
+    in before: its device cookie) signs in at once; a fresh browser at a fresh address waits
+    at most the short back-off, never the 15 minutes of an account-wide pause."""
+    user = factory.user()
+    owner = app.test_client()
+    home = {"REMOTE_ADDR": "198.51.100.50"}
+    assert _login(owner, user.email, environ_base=home).status_code == 200
+    assert owner.post("/api/auth/logout", headers={
+        CSRF_HEADER: owner.get_cookie(CSRF_COOKIE).value}).status_code == 204  # type: ignore[union-attr]
+    attacker = app.test_client()
+    answers = [_login(attacker, user.email, WRONG, environ_base=_address(1 + n // 4)).status_code
+               for n in range(100)]
+    assert set(answers) <= {401, 429} and answers[:settings.login_account_failures] == [
+        401] * settings.login_account_failures  # the allowance, then the back-off
+    assert answers.count(401) < 40, answers  # the back-off slowed the guessing down
+    known = _login(owner, user.email, environ_base=home)
+    assert known.status_code == 200, known.json
+    fresh = app.test_client()
+    reply = _wait_out(fresh, user.email, {"REMOTE_ADDR": "203.0.113.99"},
+                      settings.login_account_backoff_max_s + 2)
+    assert reply.status_code == 200, reply.json
+    assert SESSION_COOKIE in _set_cookies(reply)
+
+
+def test_the_known_device_signs_in_while_someone_keeps_guessing(
+        app: Flask, factory: Factory, account_limit: Settings) -> None:
+    user = factory.user()
+    owner = app.test_client()
+    assert _login(owner, user.email, environ_base=_address(100)).status_code == 200
+    attacker = app.test_client()
+    _spread_failures(attacker, user.email, account_limit.login_account_failures)
+    held = _login(attacker, user.email, environ_base=_address(150))  # even the right one
+    _assert_error(held, 429, "RATE_LIMITED")
+    assert 1 <= _retry_after(held) <= account_limit.login_account_backoff_max_s
+    assert SESSION_COOKIE not in _set_cookies(held)
+    for _ in range(3):
+        assert _login(owner, user.email, environ_base=_address(100)).status_code == 200
+    # the owner's own typo counts against their device, not as a stranger's
+    _assert_error(_login(owner, user.email, WRONG, environ_base=_address(100)), 401,
+                  "INVALID_CREDENTIALS")
+    assert _login(owner, user.email, environ_base=_address(100)).status_code == 200
+
+
+@pytest.mark.parametrize("cookie", [
+    "not-a-cookie", "1.abc.def", "{uid}.abcdef.0123456789abcdef0123456789abcdef",
+    "{other}.{device}.{signature}",  # another account's genuine cookie
+], ids=["garbage", "wrong-user", "bad-signature", "other-account"])
+def test_a_forged_or_borrowed_device_cookie_is_a_stranger(
+        app: Flask, factory: Factory, account_limit: Settings, cookie: str) -> None:
     user, other = factory.user(), factory.user()
-    _spread_failures(client, user.email, account_limit.login_account_failures)
-    fresh = _address(200)  # never failed: nothing per address holds it back
-    paused = _login(client, user.email, environ_base=fresh)  # the right password
-    body = _assert_error(paused, 429, "RATE_LIMITED")
-    assert "this account" in body["message"] and "1 minute" in body["message"]
-    assert 0 < _retry_after(paused) <= 60
-    _assert_error(_login(client, user.email, WRONG, environ_base=_address(1)), 429,
+    theirs = app.test_client()
+    assert _login(theirs, other.email).status_code == 200
+    value = theirs.get_cookie("assay_device", path="/api/auth")
+    assert value is not None
+    uid, device, signature = value.value.split(".")
+    attacker = app.test_client()
+    _spread_failures(attacker, user.email, account_limit.login_account_failures)
+    attacker.set_cookie("assay_device", cookie.format(
+        uid=user.id, other=uid, device=device, signature=signature), path="/api/auth")
+    _assert_error(_login(attacker, user.email, environ_base=_address(150)), 429,
                   "RATE_LIMITED")
-    assert SESSION_COOKIE not in _set_cookies(paused)
-    # Another account, from the same addresses, is not affected.
-    assert _login(client, other.email, environ_base=fresh).status_code == 200
-    assert _login(client, other.email, environ_base=_address(1)).status_code == 200
 
 
-def test_an_unknown_email_is_paused_like_a_real_account(
+def test_the_device_cookie_is_http_only_and_scoped_to_sign_in(
+        app: Flask, factory: Factory) -> None:
+    user = factory.user()
+    client = app.test_client()
+    first = _set_cookies(_login(client, user.email))["assay_device"]
+    assert "HttpOnly" in first and "SameSite=Strict" in first and "Path=/api/auth" in first
+    again = _set_cookies(_login(client, user.email))["assay_device"]
+    assert first.split(";")[0] == again.split(";")[0]  # the same device, signed again
+
+
+def test_an_unknown_email_backs_off_like_a_real_account(
         client: FlaskClient, factory: Factory, account_limit: Settings) -> None:
-    """Every answer, the pause's included, is the same for an email nobody registered."""
+    """Every answer, the back-off's included, is the same for an email nobody registered."""
     user = factory.user()
     limit = account_limit.login_account_failures
     answers = {}
@@ -391,37 +465,37 @@ def test_an_unknown_email_is_paused_like_a_real_account(
         [_retry_after(r) for r in ghost[limit:]], abs=2)
 
 
+def test_the_back_off_grows_with_failures_up_to_its_ceiling(
+        app: Flask, factory: Factory, redis_conn: Any, settings: Settings,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each failure past the allowance doubles the hold (1, 2, 4… s), up to the ceiling."""
+    monkeypatch.setattr(current(), "settings", replace(
+        settings, login_account_failures=2, login_account_backoff_max_s=8))
+    user = factory.user()
+    attacker, holds = app.test_client(), []
+    for n in range(7):
+        for key in redis_conn.scan_iter(f"{settings.redis_prefix}:limit:login-backoff:*"):
+            redis_conn.delete(key)  # what its expiry does: the next guess is checked
+        _assert_error(_login(attacker, user.email, WRONG, environ_base=_address(1 + n // 2)),
+                      401, "INVALID_CREDENTIALS")
+        held = _login(app.test_client(), user.email, environ_base=_address(100))
+        holds.append(_retry_after(held) if held.status_code == 429 else 0)
+    assert holds == [0, 1, 2, 4, 8, 8, 8], holds
+
+
 def test_a_success_does_not_reset_the_account_wide_count(
         client: FlaskClient, factory: Factory, account_limit: Settings) -> None:
     """The owner signing in between an attacker's guesses gives the attacker no fresh
-    allowance (it does reset that address's own run towards the lock)."""
+    allowance (it does reset that client's own run towards the lock)."""
     user = factory.user()
     limit = account_limit.login_account_failures
     _spread_failures(client, user.email, limit - 1)
     assert _login(client, user.email, environ_base=_address(100)).status_code == 200
-    _assert_error(_login(client, user.email, WRONG, environ_base=_address(101)), 401,
+    stranger = client.application.test_client()
+    _assert_error(_login(stranger, user.email, WRONG, environ_base=_address(101)), 401,
                   "INVALID_CREDENTIALS")
-    _assert_error(_login(client, user.email, environ_base=_address(100)), 429,
+    _assert_error(_login(stranger, user.email, environ_base=_address(102)), 429,
                   "RATE_LIMITED")
-
-
-def test_the_account_signs_in_again_when_its_window_ends(
-        client: FlaskClient, factory: Factory, monkeypatch: pytest.MonkeyPatch,
-        settings: Settings) -> None:
-    monkeypatch.setattr(current(), "settings", replace(
-        settings, login_account_failures=3, login_account_window_s=2))
-    user = factory.user()
-    _spread_failures(client, user.email, 3)
-    paused = _login(client, user.email, environ_base=_address(200))
-    _assert_error(paused, 429, "RATE_LIMITED")
-    assert 1 <= _retry_after(paused) <= 2
-    deadline = time.monotonic() + 6
-    while (reply := _login(client, user.email, environ_base=_address(200))).status_code == 429:
-        assert time.monotonic() < deadline, "still paused long after its window"
-        time.sleep(0.1)  # a paused attempt is not counted: polling does not extend it
-    assert reply.status_code == 200, reply.json
-    _spread_failures(client, user.email, 2, first=50)  # the count started again
-    assert _login(client, user.email, environ_base=_address(201)).status_code == 200
 
 
 def test_a_failed_login_is_audited(client: FlaskClient, factory: Factory) -> None:

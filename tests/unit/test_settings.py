@@ -40,11 +40,14 @@ def test_environment_wins(tmp_path: Path) -> None:
 
 def test_the_account_wide_login_limit_is_read_from_the_environment(tmp_path: Path) -> None:
     default = Settings.from_env({"ASSAY_INSTANCE_PATH": str(tmp_path)})
-    assert (default.login_account_failures, default.login_account_window_s) == (100, 900)
+    assert (default.login_account_failures, default.login_account_window_s,
+            default.login_account_backoff_max_s) == (20, 900, 30)
     chosen = Settings.from_env({"ASSAY_INSTANCE_PATH": str(tmp_path),
                                 "ASSAY_LOGIN_ACCOUNT_FAILURES": "40",
-                                "ASSAY_LOGIN_ACCOUNT_WINDOW_S": "3600"})
-    assert (chosen.login_account_failures, chosen.login_account_window_s) == (40, 3600)
+                                "ASSAY_LOGIN_ACCOUNT_WINDOW_S": "3600",
+                                "ASSAY_LOGIN_ACCOUNT_BACKOFF_MAX_S": "5"})
+    assert (chosen.login_account_failures, chosen.login_account_window_s,
+            chosen.login_account_backoff_max_s) == (40, 3600, 5)
 
 
 @pytest.mark.parametrize("env, message", [

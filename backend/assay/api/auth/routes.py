@@ -19,8 +19,8 @@ from assay.api.auth.schemas import (
 )
 from assay.api.base import Blueprint, commit, runtime, session, user
 from assay.api.security import CSRF_COOKIE, SESSION_COOKIE, cookies_secure
+from assay.core.auth import devices, sessions
 from assay.core.auth import service as auth
-from assay.core.auth import sessions
 from assay.core.projects import invites
 from assay.ratelimit import Limiter, LoginThrottle
 
@@ -63,10 +63,17 @@ def register(data: dict[str, Any]) -> Any:
 def login(data: dict[str, Any]) -> Any:
     settings = runtime().settings
     throttle = LoginThrottle(runtime().redis, settings, request.remote_addr or "?", WINDOW_S)
-    found = auth.authenticate(session(), data["email"], data["password"],
-                              settings.bcrypt_rounds, throttle)
+    found, device = auth.authenticate(session(), data["email"], data["password"],
+                                      settings.bcrypt_rounds, throttle,
+                                      request.cookies.get(devices.COOKIE), settings.secret_key)
     commit()
-    return _signed_in(found, remember_me=data["remember_me"], status=200)
+    response = _signed_in(found, remember_me=data["remember_me"], status=200)
+    # this browser is now a known device of the account: the account's back-off never holds
+    # it (sent to /api/auth only; kept through sign-out, which ends the session, not the trust)
+    response.set_cookie(devices.COOKIE, devices.issue(found.id, settings.secret_key, device),
+                        max_age=devices.MAX_AGE_S, httponly=True, samesite="Strict",
+                        secure=cookies_secure(), path="/api/auth")
+    return response
 
 
 def _signed_in(found: Any, *, remember_me: bool, status: int) -> Response:

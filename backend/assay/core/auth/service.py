@@ -12,6 +12,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from assay.core import audit
+from assay.core.auth import devices
 from assay.core.auth.models import ApiToken, RevokedSession, User
 from assay.core.auth.passwords import (
     hash_cost,
@@ -52,20 +53,21 @@ def register(session: Session, email: str, password: str, name: str | None,
 
 
 class LoginThrottle(Protocol):
-    """Failed sign-ins of one client address (ratelimit.LoginThrottle), by account email."""
+    """Failed sign-ins of one client (ratelimit.LoginThrottle), by account email; `device`
+    is the client's device id when its cookie is a genuine one of this account."""
 
-    limit: int  # failures in a row that lock the account for this address
+    limit: int  # failures in a row that lock the account for this client
 
-    def check(self, email: str) -> None:
-        """Raise RateLimited (this address, or this account from everywhere) or Locked
-        (this account from this address)."""
+    def check(self, email: str, device: str | None = None) -> None:
+        """Raise RateLimited (this address, or the account's back-off for unknown devices)
+        or Locked (this account from this client)."""
 
-    def failed(self, email: str) -> int:
+    def failed(self, email: str, device: str | None = None) -> int:
         """Count a failure; the failures in a row, locking the account at `limit`."""
 
-    def locked(self, email: str) -> Locked: ...
+    def locked(self, email: str, device: str | None = None) -> Locked: ...
 
-    def succeeded(self, email: str) -> None: ...
+    def succeeded(self, email: str, device: str | None = None) -> None: ...
 
 
 @cache
@@ -75,28 +77,31 @@ def dummy_hash(rounds: int) -> str:
 
 
 def authenticate(session: Session, email: str, password: str, rounds: int,
-                 throttle: LoginThrottle) -> User:
-    """Check a password. An unknown email costs one bcrypt check at the configured cost and
-    is counted, locked and answered exactly like a wrong password, so neither the time nor
-    the answer tells whether an account exists."""
+                 throttle: LoginThrottle, device_cookie: str | None = None,
+                 secret: str = "") -> tuple[User, str | None]:
+    """Check a password; the user and the client's device id (None: a device the account
+    does not know). An unknown email costs one bcrypt check at the configured cost and is
+    counted, locked and answered exactly like a wrong password, so neither the time nor the
+    answer tells whether an account exists."""
     email = normalize_email(email)
-    throttle.check(email)
     user = session.scalar(select(User).where(User.email == email))
+    device = devices.verify(device_cookie, user.id, secret) if user is not None else None
+    throttle.check(email, device)
     hashed = user.password_hash if user is not None else dummy_hash(rounds)
     if not verify_password(password, hashed) or user is None:
-        failures = throttle.failed(email)
+        failures = throttle.failed(email, device)
         if user is not None:
             audit.record(session, user, "auth.login_failed", "user", user.id,
                          data={"failures": failures})
             session.commit()
         if failures >= throttle.limit:
-            raise throttle.locked(email)
+            raise throttle.locked(email, device)
         raise Unauthorized(INVALID_CREDENTIALS, code="INVALID_CREDENTIALS")
-    throttle.succeeded(email)
+    throttle.succeeded(email, device)
     if hash_cost(user.password_hash) != rounds:  # keep every hash at the configured cost
         user.password_hash = hash_password(password, rounds)
     audit.record(session, user, "auth.login", "user", user.id)
-    return user
+    return user, device
 
 
 def revoke_session(session: Session, user: User, jti: str, expires_at: datetime) -> None:
