@@ -9,6 +9,7 @@ from gunicorn.app.base import BaseApplication
 
 from assay.balanced_worker import SLOTS, BalancedThreadWorker, Shares, pre_fork, release
 from assay.redis_conn import connect, embedded_url
+from assay.server_errors import install as json_server_errors
 from assay.settings import Settings
 
 
@@ -60,6 +61,7 @@ def run_gunicorn(host: str, port: int, threads: int, workers: int | None = None,
     os.environ.setdefault("ASSAY_DB_POOL_SIZE", str(threads))
     os.environ.setdefault("ASSAY_DB_PING_IDLE_S", "1")  # db.py: a round trip per read saved
     BalancedThreadWorker.shares = Shares(SLOTS)
+    json_server_errors()  # gunicorn's 400/414/431 pages in the API's Error shape
     _Gunicorn({
         "bind": f"{host}:{port}", "workers": workers or os.cpu_count() or 1,
         "worker_class": BalancedThreadWorker, "threads": threads,

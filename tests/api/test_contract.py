@@ -159,7 +159,7 @@ def test_the_streams_document_their_events(document: dict[str, Any]) -> None:
     for path, _, op in operations(document):
         content = op["responses"].get("200", {}).get("content", {})
         if "text/event-stream" in content:
-            ref = content["text/event-stream"]["x-itemSchema"]["$ref"]
+            ref = content["text/event-stream"]["itemSchema"]["$ref"]
             streams[path.rsplit("/", 2)[-2]] = schemas[ref.rsplit("/", 1)[1]]
     assert len(streams) == 4, streams  # runs, scorers, generation, experiments
     run_events = set(next(s for s in streams.values()

@@ -35,7 +35,8 @@ WRITE_SECURITY: list[dict[str, list[str]]] = [{"bearer": []}, {"cookie": [], "cs
 # Status -> response component: flask-smorest registers one per HTTP status (lazily, with
 # the Error schema); 423, 429 and 503 are ours, to document Retry-After.
 ERROR_RESPONSES = {401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 409: "CONFLICT",
-                   422: "UNPROCESSABLE_ENTITY", 423: "ACCOUNT_LOCKED", 429: "RATE_LIMITED",
+                   414: "URI_TOO_LONG", 422: "UNPROCESSABLE_ENTITY", 423: "ACCOUNT_LOCKED",
+                   429: "RATE_LIMITED",
                    502: "BAD_GATEWAY", 503: "SERVICE_BUSY"}
 RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait before trying again",
                                "schema": {"type": "integer", "minimum": 0}}}
@@ -151,7 +152,9 @@ def operation_id(endpoint: str, method: str) -> str:
 
 def _errors(rule: Rule, method: str, operation: dict[str, Any]) -> set[int]:
     public = rule.endpoint in security.PUBLIC_ENDPOINTS
-    statuses = {503} if public else {401, 403, 503}  # 503: no database connection came free
+    # 503: no database connection came free; 414: any URL can be longer than the server's
+    # request line (gunicorn answers it, in the Error shape: server_errors.py)
+    statuses = {414, 503} if public else {401, 403, 414, 503}
     if rule.arguments:
         statuses.add(404)
     if method in UNSAFE and not public:
@@ -175,6 +178,10 @@ class ContractPlugin(BasePlugin):
             spec.components.response(ERROR_RESPONSES[status], {
                 "description": description, "headers": RETRY_AFTER, "content": {
                     "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}})
+        spec.components.response(ERROR_RESPONSES[414], {
+            "description": "URI_TOO_LONG: the request line (path and query) is longer than the "
+                           "server reads (gunicorn's limit_request_line, 4094 bytes)",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}})
         for name, schema in ERROR_SCHEMAS.items():
             spec.components.schema(name, schema)
         spec.components.response("STALE_WRITE", STALE_WRITE)

@@ -1,9 +1,9 @@
 """The Server-Sent Events streams in the OpenAPI document: each stream's event types and
 their `data` as components, and the `text/event-stream` response the views declare.
 
-OpenAPI 3.0 cannot type a stream's items: the body stays a string (what a client reads),
-and `x-itemSchema` (the name OpenAPI 3.2 gives it) points at the event component:
-{id, event, data}, `data` being the JSON of the frame's data line."""
+Each stream's media type has an `itemSchema` (OpenAPI 3.2's keyword) pointing at the event
+component, one frame as it is on the wire: {id, event, data}, `data` the frame's data line,
+a string whose JSON `contentSchema` describes (JSON Schema's keywords for encoded content)."""
 
 from __future__ import annotations
 
@@ -84,7 +84,9 @@ def _envelope(types: list[str], data: list[str]) -> dict[str, Any]:
         "id": {"type": "string", "description": "The Redis stream id: send it as "
                                                 "Last-Event-ID (or last_event_id) to resume"},
         "event": {"type": "string", "enum": types},
-        "data": refs[0] if len(refs) == 1 else {"oneOf": refs},
+        "data": {"type": "string", "contentMediaType": "application/json",
+                 "contentSchema": refs[0] if len(refs) == 1 else {"oneOf": refs},
+                 "description": "The data line: JSON, as contentSchema says"},
     }}
 
 

@@ -7,8 +7,11 @@ FormSchema)` parses whichever came, with the same 422 shape as every other body 
 A form's object fields (a mapping) are JSON text, as OpenAPI's multipart encoding says.
 
 Out: `download` streams a file with its real content type and a Content-Disposition that
-names it; `download_doc` declares each content type as a binary string, so a generated
-client hands back the bytes instead of decoding CSV as JSON."""
+names it; `download_doc` declares each content type: text types as a string, binary ones
+(PDF, zip) as a binary string. A generated client (openapi-python-client) reads every
+format of an operation by the first media type it knows (text/* as text, JSON, octet-stream
+as bytes), so the order is chosen for it: text first when every format is text, and
+application/octet-stream first when any is binary, so its bytes come back whole."""
 
 from __future__ import annotations
 
@@ -106,6 +109,14 @@ def file_errors(file_field: str = "file", content_field: str = "content") -> Ite
 
 
 BINARY = {"schema": {"type": "string", "format": "binary"}}
+TEXT = {"schema": {"type": "string"}}
+ANY_FORMAT = "application/octet-stream"
+
+
+def _is_text(content_type: str) -> bool:
+    kind = content_type.split(";")[0].strip()
+    return kind.startswith("text/") or kind in {"application/xml", "application/x-ndjson"} or (
+        "charset=" in content_type)
 
 
 def download(chunks: Iterator[str], content_type: str, filename: str) -> Response:
@@ -115,9 +126,15 @@ def download(chunks: Iterator[str], content_type: str, filename: str) -> Respons
 
 def download_doc(description: str, *content_types: str,
                  json_schema: type[Schema] | None = None) -> dict[int, Any]:
-    """The 200 response of a download: each content type (without its charset) a binary
-    string; application/json, when a format is JSON, last and with its schema."""
-    content: dict[str, Any] = {t.split(";")[0]: BINARY for t in content_types}
+    """The 200 response of a download: each content type (without its charset) a string,
+    binary for a binary type; application/json, when a format is JSON, last and with its
+    schema. With a binary type, application/octet-stream comes first (module docstring)."""
+    content: dict[str, Any] = {}
+    if not all(_is_text(t) for t in content_types):
+        content[ANY_FORMAT] = {"schema": {**BINARY["schema"], "description": (
+            "Any format's bytes, for clients that read one type for every format: the "
+            "server sends the format's own type (below) in Content-Type")}}
+    content |= {t.split(";")[0]: TEXT if _is_text(t) else BINARY for t in content_types}
     if json_schema is not None:
         content["application/json"] = {"schema": json_schema}
     return {200: {"description": description, "content": content, "headers": {

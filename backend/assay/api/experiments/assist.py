@@ -41,10 +41,19 @@ DOC = ("422 for a model that is not the project's; 409 BUDGET_EXCEEDED when the 
        "when the model's answer is not the JSON asked for (the call is still charged).")
 
 
+
+def documented(view: Any) -> Any:
+    """DOC after the view's own docstring, before the route reads it (a loop after the
+    routes came too late: the document lacked the 502)."""
+    view.__doc__ = f"{view.__doc__}\n\n{DOC}"
+    return view
+
+
 @blp.post("/objectives")
 @blp.arguments(AssistObjectivesSchema)
 @blp.response(200, AssistReplySchema)
 @slow_work
+@documented
 def draft_objectives(data: dict[str, Any], project_id: int) -> Any:
     """Draft objectives from hints (clarity-, creativity- and efficiency-focused)."""
     return _ask("objectives", data, project_id)
@@ -54,6 +63,7 @@ def draft_objectives(data: dict[str, Any], project_id: int) -> Any:
 @blp.arguments(AssistObjectiveSchema)
 @blp.response(200, AssistReplySchema)
 @slow_work
+@documented
 def improve_objective(data: dict[str, Any], project_id: int) -> Any:
     """Improve an objective, or add the details it lacks."""
     return _ask("objective", data, project_id)
@@ -63,6 +73,7 @@ def improve_objective(data: dict[str, Any], project_id: int) -> Any:
 @blp.arguments(AssistRubricSchema)
 @blp.response(200, AssistReplySchema)
 @slow_work
+@documented
 def draft_rubric(data: dict[str, Any], project_id: int) -> Any:
     """Draft a rubric of 4-6 criteria from the objective (weights normalised to 1)."""
     return _ask("rubric", data, project_id)
@@ -72,6 +83,7 @@ def draft_rubric(data: dict[str, Any], project_id: int) -> Any:
 @blp.arguments(AssistPromptsSchema)
 @blp.response(200, AssistReplySchema)
 @slow_work
+@documented
 def draft_prompts(data: dict[str, Any], project_id: int) -> Any:
     """Draft seed prompts (structured, conversational, minimal)."""
     return _ask("prompts", data, project_id)
@@ -81,10 +93,7 @@ def draft_prompts(data: dict[str, Any], project_id: int) -> Any:
 @blp.arguments(AssistImproveSchema)
 @blp.response(200, AssistReplySchema)
 @slow_work
+@documented
 def improve_prompt(data: dict[str, Any], project_id: int) -> Any:
     """Improve a prompt for the objective, keeping its variables."""
     return _ask("prompt", data, project_id)
-
-
-for _view in (draft_objectives, improve_objective, draft_rubric, draft_prompts, improve_prompt):
-    _view.__doc__ = f"{_view.__doc__}\n\n{DOC}"
