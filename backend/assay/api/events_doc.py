@@ -103,7 +103,6 @@ def event_schemas() -> dict[str, dict[str, Any]]:
     return {
         "RunEvent": _envelope(RUN_EVENTS + SCORING_EVENTS + [COMPARED],
                               ["RunEventData", "ScoringEventData", "ComparisonEventData"]),
-        "ScoringEvent": _envelope(SCORING_EVENTS, ["ScoringEventData"]),
         "GenerationEvent": _envelope(GENERATION_EVENTS, ["GenerationEventData"]),
         "ExperimentEvent": _envelope(EXPERIMENT_EVENTS, ["ExperimentEventData"]),
     }

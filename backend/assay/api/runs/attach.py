@@ -92,10 +92,11 @@ def estimate_scorers(data: dict[str, Any], project_id: int, run_id: int) -> Any:
 
 @blp.get("/<int:run_id>/scorers/events")
 @blp.doc(responses=sse_response(
-    "Server-Sent Events of the scoring job (ScoringEvent): run.scored {scores: written so "
-    "far} per page, then run.scoring_finished {scores, stopped?}, or {idle: true} when no job "
-    "is queued or running; send last_event_id (the events_after of the POST) or "
-    "Last-Event-ID to follow one job", "ScoringEvent"))
+    "Server-Sent Events of the scoring job, from the run's own stream (RunEvent): "
+    "run.scored {scores: written so far} per page, then run.scoring_finished {scores, "
+    "stopped?}, or {idle: true} when no job is queued or running; without last_event_id "
+    "(the events_after of the POST) or Last-Event-ID the run's earlier events come first.",
+    "RunEvent"))
 def scoring_events(project_id: int, run_id: int) -> Response:
     project, _ = project_access(project_id, Role.viewer)
     run_id = runs.get_run(session(), project, run_id).id
