@@ -96,7 +96,10 @@ def test_errors_are_declared_with_the_error_schema(document: dict[str, Any]) -> 
     assert 429 in _declared(paths["/api/auth/register"]["post"])
     assert 401 not in login  # public
     for path, method in (("/api/projects/{project_id}/credentials/{credential_id}/discover",
-                          "get"), ("/api/projects/{project_id}/critiques", "post")):
+                          "get"), ("/api/projects/{project_id}/critiques", "post"),
+                         *((f"/api/projects/{{project_id}}/assist/{kind}", "post")
+                            for kind in ("objectives", "objective", "rubric", "prompts",
+                                         "prompt"))):
         assert _declared(paths[path][method])[502].endswith("/BAD_GATEWAY")
 
 
@@ -168,8 +171,10 @@ def test_the_streams_document_their_events(document: dict[str, Any]) -> None:
     assert {publish.STARTED, publish.PROGRESS, publish.STATUS, publish.BUDGET_ALERT,
             publish.FINISHED, publish.SCORING_FINISHED, SCORED, COMPARED} <= run_events
     for stream in streams.values():
-        data = stream["properties"]["data"]
-        refs = [d["$ref"] for d in data.get("oneOf", [data])]
+        data = stream["properties"]["data"]  # the data line: JSON text, as contentSchema says
+        assert data["type"] == "string" and data["contentMediaType"] == "application/json"
+        content = data["contentSchema"]
+        refs = [d["$ref"] for d in content.get("oneOf", [content])]
         for ref in refs:
             assert ref.rsplit("/", 1)[1] in schemas
     assert "run_id" in schemas["RunEventData"]["properties"]

@@ -23,7 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("core",),
     # processes and entry points
     ("api", "cli", "jobs", "app", "serve", "supervise", "__main__", "balanced_worker",
-     "demo_tour", "demo_experiment", "seeds"),
+     "server_errors", "demo_tour", "demo_experiment", "seeds"),
 )
 
 
