@@ -77,6 +77,7 @@ def test_diff_counts_and_lists_each_outcome(diffed: Diffed) -> None:
     assert missing["base"]["score"] == pytest.approx(0.8)
     fixed = get(diffed.browser, url, scorer_id=diffed.scorer_id, outcome="fixed")
     assert fixed["cases"]["total"] == 1 and fixed["cases"]["items"][0]["case_id"] == c[1]
+    assert fixed["cases"]["items"][0]["case_number"] == 2  # the dataset's #2, not its id
     assert fixed["counts"] == body["counts"]  # the filter narrows the list only
 
 

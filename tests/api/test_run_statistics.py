@@ -128,6 +128,7 @@ def test_repeats_and_turns_of_a_case_are_resampled_together(
     flaky = found["flakiness"]
     assert (flaky["n_cases"], flaky["n_flaky"]) == (6, 1)
     assert [c["case_id"] for c in flaky["cases"]] == [planned.case_ids[4]]
+    assert flaky["cases"][0]["case_number"] == 5  # the dataset's number, shown for it
     assert flaky["cases"][0]["spread"] == 1.0 and flaky["cases"][0]["repeats"] == 3
     assert flaky["flaky_share"]["estimate"] == pytest.approx(1 / 6)
     want = stats.flakiness(dict(enumerate(per_case)))

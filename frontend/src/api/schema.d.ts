@@ -5337,6 +5337,8 @@ export interface components {
         };
         StatsFlakyCase: {
             case_id: number;
+            /** @description The case's place (1-based) in the run's dataset version */
+            case_number: number | null;
             repeats: number;
             mean: number;
             std: number;
@@ -6071,6 +6073,8 @@ export interface components {
             head_label: string | null;
             model_id: number | null;
             case_id: number;
+            /** @description The case's place (1-based) in the head run's dataset version: the number shown for it */
+            case_number: number | null;
             input: {
                 [key: string]: unknown;
             } | null;

@@ -41,6 +41,8 @@ export const routes: RouteObject[] = [
             element: <ProjectLayout />,
             children: [
               { index: true, lazy: page(() => import('@/features/projects/pages/ProjectRunsPage'), (m) => m.ProjectRunsPage) },
+              // the Runs tab's own address: the same page as the project's index
+              { path: 'runs', lazy: page(() => import('@/features/projects/pages/ProjectRunsPage'), (m) => m.ProjectRunsPage) },
               { path: 'runs/new', lazy: page(() => import('@/features/runs/pages/NewRunPage'), (m) => m.NewRunPage) },
               { path: 'datasets', lazy: page(() => import('@/features/datasets/pages/DatasetsPage'), (m) => m.DatasetsPage) },
               { path: 'datasets/:datasetId', lazy: page(() => import('@/features/datasets/pages/DatasetPage'), (m) => m.DatasetPage) },

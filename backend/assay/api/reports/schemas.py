@@ -263,6 +263,9 @@ class _TargetPair(Schema):
 
 class RunDiffCaseSchema(_TargetPair):
     case_id = _int()
+    case_number = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "The case's place (1-based) in the head run's dataset version: the "
+                       "number shown for it"})
     input = fields.Dict(required=True, allow_none=True)
     outcome = fields.String(required=True, validate=validate.OneOf(OUTCOMES))
     base = _nested(RunDiffSideSchema, allow_none=True)

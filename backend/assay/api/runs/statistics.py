@@ -21,7 +21,8 @@ from assay.api.runs.statistics_schemas import (
 from assay.core.errors import Invalid
 from assay.core.projects.models import Role
 from assay.core.runs import service as runs
-from assay.core.runs.models import RunTarget
+from assay.core.runs.case_numbers import case_numbers
+from assay.core.runs.models import Run, RunTarget
 from assay.core.runs.results import targets_of
 from assay.core.scoring.paired_comparison import (
     check_same_dataset,
@@ -72,9 +73,21 @@ def get_statistics(args: dict[str, Any], project_id: int, run_id: int) -> Any:
         chosen_scorer(session(), project, run, version_id)
     scorers, items = statistics_view(session(), run, version_id)
     commit()  # what was computed is kept for the next reader
+    _number_flaky_cases(run, items)
     targets = {target.id: target for target in targets_of(session(), run)}
     return {"run_id": run.id, "scorers": [_scorer(info) for info in scorers],
             "items": [{**_target(targets[item["target_id"]]), **item} for item in items]}
+
+
+def _number_flaky_cases(run: Run, items: list[dict[str, Any]]) -> None:
+    """Each flaky case's number in the run's dataset version (what the screen shows; the
+    kept statistics hold only ids)."""
+    listed = [case for item in items if item.get("flakiness")
+              for case in item["flakiness"]["cases"]]
+    numbers = case_numbers(session(), run.dataset_version_id,
+                           [case["case_id"] for case in listed])
+    for case in listed:
+        case["case_number"] = numbers.get(case["case_id"])
 
 
 @blp.get("/<int:run_id>/statistics/facets")

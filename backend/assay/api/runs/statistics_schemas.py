@@ -95,6 +95,8 @@ class StatsCriterionSchema(Schema):
 
 class StatsFlakyCaseSchema(Schema):
     case_id = _count()
+    case_number = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "The case's place (1-based) in the run's dataset version"})
     repeats = _count()
     mean = fields.Float(required=True)
     std = fields.Float(required=True)

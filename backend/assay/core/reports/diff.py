@@ -32,6 +32,7 @@ from assay.core.reports import uncertainty
 from assay.core.reports.scope import ScorerChoice, scorer_choice
 from assay.core.reports.sql import output_scores
 from assay.core.runs import service as runs
+from assay.core.runs.case_numbers import case_numbers
 from assay.core.runs.models import CellStatus, Output, Run, RunTarget
 from assay.core.runs.results import targets_of
 
@@ -190,7 +191,7 @@ def run_diff(session: Session, project: Project, head_id: int, base_id: int,
         rows = [r for r in rows if r["outcome"] == outcome_filter]
     rows.sort(key=lambda r: OUTCOMES.index(r["outcome"]))
     window = rows[(page - 1) * page_size:page * page_size]
-    _with_inputs(session, window)
+    _with_inputs(session, window, head.dataset_version_id)
     return {"base_run_id": base.id, "head_run_id": head.id,
             "scorer": None if scorer is None else {
                 "id": scorer.id, "name": scorer.name, "kind": scorer.kind,
@@ -201,10 +202,13 @@ def run_diff(session: Session, project: Project, head_id: int, base_id: int,
                       "page_size": page_size}}
 
 
-def _with_inputs(session: Session, rows: list[dict[str, Any]]) -> None:
-    """The case input of each listed row (one query for the page)."""
+def _with_inputs(session: Session, rows: list[dict[str, Any]], version_id: int) -> None:
+    """The case input and number (the dataset's, shown instead of the id) of each listed
+    row (one query each for the page)."""
     ids = {row["case_id"] for row in rows}
+    numbers = case_numbers(session, version_id, ids)
     inputs: dict[int, dict[str, Any]] = dict(session.execute(
         select(Case.id, Case.input).where(Case.id.in_(ids))).all()) if ids else {}
     for row in rows:
         row["input"] = inputs.get(row["case_id"])
+        row["case_number"] = numbers.get(row["case_id"])

@@ -69,9 +69,9 @@ export function MissesList({
                   <Link
                     to={casePath(projectId, headId, c.case_id)}
                     className={cn('rounded-xl font-medium text-indigo-700 hover:text-indigo-800', focusRing)}
-                    aria-label={`Open case ${c.case_id} (${target}, ${OUTCOME_LABELS[c.outcome].toLowerCase()})`}
+                    aria-label={`Open case #${c.case_number ?? c.case_id} (${target}, ${OUTCOME_LABELS[c.outcome].toLowerCase()})`}
                   >
-                    Case #{c.case_id}
+                    Case #{c.case_number ?? c.case_id}
                   </Link>
                   <p className="truncate text-sm text-zinc-700" title={inputPreview(c.input, 2000)}>
                     {inputPreview(c.input)}

@@ -35,11 +35,11 @@ function diff(over: Partial<RunDiff> = {}): RunDiff {
     cases: {
       items: [
         {
-          case_id: 101, input: { question: 'Capital of France?' }, outcome: 'regressed', base_target_id: 11, base_label: 'Fake Fast',
+          case_id: 101, case_number: 1, input: { question: 'Capital of France?' }, outcome: 'regressed', base_target_id: 11, base_label: 'Fake Fast',
           head_target_id: 21, head_label: 'Fake Fast', model_id: 5, base: { passed: true, score: 1, output_id: 1 }, head: { passed: false, score: 0, output_id: 2 },
         },
         {
-          case_id: 102, input: { question: 'Two plus two?' }, outcome: 'new_fail', base_target_id: null, base_label: null,
+          case_id: 102, case_number: 2, input: { question: 'Two plus two?' }, outcome: 'new_fail', base_target_id: null, base_label: null,
           head_target_id: 21, head_label: 'Fake Fast', model_id: 5, base: null, head: { passed: false, score: 0, output_id: 3 },
         },
       ],
@@ -131,8 +131,8 @@ describe('CompareRunsPage', () => {
     expect(items[0]).toHaveTextContent('Capital of France?');
     expect(items[0]).toHaveTextContent('pass (1.00) → fail (0.00)');
     expect(items[1]).toHaveTextContent('no verdict → fail (0.00)');
-    expect(within(items[0]).getByRole('link', { name: /Open case 101/ })).toHaveAttribute('href', '/projects/3/runs/9/cases/101');
-    expect(within(items[1]).getByRole('link', { name: /Open case 102/ })).toHaveAttribute('href', '/projects/3/runs/9/cases/102');
+    expect(within(items[0]).getByRole('link', { name: /Open case #1 / })).toHaveAttribute('href', '/projects/3/runs/9/cases/101');
+    expect(within(items[1]).getByRole('link', { name: /Open case #2 / })).toHaveAttribute('href', '/projects/3/runs/9/cases/102');
   });
 
   it('filters the misses by outcome through the API', async () => {

@@ -22,7 +22,7 @@ function flaky() {
     flaky_share: { k: 1, n: 3, estimate: 1 / 3, low: 0.0615, high: 0.7923, confidence: 0.95 },
     mean_std: 0.2,
     binary: true,
-    cases: [{ case_id: 4141, repeats: 3, mean: 0.6667, std: 0.4714, spread: 1, passes: 2 }],
+    cases: [{ case_id: 4141, case_number: 7, repeats: 3, mean: 0.6667, std: 0.4714, spread: 1, passes: 2 }],
   };
   return s;
 }
@@ -75,7 +75,7 @@ describe('RunInsights on the run report', () => {
     expect(await screen.findByText('Fake Smart is better than Fake Fast')).toBeInTheDocument();
     expect(screen.getByText('Fake Fast: 1 of 3 repeated cases flaky (33.3%, 95% interval [6.2%, 79.2%])')).toBeInTheDocument();
     const table = screen.getByRole('table', { name: 'Flaky cases' });
-    expect(within(table).getAllByRole('row')[1]).toHaveTextContent('#4141Fake Fast30.6671.0002 of 3');
+    expect(within(table).getAllByRole('row')[1]).toHaveTextContent('#7Fake Fast30.6671.0002 of 3');
   });
 
   it('has empty states: no earlier run, no repeats', async () => {

@@ -183,7 +183,7 @@ export function FlakyCases({ items }: { items: TargetStatistics[] }) {
           rowKey={(r) => `${r.targetId}-${r.case_id}`}
           rows={rows}
           columns={[
-            { key: 'case', header: 'Case', cell: (r) => `#${r.case_id}` },
+            { key: 'case', header: 'Case', cell: (r) => `#${r.case_number ?? r.case_id}` },
             { key: 'target', header: 'Target', cell: (r) => r.target },
             { key: 'repeats', header: 'Repeats', cell: (r) => int(r.repeats), numeric: true },
             { key: 'mean', header: 'Mean', cell: (r) => num(r.mean, 3), numeric: true },

@@ -66,7 +66,7 @@ export function OutputPicker({ projectId, runId, outputId, onRun, onOutput, erro
           <option value="">{outputs.isFetching ? 'Loading outputs…' : 'Choose an output'}</option>
           {outputs.data?.items.map((o) => (
             <option key={o.id} value={o.id}>
-              Case {o.case_id} · {o.label}: {preview(o.text)}
+              Case #{o.case_number ?? o.case_id} · {o.label}: {preview(o.text)}
             </option>
           ))}
         </Select>
