@@ -3,6 +3,7 @@ by the kind, archive and restore, the kinds list, roles, audit; and runs that pi
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict
 from typing import Any
 
@@ -242,10 +243,16 @@ def test_the_kinds_list_every_registered_kind(factory: Factory) -> None:
     modes = {k["kind"]: k["mode"] for k in kinds}
     assert (modes["manual"], modes["pairwise_judge"], modes["regex"]) == (
         "manual", "pairwise", "automatic")
-    described = {k["kind"]: k["description"] for k in kinds}
-    assert described["manual"].startswith("Manual scores")
-    assert described["rules"].startswith("The `rules` scorer")  # its class documents params
+    described = {k["kind"]: (k["name"], k["description"]) for k in kinds}
+    assert described["manual"] == ("Human review",
+                                   "People score the answers by hand on the review page.")
+    assert described["rules"][0] == "Conversation rules"
+    assert all(k["name"] and k["name"] != k["kind"] for k in kinds)  # a human name each
     assert all(k["description"] and "\n" not in k["description"] for k in kinds)
+    # what users read names no spec, requirement or code identifier
+    internal = re.compile(r"FR-[A-Z]{2}-\d|edison|rag-eval|RAGMetrics|rules_dsl|ScoreResult|"
+                          r"myarena|evalarena|§|kind \"|`", re.IGNORECASE)
+    assert [k["kind"] for k in kinds if internal.search(k["name"] + k["description"])] == []
     assert kinds == [asdict(k) for k in known_kinds()]
 
 

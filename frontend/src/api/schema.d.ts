@@ -4364,6 +4364,9 @@ export interface components {
         };
         ScorerKind: {
             kind: string;
+            /** @description What the product calls it */
+            name: string;
+            /** @description One line saying what it checks */
             description: string;
             /**
              * @description automatic: Assay scores each output as it lands; manual: reviewers score outputs by hand; pairwise: a judge compares two outputs of a case

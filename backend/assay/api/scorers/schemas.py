@@ -65,7 +65,9 @@ class ScorerDetailSchema(ScorerSchema):
 
 class ScorerKindSchema(Schema):
     kind = fields.String(required=True)
-    description = fields.String(required=True)
+    name = fields.String(required=True, metadata={"description": "What the product calls it"})
+    description = fields.String(required=True, metadata={
+        "description": "One line saying what it checks"})
     mode = fields.String(required=True, validate=validate.OneOf(MODES), metadata={
         "description": "automatic: Assay scores each output as it lands; manual: reviewers "
                        "score outputs by hand; pairwise: a judge compares two outputs of a "

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.core.scoring.apply import HUMAN_KINDS, PAIR_KINDS
+from assay.core.scoring.kind_labels import LABELS
 from assay.scorers import registry, sandbox
 
 MODES = ("automatic", "manual", "pairwise")
@@ -19,12 +20,13 @@ MODES = ("automatic", "manual", "pairwise")
 @dataclass(frozen=True)
 class KindInfo:
     kind: str
-    description: str
+    description: str  # one line for users (kind_labels), else the class's docstring
     mode: str
     params_schema: dict[str, Any] = field(default_factory=dict)
     calls_judges: bool = False  # its params name judge models (cost money to run)
     available: bool = True  # in the project asked about
     unavailable_reason: str | None = None
+    name: str = ""  # what the product calls it
 
 
 def first_sentence(doc: str | None) -> str:
@@ -78,7 +80,8 @@ def known_kinds(code_execution: bool | None = None) -> list[KindInfo]:
     for kind, cls in sorted(registry.kinds().items()):
         schema: dict[str, Any] = dict(getattr(cls, "params_schema", None) or {})
         blocked = code_execution_blocked(code_execution) if kind == CODE_EXECUTION else None
-        out.append(KindInfo(kind, describe(cls), mode_of(kind), schema,
+        name, description = LABELS.get(kind, (kind, describe(cls)))
+        out.append(KindInfo(kind, description, mode_of(kind), schema,
                             "judges" in schema.get("properties", {}), blocked is None,
-                            blocked))
+                            blocked, name))
     return out

@@ -123,10 +123,15 @@ export function JudgeTools({ projectId, kind, params, callsJudges, pairwise, can
 function TrialView({ trial }: { trial: Trial }) {
   return (
     <div role="region" aria-label="Trial result" className="space-y-3">
-      <p className="text-sm">
-        Cost: <span className="font-medium tabular-nums">{formatMicros(trial.cost_micros)}</span> over {trial.judge_calls} judge call
-        {trial.judge_calls === 1 ? '' : 's'} (added to the project’s spend; no score was saved).
-      </p>
+      {trial.judge_calls > 0 ? (
+        <p className="text-sm">
+          Cost: <span className="font-medium tabular-nums">{formatMicros(trial.cost_micros)}</span> over {trial.judge_calls} judge call
+          {trial.judge_calls === 1 ? '' : 's'} (added to the project’s spend; no score was saved).
+        </p>
+      ) : (
+        // a deterministic kind calls no judge: there is no cost to report
+        <p className="text-sm">No score was saved.</p>
+      )}
       {trial.results.length === 0 && <p className="text-sm text-zinc-600">This kind gave no automatic score.</p>}
       {trial.results.map((r, i) => (
         <div key={i} className="space-y-1 rounded-xl bg-zinc-50 p-3 text-sm">

@@ -128,12 +128,21 @@ function Editor({ projectId, canEdit, kinds, scorer, back }: EditorProps) {
               <Field id="scorer-name" label="Name" error={errors.name}>
                 <Input id="scorer-name" value={name} maxLength={100} disabled={editing || readOnly} invalid={!!errors.name} aria-describedby={describedBy('scorer-name', errors.name)} onChange={(e) => setName(e.target.value)} />
               </Field>
-              <Field id="scorer-kind" label="Kind" error={errors.kind} hint={kind?.description}>
+              <Field
+                id="scorer-kind"
+                label="Kind"
+                error={errors.kind}
+                hint={kind && (
+                  <>
+                    {kind.description} <span className="font-mono text-xs text-zinc-400">{kind.kind}</span>
+                  </>
+                )}
+              >
                 <Select id="scorer-kind" className="w-full" value={kindName} disabled={editing || readOnly} aria-invalid={!!errors.kind || undefined} aria-describedby={describedBy('scorer-kind', errors.kind, !!kind)} onChange={(e) => chooseKind(e.target.value)}>
                   <option value="">Choose a kind…</option>
                   {kinds.map((k) => (
                     <option key={k.kind} value={k.kind} disabled={!k.available}>
-                      {k.kind}
+                      {k.name}
                       {k.mode !== 'automatic' ? ` (${k.mode})` : ''}
                       {k.available ? '' : ' — not allowed in this project'}
                     </option>
@@ -141,11 +150,6 @@ function Editor({ projectId, canEdit, kinds, scorer, back }: EditorProps) {
                 </Select>
               </Field>
             </div>
-            {kinds.some((k) => !k.available) && !editing && (
-              <p className="text-sm text-zinc-600">
-                {kinds.filter((k) => !k.available).map((k) => `${k.kind}: ${k.unavailable_reason}`).join(' ')}
-              </p>
-            )}
             {!editing && (
               <Field id="scorer-description" label={<>Description <span className="font-normal text-zinc-500">(optional)</span></>} error={errors.description}>
                 <Textarea id="scorer-description" className="min-h-16" value={description} disabled={readOnly} onChange={(e) => setDescription(e.target.value)} />

@@ -12,11 +12,11 @@ import { ScorersPage } from './ScorersPage';
 
 const kinds = [
   {
-    kind: 'contains', description: 'The output contains `value`.', mode: 'automatic', calls_judges: false, available: true, unavailable_reason: null,
+    kind: 'contains', name: 'Contains text', description: 'The answer contains a given text.', mode: 'automatic', calls_judges: false, available: true, unavailable_reason: null,
     params_schema: { type: 'object', required: ['value'], properties: { value: { type: 'string', minLength: 1, description: 'The text' } } },
   },
   {
-    kind: 'code_execution', description: 'Runs code.', mode: 'automatic', calls_judges: false, available: false,
+    kind: 'code_execution', name: 'Code execution', description: 'Runs code.', mode: 'automatic', calls_judges: false, available: false,
     unavailable_reason: 'This project does not allow code execution', params_schema: { type: 'object', properties: {} },
   },
 ];
@@ -91,10 +91,14 @@ describe('ScorerEditorPage', () => {
         : undefined,
     );
     renderAt('/projects/3/scorers/new');
-    expect(await screen.findByRole('option', { name: /code_execution/ })).toBeDisabled();
-    expect(screen.getByText(/does not allow code execution/)).toBeInTheDocument();
+    expect(await screen.findByRole('option', { name: /^Code execution/ })).toBeDisabled();
+    // the code-execution notice belongs to that kind: not shown while another is chosen
+    expect(screen.queryByText(/does not allow code execution/)).not.toBeInTheDocument();
     await user.type(screen.getByLabelText('Name'), 'Mentions Paris');
     await user.selectOptions(screen.getByLabelText('Kind'), 'contains');
+    // the kind by its human name, its one line and its id beside it
+    expect(screen.getByRole('option', { name: 'Contains text' })).toBeInTheDocument();
+    expect(screen.getByLabelText('Kind')).toHaveAccessibleDescription('The answer contains a given text. contains');
     await user.type(screen.getByLabelText('Value'), 'Paris');
     await user.click(screen.getByRole('button', { name: 'Create scorer' }));
     const name = screen.getByLabelText('Name');

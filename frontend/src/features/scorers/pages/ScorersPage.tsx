@@ -60,7 +60,7 @@ export function ScorersPage() {
               <option value="">All kinds</option>
               {kinds.data?.map((k) => (
                 <option key={k.kind} value={k.kind}>
-                  {k.kind}
+                  {k.name}
                 </option>
               ))}
             </Select>
@@ -116,7 +116,9 @@ export function ScorersPage() {
                       </Link>
                       {s.description && <div className="break-words text-sm font-normal text-zinc-500">{s.description}</div>}
                     </TD>
-                    <TD className="font-mono text-sm">{s.kind}</TD>
+                    <TD className="text-sm">
+                      {kinds.data?.find((k) => k.kind === s.kind)?.name ?? s.kind} <span className="font-mono text-xs text-zinc-400">{s.kind}</span>
+                    </TD>
                     <TD className="text-right tabular-nums">v{s.latest.number}</TD>
                     <TD className="whitespace-nowrap text-sm">{absoluteTime(s.latest.created_at)}</TD>
                     <TD>{s.archived_at ? <Badge tone="neutral">Archived</Badge> : <Badge tone="success">Active</Badge>}</TD>
