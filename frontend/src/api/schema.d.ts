@@ -2962,7 +2962,9 @@ export interface paths {
         put?: never;
         /**
          * Draft objectives from hints (clarity-, creativity- and efficiency-focused).
-         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
+         * @description 422 for a model that is not the project's; 409 BUDGET_EXCEEDED when the project's or the experiment's budget cannot cover the call's maximum cost (it is held before the call, settled to the actual cost after it); 502 ASSIST_BAD_REPLY when the model's answer is not the JSON asked for (the call is still charged).
+         *
+         *     Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
         post: operations["assist_draft_objectives"];
         delete?: never;
@@ -2984,7 +2986,9 @@ export interface paths {
         put?: never;
         /**
          * Improve an objective, or add the details it lacks.
-         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
+         * @description 422 for a model that is not the project's; 409 BUDGET_EXCEEDED when the project's or the experiment's budget cannot cover the call's maximum cost (it is held before the call, settled to the actual cost after it); 502 ASSIST_BAD_REPLY when the model's answer is not the JSON asked for (the call is still charged).
+         *
+         *     Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
         post: operations["assist_improve_objective"];
         delete?: never;
@@ -3006,7 +3010,9 @@ export interface paths {
         put?: never;
         /**
          * Draft a rubric of 4-6 criteria from the objective (weights normalised to 1).
-         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
+         * @description 422 for a model that is not the project's; 409 BUDGET_EXCEEDED when the project's or the experiment's budget cannot cover the call's maximum cost (it is held before the call, settled to the actual cost after it); 502 ASSIST_BAD_REPLY when the model's answer is not the JSON asked for (the call is still charged).
+         *
+         *     Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
         post: operations["assist_draft_rubric"];
         delete?: never;
@@ -3028,7 +3034,9 @@ export interface paths {
         put?: never;
         /**
          * Draft seed prompts (structured, conversational, minimal).
-         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
+         * @description 422 for a model that is not the project's; 409 BUDGET_EXCEEDED when the project's or the experiment's budget cannot cover the call's maximum cost (it is held before the call, settled to the actual cost after it); 502 ASSIST_BAD_REPLY when the model's answer is not the JSON asked for (the call is still charged).
+         *
+         *     Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
         post: operations["assist_draft_prompts"];
         delete?: never;
@@ -3050,7 +3058,9 @@ export interface paths {
         put?: never;
         /**
          * Improve a prompt for the objective, keeping its variables.
-         * @description Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
+         * @description 422 for a model that is not the project's; 409 BUDGET_EXCEEDED when the project's or the experiment's budget cannot cover the call's maximum cost (it is held before the call, settled to the actual cost after it); 502 ASSIST_BAD_REPLY when the model's answer is not the JSON asked for (the call is still charged).
+         *
+         *     Slow work (it waits on a model, a provider or a download): it has places of its own, and answers 503 SLOW_WORK_BUSY when the server has ASSAY_WEB_SLOW of them in flight, 429 SLOW_WORK_LIMIT when you have ASSAY_WEB_SLOW_PER_USER, both with Retry-After.
          */
         post: operations["assist_improve_prompt"];
         delete?: never;
@@ -3522,28 +3532,24 @@ export interface components {
             id?: string;
             /** @enum {string} */
             event: "run.started" | "run.progress" | "run.status" | "run.budget_alert" | "run.finished" | "run.scored" | "run.scoring_finished" | "run.compared";
-            data: components["schemas"]["RunEventData"] | components["schemas"]["ScoringEventData"] | components["schemas"]["ComparisonEventData"];
-        };
-        ScoringEvent: {
-            /** @description The Redis stream id: send it as Last-Event-ID (or last_event_id) to resume */
-            id?: string;
-            /** @enum {string} */
-            event: "run.scored" | "run.scoring_finished";
-            data: components["schemas"]["ScoringEventData"];
+            /** @description The data line: JSON, as contentSchema says */
+            data: string;
         };
         GenerationEvent: {
             /** @description The Redis stream id: send it as Last-Event-ID (or last_event_id) to resume */
             id?: string;
             /** @enum {string} */
             event: "generation.started" | "generation.progress" | "generation.finished";
-            data: components["schemas"]["GenerationEventData"];
+            /** @description The data line: JSON, as contentSchema says */
+            data: string;
         };
         ExperimentEvent: {
             /** @description The Redis stream id: send it as Last-Event-ID (or last_event_id) to resume */
             id?: string;
             /** @enum {string} */
             event: "experiment.progress" | "experiment.finished";
-            data: components["schemas"]["ExperimentEventData"];
+            /** @description The data line: JSON, as contentSchema says */
+            data: string;
         };
         Error: {
             code: string;
@@ -10175,6 +10181,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description URI_TOO_LONG: the request line (path and query) is longer than the server reads (gunicorn's limit_request_line, 4094 bytes) */
+        URI_TOO_LONG: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description STALE_WRITE: If-Match names an older version than the one stored; nothing was written. `current` is the resource as it is now. */
         STALE_WRITE: {
             headers: {
@@ -10287,6 +10302,7 @@ export interface operations {
             };
             403: components["responses"]["FORBIDDEN"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             429: components["responses"]["RATE_LIMITED"];
             503: components["responses"]["SERVICE_BUSY"];
@@ -10315,6 +10331,7 @@ export interface operations {
                     "application/json": components["schemas"]["LoginResult"];
                 };
             };
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             423: components["responses"]["ACCOUNT_LOCKED"];
             429: components["responses"]["RATE_LIMITED"];
@@ -10341,6 +10358,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -10365,6 +10383,7 @@ export interface operations {
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -10389,6 +10408,7 @@ export interface operations {
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -10418,6 +10438,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -10445,6 +10466,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -10474,6 +10496,7 @@ export interface operations {
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -10504,6 +10527,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -10534,6 +10558,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -10560,6 +10585,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -10598,6 +10624,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             412: components["responses"]["STALE_WRITE"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -10629,6 +10656,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -10660,6 +10688,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -10693,6 +10722,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -10721,6 +10751,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -10760,6 +10791,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             412: components["responses"]["STALE_WRITE"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -10785,6 +10817,7 @@ export interface operations {
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -10815,6 +10848,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -10848,6 +10882,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             429: components["responses"]["RATE_LIMITED"];
             503: components["responses"]["SERVICE_BUSY"];
@@ -10880,6 +10915,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -10907,6 +10943,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -10946,6 +10983,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             412: components["responses"]["STALE_WRITE"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             429: components["responses"]["RATE_LIMITED"];
             503: components["responses"]["SERVICE_BUSY"];
@@ -10977,6 +11015,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             429: components["responses"]["RATE_LIMITED"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -11007,6 +11046,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             429: components["responses"]["RATE_LIMITED"];
             502: components["responses"]["BAD_GATEWAY"];
             503: components["responses"]["SERVICE_BUSY"];
@@ -11041,6 +11081,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -11074,6 +11115,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -11105,6 +11147,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -11132,6 +11175,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -11171,6 +11215,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             412: components["responses"]["STALE_WRITE"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -11201,6 +11246,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -11230,6 +11276,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -11268,6 +11315,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -11301,6 +11349,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -11329,6 +11378,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -11361,6 +11411,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -11394,6 +11445,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -11425,6 +11477,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -11452,6 +11505,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -11491,6 +11545,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             412: components["responses"]["STALE_WRITE"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -11521,6 +11576,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -11550,6 +11606,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -11586,6 +11643,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -11620,6 +11678,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -11654,6 +11713,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -11691,6 +11751,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             412: components["responses"]["STALE_WRITE"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -11731,6 +11792,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             412: components["responses"]["STALE_WRITE"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -11763,6 +11825,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -11797,6 +11860,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -11832,6 +11896,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -11866,6 +11931,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -11901,6 +11967,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             429: components["responses"]["RATE_LIMITED"];
             503: components["responses"]["SERVICE_BUSY"];
@@ -11934,6 +12001,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -11966,6 +12034,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -11999,6 +12068,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -12030,6 +12100,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -12061,6 +12132,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -12101,6 +12173,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             412: components["responses"]["STALE_WRITE"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -12134,6 +12207,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -12174,6 +12248,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             412: components["responses"]["STALE_WRITE"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -12208,6 +12283,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -12242,6 +12318,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -12271,6 +12348,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -12298,6 +12376,7 @@ export interface operations {
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -12331,6 +12410,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -12364,6 +12444,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             429: components["responses"]["RATE_LIMITED"];
             503: components["responses"]["SERVICE_BUSY"];
@@ -12399,6 +12480,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -12432,6 +12514,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -12463,6 +12546,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -12494,6 +12578,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -12534,6 +12619,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             412: components["responses"]["STALE_WRITE"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -12564,6 +12650,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -12593,6 +12680,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -12626,6 +12714,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -12656,6 +12745,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -12689,6 +12779,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -12706,18 +12797,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Server-Sent Events of the scoring job (ScoringEvent): run.scored {scores: written so far} per page, then run.scoring_finished {scores, stopped?}, or {idle: true} when no job is queued or running; send last_event_id (the events_after of the POST) or Last-Event-ID to follow one job */
+            /** @description Server-Sent Events of the scoring job, from the run's own stream (RunEvent): run.scored {scores: written so far} per page, then run.scoring_finished {scores, stopped?}, or {idle: true} when no job is queued or running; without last_event_id (the events_after of the POST) or Last-Event-ID the run's earlier events come first. Frames `id:`, `event:`, `data: <JSON>`; comment lines are heartbeats. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": unknown;
                 };
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -12746,6 +12838,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -12782,6 +12875,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -12812,6 +12906,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -12840,6 +12935,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -12881,6 +12977,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             412: components["responses"]["STALE_WRITE"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -12917,6 +13014,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             412: components["responses"]["STALE_WRITE"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -12951,6 +13049,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -12981,6 +13080,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -13030,6 +13130,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -13064,6 +13165,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -13094,6 +13196,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -13131,6 +13234,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -13160,6 +13264,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -13199,6 +13304,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             412: components["responses"]["STALE_WRITE"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -13239,6 +13345,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             412: components["responses"]["STALE_WRITE"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -13269,6 +13376,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -13298,6 +13406,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -13327,6 +13436,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -13356,6 +13466,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -13407,6 +13518,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -13439,6 +13551,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -13472,6 +13585,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -13505,6 +13619,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -13534,6 +13649,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -13550,18 +13666,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Server-Sent Events of the run (RunEvent): run.started, run.progress, run.status, run.budget_alert, run.finished, and the scoring and comparison jobs' events; id is the Redis stream id (send Last-Event-ID to resume) */
+            /** @description Server-Sent Events of the run (RunEvent): run.started, run.progress, run.status, run.budget_alert, run.finished, and the scoring and comparison jobs' events; id is the Redis stream id (send Last-Event-ID to resume) Frames `id:`, `event:`, `data: <JSON>`; comment lines are heartbeats. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": unknown;
                 };
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -13593,6 +13710,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -13629,6 +13747,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -13665,6 +13784,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -13698,6 +13818,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -13734,6 +13855,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             429: components["responses"]["RATE_LIMITED"];
             503: components["responses"]["SERVICE_BUSY"];
@@ -13774,6 +13896,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -13811,6 +13934,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -13839,6 +13963,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -13878,6 +14003,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -13906,6 +14032,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -13940,6 +14067,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -13975,6 +14103,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -14016,6 +14145,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -14050,6 +14180,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -14087,6 +14218,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -14118,6 +14250,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -14151,6 +14284,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -14184,6 +14318,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -14217,6 +14352,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -14250,6 +14386,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -14283,6 +14420,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -14316,6 +14454,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -14345,6 +14484,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -14374,6 +14514,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -14407,6 +14548,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -14424,18 +14566,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Server-Sent Events (GenerationEvent): generation.started, generation.progress (one per batch), generation.finished; id is the Redis stream id (send Last-Event-ID to resume) */
+            /** @description Server-Sent Events (GenerationEvent): generation.started, generation.progress (one per batch), generation.finished; id is the Redis stream id (send Last-Event-ID to resume) Frames `id:`, `event:`, `data: <JSON>`; comment lines are heartbeats. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": unknown;
                 };
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -14466,6 +14609,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -14515,6 +14659,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -14543,6 +14688,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -14574,6 +14720,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -14603,6 +14750,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -14630,6 +14778,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -14661,6 +14810,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -14695,6 +14845,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -14727,6 +14878,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -14755,6 +14907,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -14777,6 +14930,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -14799,6 +14953,7 @@ export interface operations {
                     "application/json": components["schemas"]["Ready"];
                 };
             };
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -14831,6 +14986,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             429: components["responses"]["RATE_LIMITED"];
             502: components["responses"]["BAD_GATEWAY"];
@@ -14863,6 +15019,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -14901,6 +15058,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             412: components["responses"]["STALE_WRITE"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -14929,6 +15087,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -14961,6 +15120,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -14989,6 +15149,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -15016,6 +15177,7 @@ export interface operations {
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -15044,6 +15206,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -15083,6 +15246,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             412: components["responses"]["STALE_WRITE"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -15113,6 +15277,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -15145,6 +15310,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -15178,6 +15344,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -15211,6 +15378,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             429: components["responses"]["RATE_LIMITED"];
             502: components["responses"]["BAD_GATEWAY"];
@@ -15242,6 +15410,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -15270,6 +15439,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -15296,6 +15466,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/octet-stream": string;
                     "application/pdf": string;
                     "text/markdown": string;
                     "text/csv": string;
@@ -15306,6 +15477,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             429: components["responses"]["RATE_LIMITED"];
             503: components["responses"]["SERVICE_BUSY"];
@@ -15341,6 +15513,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -15374,6 +15547,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -15407,6 +15581,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -15438,6 +15613,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -15477,6 +15653,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             412: components["responses"]["STALE_WRITE"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -15511,6 +15688,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -15541,6 +15719,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -15571,6 +15750,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -15602,6 +15782,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -15631,6 +15812,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -15658,6 +15840,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -15697,6 +15880,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
             412: components["responses"]["STALE_WRITE"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -15730,8 +15914,10 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             429: components["responses"]["RATE_LIMITED"];
+            502: components["responses"]["BAD_GATEWAY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -15764,8 +15950,10 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             429: components["responses"]["RATE_LIMITED"];
+            502: components["responses"]["BAD_GATEWAY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -15798,8 +15986,10 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             429: components["responses"]["RATE_LIMITED"];
+            502: components["responses"]["BAD_GATEWAY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -15832,8 +16022,10 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             429: components["responses"]["RATE_LIMITED"];
+            502: components["responses"]["BAD_GATEWAY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -15866,8 +16058,10 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             429: components["responses"]["RATE_LIMITED"];
+            502: components["responses"]["BAD_GATEWAY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -15899,6 +16093,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -15929,6 +16124,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -15958,6 +16154,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -15992,6 +16189,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -16027,6 +16225,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -16062,6 +16261,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -16097,6 +16297,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -16132,6 +16333,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
@@ -16162,6 +16364,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -16191,6 +16394,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -16220,6 +16424,7 @@ export interface operations {
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
             409: components["responses"]["CONFLICT"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -16248,6 +16453,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -16264,18 +16470,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Server-Sent Events of the experiment (ExperimentEvent): experiment.progress (phase, counts, spend, suggestion ready), experiment.finished; id is the Redis stream id (send Last-Event-ID to resume) */
+            /** @description Server-Sent Events of the experiment (ExperimentEvent): experiment.progress (phase, counts, spend, suggestion ready), experiment.finished; id is the Redis stream id (send Last-Event-ID to resume) Frames `id:`, `event:`, `data: <JSON>`; comment lines are heartbeats. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": unknown;
                 };
             };
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
         };
@@ -16308,6 +16515,7 @@ export interface operations {
             401: components["responses"]["UNAUTHORIZED"];
             403: components["responses"]["FORBIDDEN"];
             404: components["responses"]["NOT_FOUND"];
+            414: components["responses"]["URI_TOO_LONG"];
             422: components["responses"]["UNPROCESSABLE_ENTITY"];
             503: components["responses"]["SERVICE_BUSY"];
             default: components["responses"]["DEFAULT_ERROR"];
