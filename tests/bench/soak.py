@@ -8,6 +8,7 @@ request behind it.
 
 ASSAY_BENCH_REDIS_URL (default redis://127.0.0.1:6379/14) and ASSAY_BENCH_POSTGRES_URL
 (a server's URL; the soak makes a database of its own there) as for the other figures.
+ASSAY_SOAK_DATABASES (default "SQLite,PostgreSQL") picks the databases, e.g. for an hour on one.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ def _postgres_server() -> str | None:
 def lines(seconds: float = SOAK_SECONDS) -> list[str]:
     redis_url = os.environ.get("ASSAY_BENCH_REDIS_URL", "redis://127.0.0.1:6379/14")
     out = []
-    for label in ("SQLite", "PostgreSQL"):
+    chosen = os.environ.get("ASSAY_SOAK_DATABASES", "SQLite,PostgreSQL").split(",")
+    for label in [name for name in ("SQLite", "PostgreSQL") if name in chosen]:
         workdir = Path(tempfile.mkdtemp(prefix="assay-soak-"))
         url = f"sqlite:///{workdir / 'assay.db'}" if label == "SQLite" else _postgres_server()
         if url is None:
