@@ -116,7 +116,7 @@ def test_no_common_case_or_a_single_one() -> None:
     assert one.verdict == "not distinguishable"
 
 
-def test_verdict_flips_exactly_at_the_interval_boundary() -> None:
+def test_the_interval_rule_flips_exactly_at_the_interval_boundary() -> None:
     rng = np.random.default_rng(2)
     d = rng.normal(0, 1, 25)
     zeros = {i: 0.0 for i in range(25)}
@@ -127,7 +127,24 @@ def test_verdict_flips_exactly_at_the_interval_boundary() -> None:
                             (-base.high + 1e-9, "not distinguishable"),  # type: ignore[operator]
                             (-base.high - 1e-9, "A better")]:  # type: ignore[operator]
         shifted = compare_paired(zeros, {i: float(v + shift) for i, v in enumerate(d)})
-        assert shifted.verdict == expected, (shift, shifted.low, shifted.high)
+        assert verdict(shifted.low, shifted.high) == expected, (shift, shifted.low, shifted.high)
+        # the whole verdict also asks the test: never a side the interval does not favour
+        assert shifted.verdict in (expected, "not distinguishable")
+        if shifted.p_value is not None and shifted.p_value <= 0.05:
+            assert shifted.verdict == expected
+
+
+def test_a_side_is_better_only_when_the_test_agrees() -> None:
+    """Three cases, all one way: the interval is [d, d] (excludes 0), the exact test's
+    p is 0.25: not distinguishable. Twelve such cases: p < 0.001, B better."""
+    three = compare_paired({i: 0.0 for i in range(3)}, {i: 1.0 for i in range(3)})
+    assert (three.low, three.high) == (1.0, 1.0) and three.p_value == pytest.approx(0.25)
+    assert three.verdict == "not distinguishable"
+    twelve = compare_paired({i: 0.0 for i in range(12)}, {i: 1.0 for i in range(12)})
+    assert twelve.p_value is not None and twelve.p_value < 0.001
+    assert twelve.verdict == "B better"
+    assert verdict(0.1, 0.3, p_value=0.2) == "not distinguishable"
+    assert verdict(0.1, 0.3, p_value=0.04) == "B better"
 
 
 def test_verdict_rule() -> None:

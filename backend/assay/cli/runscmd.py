@@ -90,11 +90,14 @@ def rm(runs_dir: Path, run_refs: tuple[str, ...]) -> None:
 def compare(runs_dir: Path, run_a: str, run_b: str, as_json: bool) -> None:
     """B against A (the baseline): paired verdicts and the per-case diff. Exit 1 when a
     scorer regressed significantly on some model."""
-    from assay.core.evalcli.compare import as_dict
+    from assay.core.evalcli.compare import UnrelatedRuns, as_dict
     from assay.core.evalcli.compare import compare as compare_runs
 
     a, b = _read(_resolve(runs_dir, run_a)), _read(_resolve(runs_dir, run_b))
-    result = compare_runs(a, b)
+    try:
+        result = compare_runs(a, b)
+    except UnrelatedRuns as exc:
+        raise click.UsageError(exc.message) from exc
     if as_json:
         click.echo(json.dumps(as_dict(result), indent=2))
     else:
@@ -110,6 +113,10 @@ def compare(runs_dir: Path, run_a: str, run_b: str, as_json: bool) -> None:
                           "-" if v.p_value is None else f"{v.p_value:.3g}",
                           f"[{colour}]{v.verdict}[/]" if colour else v.verdict)
         console.print(table)
+        if result.changed:
+            console.print(f"{len(result.changed)} case id(s) name other cases in B (other "
+                          f"variables or expected answer), compared as new cases: "
+                          f"{', '.join(result.changed[:10])}", highlight=False)
         for label, rows in (("fixed", result.fixed), ("regressed", result.regressed),
                             ("new fail", result.new_fail)):
             console.print(f"{label}: {len(rows)}")

@@ -15,11 +15,11 @@ The difference is B - A, so a positive difference favours B when higher is bette
   so that equal scores stay equal after averaging. This is what scipy.stats.wilcoxon computes by
   default, except that SciPy enumerates samples with ties only up to 13 (slowly) and
   approximates between 14 and 50;
-- verdict: "not distinguishable" whenever the interval contains zero (or there are fewer
-  than two cases), else which side is better. The verdict follows the interval; the
-  p-value comes from a different test and can disagree with it at the margin. With very
-  few cases a bootstrap interval is too narrow (all differences equal give it zero
-  width), so read the p-value and n alongside."""
+- verdict: which side is better only when the interval excludes zero AND the test's
+  p-value is at most 1 - confidence; otherwise (or with fewer than two cases) "not
+  distinguishable". Both are asked because with very few cases a bootstrap interval is
+  too narrow (three equal differences give it zero width) while the exact test is not
+  (three cases, all one way: p = 0.25)."""
 
 from __future__ import annotations
 
@@ -104,12 +104,17 @@ def compare_paired(a: Mapping[K, float], b: Mapping[K, float], *,
         mean_difference=mean_diff, low=low, high=high,
         effect_size=mean_diff / sd if sd > 0 else None,
         pass_rate_difference=mean_diff if is_binary else None,
-        p_value=p_value, test=test, verdict=verdict(low, high, higher_is_better))
+        p_value=p_value, test=test,
+        verdict=verdict(low, high, higher_is_better, p_value, 1 - confidence))
 
 
-def verdict(low: float | None, high: float | None, higher_is_better: bool = True) -> str:
-    """Which side the interval of B - A favours; "not distinguishable" when it holds 0."""
+def verdict(low: float | None, high: float | None, higher_is_better: bool = True,
+            p_value: float | None = None, alpha: float = 0.05) -> str:
+    """Which side the interval of B - A favours; "not distinguishable" when it holds 0 or
+    when the paired test (its p-value, where there is one) does not reject at `alpha`."""
     if low is None or high is None or low <= 0 <= high:
+        return NOT_DISTINGUISHABLE
+    if p_value is not None and p_value > alpha + 1e-12:
         return NOT_DISTINGUISHABLE
     return B_BETTER if (low > 0) == higher_is_better else A_BETTER
 
