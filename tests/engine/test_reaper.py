@@ -222,9 +222,9 @@ def test_a_budget_hold_whose_owner_died_is_given_back_and_a_live_one_is_kept(
         live = spend.reserve(session, project.id, None, 3_000, "trying these judges")
         session.commit()
     assert _budget_left(project.id) == 1_000
-    with db.factory() as session:  # the cap is taken: another job is refused
-        with pytest.raises(spend.BudgetExceeded):
-            spend.check(session, project.id, 5_000)
+    # the cap is taken: another job is refused
+    with db.factory() as session, pytest.raises(spend.BudgetExceeded):
+        spend.check(session, project.id, 5_000)
     reaper.reap(current())
     assert _budget_left(project.id) == 1_000, "holds within their lease are kept"
     _expire(dead)
