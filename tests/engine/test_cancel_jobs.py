@@ -21,11 +21,11 @@ from sqlalchemy import func, select
 from assay.core.auth.models import User
 from assay.core.experiments.models import Experiment
 from assay.core.generation import store
-from assay.core.llm.models import ModelConfig
+from assay.core.llm.models import Credential, ModelConfig
 from assay.core.llm.service import ensure_demo_models
 from assay.core.projects.models import Membership, Project, Role
 from assay.core.reports.models import SpendDay
-from assay.core.runs.models import Run, RunTarget
+from assay.core.runs.models import Output, Run, RunTarget
 from assay.core.scoring.models import Comparison, Score
 from assay.extensions import db
 from assay.jobs import stops
@@ -357,3 +357,58 @@ def test_deleting_a_project_stops_its_jobs_in_flight_and_bills_what_answered(
     time.sleep(2 * stops.POLL_S + 1)  # nothing lands after the job said it ended
     assert _written(project.id, run_id) == written
     assert stats(fake)["total"] == seen["total"]
+
+
+def slow_judge(project_id: int) -> str:
+    """A third judge model on a credential of its own whose every reply takes a minute
+    (the fake provider's per-request latency header): a cancel always cuts it."""
+    with db.factory() as session:
+        fast = session.scalars(select(ModelConfig).where(
+            ModelConfig.project_id == project_id).order_by(ModelConfig.id)).first()
+        assert fast is not None
+        own = fast.credential
+        credential = Credential(project_id=project_id, kind=own.kind, label="Slow judges",
+                                base_url=own.base_url, secret_ciphertext=own.secret_ciphertext,
+                                secret_last4=own.secret_last4, secret_env=own.secret_env,
+                                config={**(own.config or {}),
+                                        "headers": {"X-Fake-Latency-Ms": str(SLOW_MS)}})
+        session.add(credential)
+        session.flush()
+        session.add(ModelConfig(project_id=project_id, credential_id=credential.id,
+                                name="Slow Judge", model="fake-slow",
+                                input_price_per_mtok_micros=1_000_000,
+                                output_price_per_mtok_micros=1_000_000))
+        session.commit()
+    return "Slow Judge"
+
+
+def test_cancelling_judges_that_answered_beside_a_cut_one_are_all_on_the_ledger(
+        factory: Factory, live_url: str, worker: subprocess.Popen[bytes],
+        fake: FakeProviderThread) -> None:  # noqa: F811
+    """Three judges on each output, one of them slow: the cancel cuts the slow one on every
+    output, and the two that answered are billed by the provider, so they are on the
+    ledger and the run's spend, though no output got its scores."""
+    project, run_id, client = finished(factory, fake)
+    judges = ["Fake Fast", "Fake Smart", slow_judge(project.id)]
+    judge = factory.scorer(project, "Three judges", "llm_judge",
+                           {"judges": judges, "rubric": RUBRIC})[1]
+    base = f"{live_url}/api/projects/{project.id}/runs/{run_id}/scorers"
+    httpx.post(f"{fake.url}/_fake/reset").raise_for_status()
+    set_fake(fake, latency_ms=0, jitter_ms=0)
+    assert client.post(base, json={"scorer_version_ids": [judge]}).status_code == 202
+    with db.factory() as session:
+        outputs = session.scalar(select(func.count()).select_from(Output).where(
+            Output.run_id == run_id))
+    assert outputs == 24  # 12 cases on 2 models
+    wait(lambda: stats(fake)["answered"] >= 2 * outputs and stats(fake)["in_flight"]
+         >= outputs, "the fast judges' verdicts, the slow ones in flight", 90)
+    assert client.post(f"{base}/cancel").status_code == 202
+    seen = closed_and_billed(fake)
+    wait(lambda: bool(run_events(run_id, "run.scoring_finished")), "the job ended", PROMPT_S)
+    (final,) = run_events(run_id, "run.scoring_finished")
+    assert final["stopped"] == "cancelled" and final["scores"] == 0
+    assert seen["answered"] == 2 * outputs and seen["disconnected"] == outputs
+    bill = provider_bill(fake)
+    assert ledger(project.id, "judges") == (seen["answered"], bill, bill) and bill > 0
+    run = no_holds(run_id, project.id)
+    assert run.judge_spent_micros == bill

@@ -23,7 +23,12 @@ from rq import Queue, Worker
 from sqlalchemy import func, select, update
 from sqlalchemy.exc import OperationalError
 
+from assay.core import ledger
 from assay.core.base import utcnow
+from assay.core.experiments import spend
+from assay.core.experiments.models import Experiment
+from assay.core.generation import spend as generation_spend
+from assay.core.ledger.models import BudgetHold
 from assay.core.projects.models import Project
 from assay.core.runs import judge_spend
 from assay.core.runs.models import CellStatus, Output, Run, RunStatus, RunTarget
@@ -184,6 +189,92 @@ def test_what_a_dead_scoring_job_held_is_released_once_its_lease_expires(
         judge_spend.settle(session, run_id, 900, {})
         session.commit()
     assert held() == (0, 0, 0)
+
+
+def _budget_left(project_id: int) -> int:
+    with db.factory() as session:
+        project = session.get(Project, project_id)
+        assert project is not None and project.budget_micros is not None
+        return project.budget_micros - project.spent_micros - project.reserved_micros
+
+
+def _expire(hold: spend.Hold) -> None:
+    """Time passes beyond the hold's lease (its owner's job timeout or deadline)."""
+    with db.factory() as session:
+        session.execute(update(BudgetHold).where(BudgetHold.id == hold.id).values(
+            lease_until=utcnow() - timedelta(seconds=1)))
+        session.commit()
+
+
+def test_a_budget_hold_whose_owner_died_is_given_back_and_a_live_one_is_kept(
+        app: Flask, factory: Factory, enqueued: list[int]) -> None:
+    """A generation job held its most cost, then its worker died before settling; a scorer
+    trial beside it is still at work. The reaper frees the cap of the dead one only."""
+    owner = factory.user()
+    project = factory.project(owner, "Held")
+    with db.factory() as session:
+        session.execute(update(Project).where(Project.id == project.id).values(
+            budget_micros=10_000))
+        session.commit()
+    with db.factory() as session:
+        dead = spend.reserve(session, project.id, None, 6_000, generation_spend.WHAT,
+                             lease=generation_spend.LEASE)
+        live = spend.reserve(session, project.id, None, 3_000, "trying these judges")
+        session.commit()
+    assert _budget_left(project.id) == 1_000
+    # the cap is taken: another job is refused
+    with db.factory() as session, pytest.raises(spend.BudgetExceeded):
+        spend.check(session, project.id, 5_000)
+    reaper.reap(current())
+    assert _budget_left(project.id) == 1_000, "holds within their lease are kept"
+    _expire(dead)
+    reaper.reap(current())
+    assert _budget_left(project.id) == 7_000
+    with db.factory() as session:
+        spend.check(session, project.id, 5_000)  # the cap is free again
+        assert session.scalars(select(BudgetHold.id).where(
+            BudgetHold.project_id == project.id)).all() == [live.id]
+    reaper.reap(current())  # once only
+    assert _budget_left(project.id) == 7_000
+    with db.factory() as session:  # the live one settles as usual: what it cost is charged
+        tab = ledger.Tab()
+        tab.add(None, 1, 500, 250, 250)
+        spend.settle(session, live, "trial", tab)
+        session.commit()
+    assert _budget_left(project.id) == 9_500
+    with db.factory() as session:  # the dead job was only slow: its late settle charges
+        tab = ledger.Tab()  # what it spent and gives back nothing the reaper gave back
+        tab.add(None, 1, 1_000, 500, 500)
+        spend.settle(session, dead, "generation", tab)
+        session.commit()
+        found = session.get(Project, project.id)
+        assert found is not None and (found.reserved_micros, found.spent_micros) == (0, 1_500)
+        assert session.scalar(select(func.count()).select_from(BudgetHold).where(
+            BudgetHold.project_id == project.id)) == 0
+
+
+def test_an_expired_hold_released_with_its_experiment_is_not_released_twice(
+        app: Flask, factory: Factory, enqueued: list[int]) -> None:
+    owner = factory.user()
+    project = factory.project(owner, "Experiment held")
+    with db.factory() as session:
+        experiment = Experiment(project_id=project.id, name="E", created_by=owner.id,
+                                config={})
+        session.add(experiment)
+        session.commit()
+        experiment_id = experiment.id
+    with db.factory() as session:
+        hold = spend.reserve(session, project.id, experiment_id, 2_000, "the judges")
+        session.commit()
+    with db.factory() as session:  # the step's job died: the experiment's holds go back
+        assert spend.release_orphaned(session, experiment_id) == 2_000
+        session.commit()
+    _expire(hold)
+    reaper.reap(current())
+    with db.factory() as session:
+        found, exp = session.get(Project, project.id), session.get(Experiment, experiment_id)
+        assert found is not None and exp is not None
+        assert found.reserved_micros == exp.reserved_micros == 0
 
 
 # --- the loop: errors, and one worker per interval --------------------------------------------

@@ -11,6 +11,7 @@ from assay.core.experiments.models import (
     ReviewComment,
     Suggestion,
 )
+from assay.core.ledger.models import BudgetHold
 from assay.core.llm.models import CachedResponse, Credential, ModelConfig
 from assay.core.projects.models import AuditEvent, Membership, Project, Role
 from assay.core.prompts.models import Prompt, PromptVersion
@@ -21,7 +22,8 @@ from assay.core.runs.models import Output, Run, RunTarget
 from assay.core.scoring.models import Comparison, RunScorer, Score, ScorerConfig, ScorerVersion
 
 __all__ = [
-    "ApiToken", "Attempt", "AuditEvent", "Base", "CachedResponse", "Case", "Challenge",
+    "ApiToken", "Attempt", "AuditEvent", "Base", "BudgetHold", "CachedResponse", "Case",
+    "Challenge",
     "ChallengeTrace", "Comparison", "Credential", "Dataset", "DatasetVersion",
     "DocumentChunk", "Draft",
     "Experiment", "ExperimentConfigVersion", "Iteration", "Membership", "ModelConfig",

@@ -23,7 +23,8 @@ CALL_TIMEOUT_S = 300.0  # a batch writes thousands of tokens
 
 def enqueue_generation(rt: Runtime, job_id: int) -> None:
     Queue(rt.settings.runs_queue, connection=rt.redis).enqueue(
-        "assay.jobs.generation.execute_generation", job_id, job_timeout=3600, result_ttl=600,
+        "assay.jobs.generation.execute_generation", job_id,
+        job_timeout=spend.JOB_TIMEOUT_S, result_ttl=600,
         failure_ttl=7 * 86400, meta=logs.job_meta())
 
 

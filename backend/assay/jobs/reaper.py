@@ -33,6 +33,7 @@ from sqlalchemy import and_, exists, or_, select
 from sqlalchemy.orm import Session
 
 from assay.core.base import utcnow
+from assay.core.experiments import spend
 from assay.core.runs import judge_spend, service
 from assay.core.runs.models import STOPPED, CellStatus, Output, Run, RunStatus
 from assay.db import Database
@@ -94,12 +95,16 @@ def reap(rt: Runtime) -> list[int]:
     with rt.db.factory() as session:
         released = release_stopped(session)
         scoring = judge_spend.release_expired(session)  # held by dead scoring jobs
+        holds = spend.release_expired(session)  # by dead generation jobs, trials...
         rows = abandoned(session, rt.settings.lease_s)
         session.commit()
     if released:
         log.info("reaper skipped dead workers' cells of stopped runs %s", released)
     if scoring:
         log.info("reaper released what dead scoring jobs held on runs %s", scoring)
+    if holds:
+        log.warning("reaper released budget holds past their lease (their owner died), "
+                    "project -> micro-dollars: %s", holds)
     with rt.db.factory() as session:
         wanted, closed = [], []
         for run_id, pending, expired, live in rows:

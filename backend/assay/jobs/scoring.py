@@ -15,6 +15,7 @@ from redis.exceptions import LockError
 from redis.lock import Lock
 
 from assay import aio
+from assay.core import ledger
 from assay.core.runs import cache as run_cache
 from assay.core.runs import judge_budget, judge_spend
 from assay.core.scoring import apply, backfill
@@ -58,6 +59,18 @@ def _publish(rt: Runtime, run_id: int, progress: dict[str, Any],
         log.warning("run %s: scoring progress not published: %s", run_id, exc)
 
 
+def _unscored(tabs: dict[int, ledger.Tab], scored: set[int]
+              ) -> tuple[ledger.Tab, dict[int, int]]:
+    """What the judges of the outputs left unscored cost: in all, and by output."""
+    cut, costs = ledger.Tab(), {}
+    for output_id, tab in tabs.items():
+        if output_id not in scored:
+            cut.merge(tab)
+            if tab.spent_micros:
+                costs[output_id] = tab.spent_micros
+    return cut, costs
+
+
 async def _score_run(rt: Runtime, run_id: int, lock: Lock) -> int:
     written, after, stopped = 0, 0, False
     halt: str | None = None  # why it ends early: the budget, or a cancel
@@ -79,25 +92,32 @@ async def _score_run(rt: Runtime, run_id: int, lock: Lock) -> int:
                     session, run_id, judge_budget.recorded_bounds(applied, ctx, pending))
             stopped = fit < len(pending)
             pending = pending[:fit]
+            # each output's judge calls counted as they land: an output a cancel cut is
+            # not scored, but the judges that answered for it are billed, so charged
+            tabs = {p.output_id: ledger.Tab() for p in pending}
             try:
                 outcomes = await asyncio.gather(*(apply.score_subject(
-                    [a for a in applied if a.version_id in p.missing], p.subject, ctx)
-                    for p in pending), return_exceptions=True)
+                    [a for a in applied if a.version_id in p.missing], p.subject, ctx,
+                    tabs[p.output_id]) for p in pending), return_exceptions=True)
                 done = stops.uncut(pending, outcomes)  # an output a cancel cut: a later job's
+                cut, costs = _unscored(tabs, {p.output_id for p, _ in done})
                 pending, scored = [p for p, _ in done], [o for _, o in done]
                 rows = [apply.score_row(run_id, p.output_id, p.target_id, p.case_id, s)
                         for p, scores in zip(pending, scored, strict=True) for s in scores]
-                costs = {p.output_id: cost for p, scores in zip(pending, scored, strict=True)
-                         if (cost := judge_spend.judge_cost(scores))}
+                costs.update({p.output_id: cost for p, scores in zip(pending, scored,
+                                                                     strict=True)
+                              if (cost := judge_spend.judge_cost(scores))})
                 with rt.db.factory() as session:
                     apply.insert_scores(session, rows)
                     run_cache.scores_changed(session, run_id)  # a rescored run's numbers
                     judge_spend.settle(session, run_id, reserved, costs,
-                                       [s for scores in scored for s in scores])
+                                       [s for scores in scored for s in scores], cut)
                     session.commit()
-            except BaseException:
+            except BaseException:  # nothing written; what was sent is paid, the rest back
                 with rt.db.factory() as session:
-                    judge_spend.release(session, run_id, reserved)
+                    cut, costs = _unscored(tabs, set())
+                    judge_spend.settle(session, run_id, reserved, costs, (), cut)
+                    session.commit()
                 raise
             written += len(rows)
             lock.reacquire()

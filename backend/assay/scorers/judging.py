@@ -16,9 +16,9 @@ import asyncio
 import json
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, TypeVar
 
 import jsonschema_rs
 
@@ -360,13 +360,32 @@ async def ask(call: JudgeCall, judge: str, messages: list[dict[str, Any]],
     return Answer(judge, data=data, details=details)
 
 
+T = TypeVar("T")
+
+
+async def all_settled(*calls: Awaitable[T]) -> list[T]:
+    """`asyncio.gather` that never leaves a sibling behind: when a stop cuts one judge
+    call, the others are awaited to their end before the cut is raised, so a reply the
+    provider gave (and bills) has been counted (`ledger.Metered`) by the time the caller
+    settles; a bug is raised the same way, after them."""
+    outcomes = await asyncio.gather(*calls, return_exceptions=True)
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException) and not isinstance(
+                outcome, asyncio.CancelledError):
+            raise outcome
+    for outcome in outcomes:
+        if isinstance(outcome, asyncio.CancelledError):
+            raise outcome
+    return outcomes  # type: ignore[return-value]  # no exception left
+
+
 async def ask_judges(call: JudgeCall, judges: Sequence[str],
                      build: Callable[[str], list[dict[str, Any]]],
                      reply_format: ReplyFormat) -> list[Answer]:
     """Every judge at once, each with messages built around a block id of its own."""
     async def one(judge: str) -> Answer:
         return await ask(call, judge, build(new_nonce()), reply_format)
-    return list(await asyncio.gather(*(one(judge) for judge in judges)))
+    return await all_settled(*(one(judge) for judge in judges))
 
 
 def cannot_judge(missing_output: bool, judges: Sequence[str]) -> list[ScoreResult]:

@@ -17,7 +17,6 @@ Params:
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -30,6 +29,7 @@ from assay.scorers.judging import (
     Answer,
     FieldErrors,
     ReplyFormat,
+    all_settled,
     ask,
     blocks,
     check_keys,
@@ -114,12 +114,12 @@ class PairwiseJudge:
         if missing is not None or ctx.judge is None:
             error = missing or NO_JUDGE.format(judges=", ".join(repr(j) for j in self._judges))
             return [PairVerdict(None, error=error, judge_model=j) for j in self._judges]
-        return list(await asyncio.gather(*(self._both_orders(ctx.judge, judge, a, b)
-                                           for judge in self._judges)))
+        return await all_settled(*(self._both_orders(ctx.judge, judge, a, b)
+                                   for judge in self._judges))
 
     async def _both_orders(self, call: JudgeCall, judge: str, a: Subject,
                            b: Subject) -> PairVerdict:
-        answers = await asyncio.gather(
+        answers = await all_settled(
             ask(call, judge, self.messages(a, b, new_nonce()), PAIR_REPLY),
             ask(call, judge, self.messages(b, a, new_nonce()), PAIR_REPLY))
         return _verdict(judge, answers[0], answers[1])

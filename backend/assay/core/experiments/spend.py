@@ -14,15 +14,17 @@ experiment's phase; `release` gives a hold back when no call was paid for.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
-from typing import Any, Literal
+from datetime import date, timedelta
+from typing import Any, Literal, cast
 
-from sqlalchemy import select, update
+from sqlalchemy import CursorResult, delete, select, update
 from sqlalchemy.orm import Session
 
 from assay.core import ledger
+from assay.core.base import utcnow
 from assay.core.errors import Conflict
 from assay.core.experiments.models import Experiment, Iteration
+from assay.core.ledger.models import BudgetHold
 from assay.core.projects.models import Project
 from assay.core.runs import budget
 from assay.core.runs.locks import for_update, lock_project
@@ -41,11 +43,18 @@ class BudgetExceeded(Conflict):
     code = "BUDGET_EXCEEDED"
 
 
+# The longest a hold may live unless its owner says otherwise: the in-request work that
+# holds (scorer trials, critiques, AI assist, arena judge runs) has deadlines of a minute or
+# two, an experiment step's job a lock of 10 minutes. Past it, the reaper gives it back.
+LEASE = timedelta(minutes=15)
+
+
 @dataclass(frozen=True)
 class Hold:
     project_id: int
     experiment_id: int | None
     micros: int
+    id: int | None = None  # its budget_holds row (None: nothing held, or no row kept)
 
 
 def experiment_cap(experiment: Experiment) -> int | None:
@@ -75,10 +84,11 @@ def _refuse(space: budget.Room, micros: int, what: str) -> None:
 
 
 def reserve(session: Session, project_id: int, experiment_id: int | None, micros: int,
-            what: str = "this call") -> Hold:
+            what: str = "this call", lease: timedelta = LEASE) -> Hold:
     """Hold `micros` against the project's and the experiment's caps; BudgetExceeded (409)
-    saying what is left when either cannot cover it. The caller commits (or rolls back on
-    BudgetExceeded: on SQLite the lock is an open write transaction)."""
+    saying what is left when either cannot cover it. The hold is kept as a row until
+    `lease` from now, the longest its owner may take to settle it. The caller commits (or
+    rolls back on BudgetExceeded: on SQLite the lock is an open write transaction)."""
     lock_project(session, project_id)
     project = session.execute(select(
         Project.budget_micros, Project.spent_micros, Project.reserved_micros)
@@ -92,9 +102,25 @@ def reserve(session: Session, project_id: int, experiment_id: int | None, micros
             caps.append((experiment_cap(experiment), experiment.spent_micros,
                          experiment.reserved_micros))
     _refuse(budget.room(caps), micros, what)
-    if micros:
-        _move(session, project_id, experiment_id, reserved=micros)
-    return Hold(project_id, experiment_id, micros)
+    if not micros:
+        return Hold(project_id, experiment_id, 0)
+    _move(session, project_id, experiment_id, reserved=micros)
+    row = BudgetHold(project_id=project_id, experiment_id=experiment_id, micros=micros,
+                     what=what[:100], lease_until=utcnow() + lease)
+    session.add(row)
+    session.flush()
+    return Hold(project_id, experiment_id, micros, row.id)
+
+
+def _take(session: Session, hold: Hold) -> int:
+    """What of `hold` is still held, its row gone: 0 when the reaper gave it back already
+    (its owner outlived its lease). The project is locked first, as the reaper does."""
+    if hold.id is None:
+        return hold.micros
+    lock_project(session, hold.project_id)
+    gone = session.execute(delete(BudgetHold).where(BudgetHold.id == hold.id)
+                           .execution_options(synchronize_session=False))
+    return hold.micros if cast(CursorResult[Any], gone).rowcount else 0
 
 
 def settle(session: Session, hold: Hold, phase: Phase, tab: ledger.Tab,
@@ -104,7 +130,8 @@ def settle(session: Session, hold: Hold, phase: Phase, tab: ledger.Tab,
     commits."""
     spent = tab.spent_micros
     tokens_in, tokens_out = tab.tokens
-    _move(session, hold.project_id, hold.experiment_id, reserved=-hold.micros, spent=spent)
+    _move(session, hold.project_id, hold.experiment_id, reserved=-_take(session, hold),
+          spent=spent)
     ledger.record(session, hold.project_id, _PURPOSE[phase], tab, day=day)
     if hold.experiment_id is not None:
         column = getattr(Experiment, _PHASE_COLUMN[phase])
@@ -121,7 +148,7 @@ def settle(session: Session, hold: Hold, phase: Phase, tab: ledger.Tab,
 def release(session: Session, hold: Hold) -> None:
     """Give the hold back (the call was never paid for). The caller commits."""
     if hold.micros:
-        _move(session, hold.project_id, hold.experiment_id, reserved=-hold.micros)
+        _move(session, hold.project_id, hold.experiment_id, reserved=-_take(session, hold))
 
 
 def release_orphaned(session: Session, experiment_id: int) -> int:
@@ -135,9 +162,30 @@ def release_orphaned(session: Session, experiment_id: int) -> int:
     session.execute(for_update(session, select(Project.id).where(Project.id == project_id)))
     held = session.scalar(for_update(session, select(Experiment.reserved_micros).where(
         Experiment.id == experiment_id))) or 0
+    session.execute(delete(BudgetHold).where(BudgetHold.experiment_id == experiment_id)
+                    .execution_options(synchronize_session=False))
     if held > 0:
         _move(session, project_id, experiment_id, reserved=-held)
     return held
+
+
+def release_expired(session: Session) -> dict[int, int]:
+    """The reaper's part: give back every hold past its lease (its owner died between
+    holding and settling: a worker killed mid-job, a server restarted mid-request), so the
+    caps are free again. Project id -> micro-dollars released; the caller commits."""
+    now = utcnow()
+    expired = session.execute(select(BudgetHold.id, BudgetHold.project_id,
+                                     BudgetHold.experiment_id, BudgetHold.micros)
+                              .where(BudgetHold.lease_until < now)
+                              .order_by(BudgetHold.project_id, BudgetHold.id)).all()
+    released: dict[int, int] = {}
+    for hold_id, project_id, experiment_id, micros in expired:
+        # taken like an owner takes it: an owner settling meanwhile takes it first
+        taken = _take(session, Hold(project_id, experiment_id, micros, hold_id))
+        if taken:
+            _move(session, project_id, experiment_id, reserved=-taken)
+            released[project_id] = released.get(project_id, 0) + taken
+    return released
 
 
 def _move(session: Session, project_id: int, experiment_id: int | None, reserved: int,

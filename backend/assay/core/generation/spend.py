@@ -4,7 +4,7 @@ expires, but its spend is the project's (its budget counter and the ledger)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.orm import Session
@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from assay.core.generation.service import Call
 
 WHAT = "this generation"
+JOB_TIMEOUT_S = 3600  # a generation job's own (RQ's job_timeout): it is killed by then
+# the job's hold outlives no job: a dead worker's is given back by the reaper after this
+LEASE = timedelta(seconds=JOB_TIMEOUT_S + 300)
 
 
 def most(call: Call) -> int:
@@ -36,7 +39,8 @@ def hold(session: Session, state: dict[str, Any], call: Call) -> holds.Hold:
     """Hold the job's most cost against the project's cap and commit; BudgetExceeded (and
     nothing sent) when the cap cannot cover it."""
     try:
-        held = holds.reserve(session, int(state["project_id"]), None, most(call), WHAT)
+        held = holds.reserve(session, int(state["project_id"]), None, most(call), WHAT,
+                             lease=LEASE)
     except holds.BudgetExceeded:
         session.rollback()
         raise

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from assay.core import ledger
 from assay.core.runs import judge_budget
 from assay.core.runs.service import Cell, CellResult
 from assay.core.scoring.apply import Applied, reply_subject, score_subject
@@ -37,16 +38,18 @@ class Scoring:
 async def execute_cell(client: LLMClient, cell: Cell, scoring: Scoring | None = None,
                        answered: dict[int, CellResult] | None = None) -> CellResult:
     """`answered`: where a reply waits while its judges score it, so that a stop that
-    aborts the judges still records (and bills) the reply the provider gave."""
+    aborts the judges still records (and bills) the reply the provider gave, and the
+    judge calls that answered for it."""
     try:
         result = await _execute_cell(client, cell)
         metrics.record_cell(result.provider, result.model, result.ok, result.cached,
                             result.cost_micros)
         if scoring is not None and scoring.applied and result.ok:
+            judged = ledger.Tab()  # each judge call as it lands, kept with the reply
             if answered is not None:
-                answered[cell.output_id] = result
+                answered[cell.output_id] = replace(result, judged=judged)
             result = replace(result, scores=await score_subject(
-                scoring.applied, subject_of(cell, result), scoring.ctx))
+                scoring.applied, subject_of(cell, result), scoring.ctx, judged))
             if answered is not None:
                 del answered[cell.output_id]
         return result

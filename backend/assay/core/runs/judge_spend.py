@@ -41,9 +41,13 @@ def tab_of(scores: Sequence[CellScore]) -> ledger.Tab:
 
 
 def record_judges(session: Session, project_id: int, run_id: int, purpose: str,
-                  scores: Sequence[CellScore], day: date | None = None) -> None:
-    """The judge calls behind `scores` onto the ledger, for the run and by judge model."""
+                  scores: Sequence[CellScore], day: date | None = None,
+                  unscored: Sequence[ledger.Tab] = ()) -> None:
+    """The judge calls behind `scores`, and those `unscored` (outputs a stop cut), onto
+    the ledger, for the run and by judge model."""
     tab = tab_of(scores)
+    for cut in unscored:
+        tab.merge(cut)
     if tab.by_model:
         ledger.record(session, project_id, purpose, tab, run_id, day)
 
@@ -114,13 +118,15 @@ def reserve(session: Session, run_id: int, amounts: Sequence[int]) -> tuple[int,
 
 
 def settle(session: Session, run_id: int, reserved: int, costs: Mapping[int, int],
-           scores: Sequence[CellScore] = ()) -> None:
+           scores: Sequence[CellScore] = (), cut: ledger.Tab | None = None) -> None:
     """Release `reserved` and charge what each output's judges cost (`costs`: output id ->
     micro-dollars) to it, the run and the project, in the caller's transaction (the one that
-    writes the scores); `scores` (theirs) put the calls on the ledger by judge model."""
+    writes the scores); `scores` (theirs) put the calls on the ledger by judge model, and
+    `cut` the judge calls that answered for outputs a stop left unscored (their costs are
+    in `costs` too)."""
     lock_run(session, run_id)
     record_judges(session, _project_id(session, run_id), run_id, purpose_of(session, run_id),
-                  scores)
+                  scores, unscored=[cut] if cut is not None else [])
     if costs:
         session.connection().execute(
             update(Output.__table__).where(Output.id == bindparam("oid"))  # type: ignore[arg-type]

@@ -14,7 +14,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
-from assay.core import bulk
+from assay.core import bulk, ledger
 from assay.core.base import utcnow
 from assay.core.datasets.models import Case
 from assay.core.errors import DomainError, NotFound
@@ -361,6 +361,16 @@ class CellResult:
     provider: str = ""
     model: str = ""
     scores: tuple[CellScore, ...] = ()  # what the run's scorers made of a reply
+    # the judge calls that answered for a reply whose other judges a stop cut (so no
+    # scores): billed by the provider, so charged to the output and on the ledger
+    judged: ledger.Tab | None = None
+
+
+def judged_micros(r: CellResult) -> int | None:
+    """What the judges of a result cost: its scores', or those a stop left unscored."""
+    if r.scores or r.judged is None or not r.judged.calls:
+        return judge_cost(r.scores)
+    return r.judged.spent_micros
 
 
 _JSON = JSON(none_as_null=True)
@@ -382,7 +392,7 @@ def _output_row(r: CellResult) -> dict[str, Any]:
             "new_text": r.text, "new_error_class": r.error_class,
             "new_error_message": r.error_message, "new_tokens_in": r.tokens_in,
             "new_tokens_out": r.tokens_out, "new_cost": r.cost_micros,
-            "new_judged": judge_cost(r.scores), "new_latency": r.latency_ms,
+            "new_judged": judged_micros(r), "new_latency": r.latency_ms,
             "new_ttft": r.ttft_ms, "new_cached": r.cached, "new_raw_request": r.raw_request,
             "new_raw_response": r.raw_response, "more_attempts": max(r.calls - 1, 0)}
 
@@ -508,7 +518,7 @@ def record_results(session: Session, run_id: int, owner: str,
         r = by_id[oid]
         tallies.setdefault(target_id, rollups.Tally()).add(r.ok, r.cost_micros, reserved,
                                                       r.tokens_in, r.tokens_out,
-                                                      judge_cost(r.scores))
+                                                      judged_micros(r))
         if r.ok and not r.cached and r.latency_ms is not None:
             latencies[(target_id, r.latency_ms)] += 1
     alert, project_id = _settle(session, run_id, tallies) if tallies else (False, 0)
@@ -516,7 +526,8 @@ def record_results(session: Session, run_id: int, owner: str,
     # the judges' calls onto the ledger by judge model (the cells' own are target_days'):
     # a few rows a batch, and none for a run without judges
     judge_spend.record_judges(session, project_id, run_id, "judges", [
-        score for row in written for score in by_id[row.id].scores], now.date())
+        score for row in written for score in by_id[row.id].scores], now.date(),
+        [t for row in written if (t := by_id[row.id].judged) is not None])
     _cache_writes(session, [by_id[row.id] for row in written])
     insert_scores(session, [score_row(run_id, row.id, row.target_id, row.case_id, score,
                                       now=now) for row in written

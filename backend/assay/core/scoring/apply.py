@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import Table, select
 from sqlalchemy.orm import Session
 
-from assay.core import bulk
+from assay.core import bulk, ledger
 from assay.core.base import utcnow
 from assay.core.reports import rollups
 from assay.core.retrieval.context import context_text
@@ -105,10 +105,14 @@ def reply_subject(case_input: Mapping[str, Any], expected: Mapping[str, Any] | N
                    **measured)
 
 
-async def score_subject(applied: Sequence[Applied], subject: Subject,
-                        ctx: Context) -> tuple[CellScore, ...]:
+async def score_subject(applied: Sequence[Applied], subject: Subject, ctx: Context,
+                        tab: ledger.Tab | None = None) -> tuple[CellScore, ...]:
     """Every scorer's results for one output; a scorer that raises gives a failed score
-    (a bug in one scorer must not lose the output or the other scores)."""
+    (a bug in one scorer must not lose the output or the other scores). `tab` counts each
+    judge call as its reply lands: what a stop that cuts the output's other judges (and so
+    loses its scores) leaves billed."""
+    if tab is not None and ctx.judge is not None:
+        ctx = replace(ctx, judge=ledger.Metered(ctx.judge, tab))
     out: list[CellScore] = []
     for item in applied:
         try:
