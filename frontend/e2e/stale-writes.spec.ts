@@ -91,3 +91,42 @@ test('two tabs on one draft: changes to different fields merge, the same field a
   expect(last.config.objective?.goal).toBe(mine);
   expect(last.name).toBe('Billing answers');
 });
+
+test('a review score from a stale tab overwrites nothing: it says so, and Keep mine replaces it', async ({ page, context }) => {
+  test.setTimeout(180_000);
+  const projectId = await signUpWithProject(page, 'e2e-stale-review', 'Stale review');
+  const csrf = (await context.cookies()).find((c) => c.name === 'assay_csrf')?.value ?? '';
+  const made = await page.request.post(`/api/projects/${projectId}/scorers`, {
+    headers: { 'X-CSRF-Token': csrf },
+    data: { name: 'Helpfulness', kind: 'manual', params: { scale: '1-5' } },
+  });
+  expect(made.status()).toBe(201);
+  await page.getByRole('button', { name: 'Start demo run' }).click();
+  await expect(page).toHaveURL(/\/projects\/\d+\/runs\/\d+$/);
+  await expect(page.getByTestId('run-status')).toHaveText('Completed', { timeout: 90_000 });
+  const review = `${page.url()}/review`;
+
+  // both tabs show the first output unscored
+  await page.goto(review);
+  const other = await context.newPage();
+  await other.goto(review);
+  for (const tab of [page, other]) {
+    await expect(tab.getByTestId('review-position')).toContainText('Case 1 of 12 · output 1 of 2');
+    await expect(tab.getByTestId('my-score')).toContainText('none yet');
+  }
+
+  await page.keyboard.press('4');
+  await expect(page.getByRole('status').filter({ hasText: 'Saved' })).toBeVisible();
+
+  // the other tab, still on "none yet", scores it 2: refused, the 4 stays
+  await other.keyboard.press('2');
+  const notice = other.getByRole('alert').filter({ hasText: 'This was changed elsewhere' });
+  await expect(notice).toBeVisible();
+  await page.reload();
+  await expect(page.getByTestId('my-score')).toContainText('4');
+
+  await notice.getByRole('button', { name: 'Keep mine' }).click();
+  await expect(notice).toBeHidden();
+  await page.reload();
+  await expect(page.getByTestId('my-score')).toContainText('2');
+});

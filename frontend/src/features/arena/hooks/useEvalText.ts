@@ -41,25 +41,31 @@ export function useEvalText(challenge: Challenge | undefined, tab: Tab) {
     setTexts(start);
   }, [challenge, texts]);
 
-  const send = (t: Tab, value: string, version: number | null) => {
+  // Saves go one at a time, each based on the version the one before it returned: a save
+  // sent while the previous one is in flight would otherwise be refused as stale by our own write.
+  const queue = useRef<Promise<unknown>>(Promise.resolve());
+  const staleTab = useRef<Tab | null>(null);
+  /** `version` undefined: based on the latest this window saved (read when its turn comes). */
+  const send = (t: Tab, value: string, version?: number | null) => {
     setSaveState('saving');
-    save.mutate(
-      { tab: t, text: value, version },
-      {
-        onSuccess: (draft) => {
-          if (saved.current) saved.current[t] = value;
-          versions.current[t] = draft.row_version;
-          setStale((s) => (s?.tab === t ? null : s));
-          setSaveState('saved');
-        },
-        onError: (e) => {
-          if (isStaleWrite(e)) {
-            setStale({ tab: t, error: e, text: value });
-            setSaveState('conflict');
-          } else setSaveState('error');
-        },
-      },
-    );
+    const forced = version !== undefined; // Keep mine: based on the version the refusal named
+    queue.current = queue.current.then(async () => {
+      if (!forced && staleTab.current === t) return; // waits for Reload or Keep mine
+      try {
+        const draft = await save.mutateAsync({ tab: t, text: value, version: forced ? version : versions.current[t] });
+        if (saved.current) saved.current[t] = value;
+        versions.current[t] = draft.row_version;
+        if (staleTab.current === t) staleTab.current = null;
+        setStale((s) => (s?.tab === t ? null : s));
+        setSaveState('saved');
+      } catch (e) {
+        if (isStaleWrite(e)) {
+          staleTab.current = t;
+          setStale({ tab: t, error: e, text: value });
+          setSaveState('conflict');
+        } else setSaveState('error');
+      }
+    });
   };
 
   const text = texts?.[tab] ?? '';
@@ -68,7 +74,7 @@ export function useEvalText(challenge: Challenge | undefined, tab: Tab) {
     if (!toSave || !saved.current) return;
     for (const t of TABS) {
       if (toSave[t] === saved.current[t] || stale?.tab === t) continue;
-      send(t, toSave[t], versions.current[t]);
+      send(t, toSave[t]);
     }
     // Runs on the debounced texts only (a save per pause in typing, not per render).
   }, [toSave]);
@@ -81,6 +87,7 @@ export function useEvalText(challenge: Challenge | undefined, tab: Tab) {
     versions.current[stale.tab] = stale.error.currentVersion;
     if (saved.current) saved.current[stale.tab] = newer;
     setTexts((prev) => (prev ? { ...prev, [stale.tab]: newer } : prev));
+    staleTab.current = null;
     setStale(null);
     setSaveState('idle');
   };

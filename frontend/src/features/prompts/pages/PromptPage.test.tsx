@@ -97,4 +97,59 @@ describe('Prompts pages', () => {
     expect(screen.queryByRole('button', { name: /Edit v/ })).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: /as production/ })).not.toBeInTheDocument();
   });
+  it('marks production based on the prompt it read; a stale mark moves nothing and offers Reload or Keep mine', async () => {
+    let stored = { ...detail(v1), row_version: 2 }; // someone saved since this page read version 1
+    let reads = 0;
+    const fetch = mockFetch(async (req) => {
+      const path = new URL(req.url).pathname;
+      if (path === '/api/projects/3') return json(project('editor'));
+      if (path === '/api/projects/3/prompts/7' && req.method === 'GET') return json(reads++ === 0 ? detail(v1) : stored);
+      if (path === '/api/projects/3/prompts/7/versions/41/lineage') return json({ items: [v1, v2], total: 2, page: 1, page_size: 100 });
+      if (path === '/api/projects/3/prompts/7/production' && req.method === 'PUT') {
+        if (req.headers.get('If-Match') !== `"${stored.row_version}"`) {
+          return json({ code: 'STALE_WRITE', status: 412, message: 'Changed', errors: {}, current: stored, current_version: stored.row_version }, 412);
+        }
+        stored = { ...detail(v2), row_version: stored.row_version + 1 };
+        return json(stored);
+      }
+      return json({ code: 'NOT_FOUND', status: 404, message: 'Not found', errors: {} }, 404);
+    });
+    renderAt('/projects/3/prompts/7');
+    const table = await screen.findByRole('table', { name: 'Versions' });
+    await userEvent.click(within(table).getByRole('button', { name: 'Mark v2 as production' }));
+    expect(await screen.findByText(/This was changed elsewhere/)).toBeInTheDocument();
+    const puts = () => requestsOf(fetch).filter((r) => r.method === 'PUT');
+    expect(puts().map((r) => r.headers.get('If-Match'))).toEqual(['"1"']);
+    expect(within(table).getByRole('button', { name: 'Mark v2 as production' })).toBeInTheDocument(); // still v1
+
+    await userEvent.click(screen.getByRole('button', { name: 'Keep mine' }));
+    await waitFor(() => expect(puts().map((r) => r.headers.get('If-Match'))).toEqual(['"1"', '"2"']));
+    await waitFor(() => expect(screen.queryByText(/This was changed elsewhere/)).not.toBeInTheDocument());
+    await waitFor(() => expect(within(table).getByRole('button', { name: 'Mark v1 as production' })).toBeInTheDocument());
+  });
+
+  it('Reload after a stale production mark reads the prompt again and sends nothing', async () => {
+    let reads = 0;
+    const fetch = mockFetch(async (req) => {
+      const path = new URL(req.url).pathname;
+      if (path === '/api/projects/3') return json(project('editor'));
+      if (path === '/api/projects/3/prompts/7' && req.method === 'GET') {
+        reads += 1;
+        return json({ ...detail(v1), row_version: reads === 1 ? 1 : 2 });
+      }
+      if (path === '/api/projects/3/prompts/7/versions/41/lineage') return json({ items: [v1, v2], total: 2, page: 1, page_size: 100 });
+      if (req.method === 'PUT') return json({ code: 'STALE_WRITE', status: 412, message: 'Changed', errors: {}, current: { ...detail(v1), row_version: 2 }, current_version: 2 }, 412);
+      return json({ code: 'NOT_FOUND', status: 404, message: 'Not found', errors: {} }, 404);
+    });
+    renderAt('/projects/3/prompts/7');
+    const table = await screen.findByRole('table', { name: 'Versions' });
+    await userEvent.click(within(table).getByRole('button', { name: 'Mark v2 as production' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Reload' }));
+    await waitFor(() => expect(reads).toBeGreaterThanOrEqual(2));
+    expect(screen.queryByText(/This was changed elsewhere/)).not.toBeInTheDocument();
+    expect(requestsOf(fetch).filter((r) => r.method === 'PUT')).toHaveLength(1);
+    // the next mark is based on the version read again
+    await userEvent.click(within(table).getByRole('button', { name: 'Mark v2 as production' }));
+    await waitFor(() => expect(requestsOf(fetch).filter((r) => r.method === 'PUT').map((r) => r.headers.get('If-Match'))).toEqual(['"1"', '"2"']));
+  });
 });

@@ -333,4 +333,37 @@ describe('ProvidersPage', () => {
     await userEvent.click(within(dialog).getByRole('button', { name: 'Close' }));
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
   });
+  it('sends Set default based on the row_version it listed; a stale one overwrites nothing and offers Reload or Keep mine', async () => {
+    const listing = listed.map((c) => (c.id === 1 ? c : { ...c, row_version: 4 }));
+    const fetch = serve('admin', [], (req, path) => {
+      if (path === '/api/projects/3/credentials' && req.method === 'GET') return json(page(listing));
+      if (req.method !== 'PATCH') return undefined;
+      if (req.headers.get('If-Match') === '"4"') {
+        return json({ ...apiError(412, 'STALE_WRITE', 'This was changed since you read it'), current: { ...listed[1], label: 'Claude (renamed)', row_version: 5 }, current_version: 5 }, 412);
+      }
+      return json({ ...listed[1], is_default: true, row_version: 6 });
+    });
+    renderPage();
+    await userEvent.click(await screen.findByRole('button', { name: 'Make Claude the default' }));
+    expect(await screen.findByText(/This was changed elsewhere/)).toBeInTheDocument();
+    expect(screen.getByText('Default: Claude')).toBeInTheDocument();
+    const patches = () => requestsOf(fetch).filter((r) => r.method === 'PATCH');
+    expect(patches()).toHaveLength(1);
+    expect(patches()[0].headers.get('If-Match')).toBe('"4"');
+
+    // Keep mine sends it again, now based on the version the refusal reported
+    await userEvent.click(screen.getByRole('button', { name: 'Keep mine' }));
+    await waitFor(() => expect(patches()).toHaveLength(2));
+    expect(patches()[1].headers.get('If-Match')).toBe('"5"');
+    await waitFor(() => expect(screen.queryByText(/This was changed elsewhere/)).not.toBeInTheDocument());
+
+    // Reload after another refusal: the list is read again, nothing more is sent
+    await userEvent.click(await screen.findByRole('button', { name: 'Make Local the default' }));
+    expect(await screen.findByText(/This was changed elsewhere/)).toBeInTheDocument();
+    const reads = requestsOf(fetch).filter((r) => r.method === 'GET' && new URL(r.url).pathname === '/api/projects/3/credentials').length;
+    await userEvent.click(screen.getByRole('button', { name: 'Reload' }));
+    await waitFor(() => expect(requestsOf(fetch).filter((r) => r.method === 'GET' && new URL(r.url).pathname === '/api/projects/3/credentials').length).toBeGreaterThan(reads));
+    expect(screen.queryByText(/This was changed elsewhere/)).not.toBeInTheDocument();
+    expect(patches()).toHaveLength(3);
+  });
 });

@@ -1,5 +1,6 @@
 import { keepPreviousData, useQueries, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
-import { useCallback, useMemo, useRef, useState } from 'react';
+import { useCallback, useMemo, useRef } from 'react';
+import { isApiError } from '@/api/errors';
 import { request } from '@/features/datasets/api';
 import type { Run } from '@/features/runs/api';
 import {
@@ -15,6 +16,7 @@ import {
   type Scorer,
 } from '../api';
 import { useSerialSave } from './useSerialSave';
+import { undoKey, useUndoStack } from './useUndoStack';
 
 /** Rows fetched per request as the grid scrolls. */
 export const GRID_PAGE_SIZE = 100;
@@ -158,9 +160,10 @@ export interface ScoreAction {
  * Saves a reviewer's scores at once and undoes them, last first: undo restores the value
  * the output had before (PUT) or removes the score when it had none (DELETE).
  */
-export function useManualScoring(projectId: number, runId: number) {
+export function useManualScoring(projectId: number, runId: number, userId: number | undefined) {
   const queryClient = useQueryClient();
-  const [stack, setStack] = useState<ScoreAction[]>([]);
+  // Kept per tab, run and reviewer, so undo still works after a reload (as in review mode).
+  const { stack, keep, stored } = useUndoStack<ScoreAction>(userId === undefined ? null : undoKey(projectId, runId, userId, 'grid'));
   const refresh = useCallback(
     () => queryClient.invalidateQueries({ queryKey: gridKeyAll(projectId, runId) }),
     [queryClient, projectId, runId],
@@ -181,29 +184,33 @@ export function useManualScoring(projectId: number, runId: number) {
         `Saved: ${action.label}`,
         (e) => () => scoreRef.current({ ...action, version: e.currentVersion ?? 0 }),
       );
-      if (ok) setStack((s) => [...s, { ...action, saved: after }]);
+      if (ok) keep([...stored(), { ...action, saved: after }]);
       return ok;
     },
-    [run, projectId, runId],
+    [run, keep, stored, projectId, runId],
   );
   scoreRef.current = score;
 
   const undoLast = useCallback(async (checked: boolean): Promise<ScoreAction | null> => {
-    const last = stack[stack.length - 1];
+    const current = stored(); // what a reload reads back
+    const last = current[current.length - 1];
     if (!last) return null;
     const based = checked ? last.saved : undefined;
     const ok = await run(
       () =>
         last.before
           ? putScore(projectId, runId, last.outputId, last.versionId, restoreBody(last.before), based)
-          : deleteScore(projectId, runId, last.outputId, last.versionId, based),
+          : deleteScore(projectId, runId, last.outputId, last.versionId, based).catch((e: unknown) => {
+              // Already gone on the server (removed elsewhere): what undo wanted holds.
+              if (!(isApiError(e) && e.status === 404)) throw e;
+            }),
       `Undone: ${last.label}`,
       checked ? () => () => undoRef.current(false) : undefined,
     );
     if (!ok) return null;
-    setStack((s) => s.slice(0, -1));
+    keep(current.slice(0, -1));
     return last;
-  }, [stack, run, projectId, runId]);
+  }, [stored, keep, run, projectId, runId]);
   undoRef.current = undoLast;
   const undo = useCallback(() => undoLast(true), [undoLast]);
 

@@ -1,11 +1,14 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useRef } from 'react';
 import { isApiError } from '@/api/errors';
 import { qk } from '@/api/queryKeys';
 import { api, unwrap } from '@/api/client';
 import { deleteScore, putScore, type ManualScoreBody } from '../api';
 import { gridKeyAll } from './useGrid';
 import { currentVersions, useSerialSave } from './useSerialSave';
+import { undoKey, useUndoStack } from './useUndoStack';
+
+export { undoKey };
 
 /** What a reviewer had entered on an output before a key changed it (null: no score). */
 export interface Before {
@@ -27,8 +30,6 @@ export interface ReviewAction {
   item: number;
 }
 
-const MAX_KEPT = 200;
-
 /** The same score on several outputs at once (a cell's repeats), all or none. */
 function putScores(projectId: number, runId: number, versionId: number, outputIds: number[], body: ManualScoreBody, versions?: number[]) {
   return unwrap(
@@ -38,18 +39,6 @@ function putScores(projectId: number, runId: number, versionId: number, outputId
     }),
   );
 }
-export const undoKey = (projectId: number, runId: number, userId: number) => `assay:review-undo:${projectId}:${runId}:${userId}`;
-
-function load(key: string | null): ReviewAction[] {
-  if (!key) return [];
-  try {
-    const found: unknown = JSON.parse(sessionStorage.getItem(key) ?? '[]');
-    return Array.isArray(found) ? (found as ReviewAction[]) : [];
-  } catch {
-    return [];
-  }
-}
-
 function restoreBody(before: Before): ManualScoreBody {
   const body: ManualScoreBody = {};
   if (before.rating !== null) body.rating = before.rating;
@@ -68,17 +57,7 @@ function restoreBody(before: Before): ManualScoreBody {
 export function useReviewScoring(projectId: number, runId: number, userId: number | undefined) {
   const queryClient = useQueryClient();
   const key = userId === undefined ? null : undoKey(projectId, runId, userId);
-  const [stack, setStack] = useState<ReviewAction[]>(() => load(key));
-
-  useEffect(() => setStack(load(key)), [key]);
-  const keep = useCallback(
-    (next: ReviewAction[]) => {
-      const kept = next.slice(-MAX_KEPT);
-      setStack(kept);
-      if (key) sessionStorage.setItem(key, JSON.stringify(kept));
-    },
-    [key],
-  );
+  const { stack, keep, stored } = useUndoStack<ReviewAction>(key);
 
   const refresh = useCallback(
     () => Promise.all([
@@ -110,17 +89,17 @@ export function useReviewScoring(projectId: number, runId: number, userId: numbe
         },
       );
       const done = { ...action, outputs: action.outputs.map((o, i) => ({ ...o, saved: after[i] })) };
-      if (ok) keep([...(key ? load(key) : stack), done]);
+      if (ok) keep([...stored(), done]);
       return ok;
     },
-    [run, keep, key, stack, projectId, runId],
+    [run, keep, stored, projectId, runId],
   );
   scoreRef.current = score;
 
   /** `checked`: based on the versions this tab saved, so a score changed elsewhere since is not undone (412). */
   const undoLast = useCallback(async (checked: boolean): Promise<ReviewAction | null> => {
     // The stored stack is the one a reload reads back: undo from it.
-    const current = key ? load(key) : stack;
+    const current = stored();
     const last = current[current.length - 1];
     if (!last) return null;
     const ok = await run(
@@ -144,7 +123,7 @@ export function useReviewScoring(projectId: number, runId: number, userId: numbe
     if (!ok) return null;
     keep(current.slice(0, -1));
     return last;
-  }, [key, stack, run, keep, projectId, runId]);
+  }, [stored, run, keep, projectId, runId]);
   undoRef.current = undoLast;
   const undo = useCallback(() => undoLast(true), [undoLast]);
 

@@ -162,4 +162,38 @@ describe('ResultsPage', { timeout: 30_000 }, () => {
     expect(requestsOf(fetch).filter((r) => r.method === 'PUT').at(-1)!.headers.get('If-Match')).toBe('"3"');
     await waitFor(() => expect(screen.queryByText(/This was changed elsewhere/)).not.toBeInTheDocument());
   });
+  it('keeps its undo across a reload, and an undo based on a score changed since (another tab) removes nothing', async () => {
+    sessionStorage.clear();
+    const s = state({ rows: 30 });
+    const fetch = serveGrid(s);
+    const user = userEvent.setup();
+    const first = renderPage();
+    await screen.findByText('Answer 1 from 0');
+    expect(await screen.findByRole('combobox', { name: 'Score with' })).toHaveValue(String(MANUAL.versionId));
+    act(() => cell(0, 1)!.focus());
+    await user.keyboard('4');
+    await waitFor(() => expect(s.manual.get(outputId(0, 0))).toEqual({ rating: 4, passed: null }));
+    await user.keyboard('{ArrowRight}3');
+    await waitFor(() => expect(s.manual.get(outputId(0, 1))).toEqual({ rating: 3, passed: null }));
+    first.unmount();
+
+    // the page is loaded again: its undo stack is still there
+    renderPage();
+    await screen.findByText('Answer 1 from 0');
+    const undo = await screen.findByRole('button', { name: 'Undo' });
+    await waitFor(() => expect(undo).toBeEnabled());
+    await user.click(undo);
+    await waitFor(() => expect(s.manual.has(outputId(0, 1))).toBe(false));
+    const del = requestsOf(fetch).filter((r) => r.method === 'DELETE').at(-1)!;
+    expect(del.headers.get('If-Match')).toBe('"1"'); // the version this tab saved
+
+    // another tab re-scores the first output: undoing this tab's score of it is refused
+    s.manual.set(outputId(0, 0), { rating: 1, passed: null });
+    s.versions = new Map([[outputId(0, 0), 5]]);
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Undo' })).toBeEnabled());
+    await user.click(screen.getByRole('button', { name: 'Undo' }));
+    expect(await screen.findByText(/This was changed elsewhere/)).toBeInTheDocument();
+    expect(s.manual.get(outputId(0, 0))).toEqual({ rating: 1, passed: null });
+    expect(requestsOf(fetch).filter((r) => r.method === 'DELETE').at(-1)!.headers.get('If-Match')).toBe('"1"');
+  });
 });

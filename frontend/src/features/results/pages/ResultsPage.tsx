@@ -38,8 +38,8 @@ export function ResultsPage() {
   const [chosen, setChosen] = useState<number | null | undefined>(undefined);
   const versionId = chosen === undefined ? (scoring.choices[0]?.versionId ?? null) : chosen;
   const choice = scoring.choices.find((c) => c.versionId === versionId) ?? null;
-  const manual = useManualScoring(projectId, runId);
   const userId = me.data?.id;
+  const manual = useManualScoring(projectId, runId, userId);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {

@@ -15,7 +15,7 @@ interface State {
   outputs: Output[];
 }
 
-function serve(state: State, hooks: { onProgress?: () => void; summary?: typeof summary } = {}) {
+function serve(state: State, hooks: { onProgress?: () => void; summary?: typeof summary; patch?: (req: Request) => Response | undefined } = {}) {
   return mockFetch(async (req) => {
     const url = new URL(req.url);
     const path = url.pathname;
@@ -40,6 +40,8 @@ function serve(state: State, hooks: { onProgress?: () => void; summary?: typeof 
       return json({ items, total: items.length, page: 1, page_size: Number(url.searchParams.get('page_size') ?? 50) });
     }
     if (path === '/api/projects/3/runs/7' && req.method === 'PATCH') {
+      const refused = hooks.patch?.(req);
+      if (refused) return refused;
       const body = (await req.json()) as { budget_micros: number | null };
       state.run = { ...state.run, budget_micros: body.budget_micros };
       return json(state.run);
@@ -388,6 +390,35 @@ describe('RunPage', { timeout: 20_000 }, () => {
     await waitFor(() => expect(screen.getByTestId('run-status')).toHaveTextContent('Running'));
     const sent = requestsOf(fetch).filter((r) => r.method !== 'GET').map((r) => `${r.method} ${new URL(r.url).pathname}`);
     expect(sent).toEqual(['PATCH /api/projects/3/runs/7', 'POST /api/projects/3/runs/7/resume']);
+    expect(state.run.budget_micros).toBe(50_000);
+  });
+
+  it('raises the budget based on the run it read; a stale raise changes nothing and offers Reload or Keep mine', async () => {
+    const state: State = {
+      run: makeRun({ status: 'budget_exceeded', succeeded: 4, skipped: 4, budget_micros: 10_000, row_version: 2 }),
+      progress: progress('budget_exceeded', [2, 2], [4, 4], { spent_micros: 9_000, budget_micros: 10_000, skipped: 4 }),
+      outputs: [output(1)],
+    };
+    // Someone else set a budget meanwhile: version 3 is stored
+    const fetch = serve(state, {
+      patch: (req) =>
+        req.headers.get('If-Match') === '"2"'
+          ? json({ code: 'STALE_WRITE', status: 412, message: 'Changed', errors: {}, current: { ...state.run, budget_micros: 20_000, row_version: 3 }, current_version: 3 }, 412)
+          : undefined,
+    });
+    renderRun();
+    await userEvent.type(await screen.findByLabelText('New budget ($, empty for none)'), '0.05');
+    await userEvent.click(screen.getByRole('button', { name: 'Raise budget and resume' }));
+    expect(await screen.findByText(/This was changed elsewhere/)).toBeInTheDocument();
+    expect(screen.getByText('Budget: $0.05')).toBeInTheDocument();
+    const writes = () => requestsOf(fetch).filter((r) => r.method !== 'GET');
+    expect(writes().map((r) => r.method)).toEqual(['PATCH']); // not resumed either
+    expect(writes()[0].headers.get('If-Match')).toBe('"2"');
+    expect(state.run.budget_micros).toBe(10_000);
+
+    await userEvent.click(screen.getByRole('button', { name: 'Keep mine' }));
+    await waitFor(() => expect(screen.getByTestId('run-status')).toHaveTextContent('Running'));
+    expect(writes().map((r) => `${r.method} ${r.headers.get('If-Match') ?? ''}`)).toEqual(['PATCH "2"', 'PATCH "3"', 'POST ']);
     expect(state.run.budget_micros).toBe(50_000);
   });
 
