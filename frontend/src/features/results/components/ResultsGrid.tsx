@@ -258,7 +258,9 @@ function CaseCell({ projectId, runId, index, row, active, onFocus }: { projectId
           <span className="flex items-center gap-2 text-xs text-zinc-600">
             <span className="tabular-nums">#{row.number}</span>
             {row.turns > 1 && <span data-testid="case-turns">{row.turns} turns, from turn 1</span>}
-            <Link tabIndex={-1} to={casePath(projectId, runId, row.case_id)} className="rounded text-indigo-700 underline-offset-2 hover:underline">
+            {/* No focus on press: focusing would make this row active, and the details below the
+                grid would change height under the pointer before the click lands. */}
+            <Link tabIndex={-1} to={casePath(projectId, runId, row.case_id)} onMouseDown={(e) => e.preventDefault()} className="rounded text-indigo-700 underline-offset-2 hover:underline">
               Side by side
             </Link>
           </span>
