@@ -4,6 +4,7 @@ settles to its actual cost with its output, and spent + reserved never passes a 
 from __future__ import annotations
 
 import json
+import re
 import threading
 from typing import Any
 
@@ -264,3 +265,75 @@ def test_the_scoring_job_reserves_its_judges_and_stops_at_the_cap(
     with db.factory() as session:
         found = session.get(Run, run_id)
         assert found is not None and found.scoring_reserved_micros == 0
+
+
+def _with_dear_model(s: Setup) -> int:
+    """A second target on the same credential whose one call may cost $0.007: more than
+    the caps in these tests, while the providers setup's model reserves about $0.00004."""
+    from assay.core.llm.models import ModelConfig
+    with db.factory() as session:
+        cheap = session.get(ModelConfig, s.model_ids[0])
+        assert cheap is not None
+        dear = ModelConfig(project_id=s.project.id, credential_id=cheap.credential_id,
+                           name="Dear", model="fake-fast",
+                           input_price_per_mtok_micros=100_000_000,
+                           output_price_per_mtok_micros=100_000_000,
+                           params={"temperature": 0, "max_tokens": 64})
+        session.add(dear)
+        session.commit()
+        s.model_ids.append(dear.id)
+        return dear.id
+
+
+@pytest.mark.parametrize("shards", [1, 3])
+def test_cells_that_fit_run_when_dearer_ones_cannot(
+        factory: Factory, settings: Settings, fake: FakeProviderThread,  # noqa: F811
+        shards: int) -> None:
+    """Cases x (dear, cheap): every dear call is priced out by the cap, and every cheap
+    one fits. The cheap ones all run; the dear ones are skipped for the budget, with the
+    reason in dollars; the run ends out of budget, its books balanced."""
+    configure(fake, latency_ms=5)
+    s = setup(factory, settings, fake, cases=8)
+    dear_id = _with_dear_model(s)
+    s.model_ids.reverse()  # the dear target first: its cells come first in every claim
+    run_id = run(s, execute=False, cache=False, concurrency=4)
+    _cap(run_id, 1000)
+    books = _capped_run(run_id, shards)
+    assert books["succeeded"] == 8 and books["skipped"] == 8 and books["failed"] == 0
+    with db.factory() as session:
+        rows = session.execute(select(RunTarget.model_id, Output.status, Output.error_class,
+                                      Output.error_message, Output.attempts)
+                               .join(RunTarget, RunTarget.id == Output.target_id)
+                               .where(Output.run_id == run_id)).all()
+        found = session.get(Run, run_id)
+        assert found is not None
+        error = found.error
+        per_target = {t.model_id: (t.succeeded, t.skipped) for t in session.scalars(
+            select(RunTarget).where(RunTarget.run_id == run_id))}
+    assert per_target[dear_id] == (0, 8) and per_target[s.model_ids[1]] == (8, 0)
+    for model_id, status, error_class, message, attempts in rows:
+        if model_id == dear_id:
+            assert (status, error_class, attempts) == (
+                CellStatus.skipped, "budget_exceeded", 0)
+            assert re.fullmatch(r"This call may cost up to \$0\.00[6-9]\d* and the budget "
+                                r"has \$0\.00\d+ left", message), message
+        else:
+            assert status == CellStatus.succeeded
+    assert error is not None and error.startswith("This call may cost up to $")
+
+
+def test_a_budget_stop_reason_is_in_dollars(factory: Factory, settings: Settings,
+                                            fake: FakeProviderThread) -> None:  # noqa: F811
+    configure(fake, latency_ms=0)
+    s = setup(factory, settings, fake, cases=4)
+    run_id = run(s, execute=False, cache=False)
+    _cap(run_id, 10)  # a call reserves about 41 micro-dollars: none fits
+    execute_run(run_id)
+    books = _books(run_id)
+    _balanced(books)
+    assert books["status"] == RunStatus.budget_exceeded and books["skipped"] == 4
+    with db.factory() as session:
+        found = session.get(Run, run_id)
+        assert found is not None and found.error is not None
+        assert "micro" not in found.error
+        assert found.error.endswith("and the budget has $0.00001 left"), found.error

@@ -38,7 +38,7 @@ from assay.core.runs.models import STOPPED, RunStatus
 from assay.core.runs.service import Cell, CellResult, Claim, Recorded
 from assay.core.scoring import context as scoring_context
 from assay.events import experiments as experiment_events
-from assay.events.publish import BUDGET_ALERT, FINISHED, PROGRESS, STARTED, STATUS
+from assay.events.publish import BUDGET_ALERT, FINISHED, PROGRESS, STARTED
 from assay.jobs import experiments as experiment_jobs
 from assay.jobs import stops
 from assay.jobs.journal import Journal, NoJournal
@@ -160,9 +160,6 @@ class _Shard:
                 self.rt.db.factory() as session:
             claim = service.claim_cells(session, self.run_id, self.owner, limit, self.lease,
                                         self.rt.settings.secret_key, self.judging)
-            if claim.budget_exceeded and service.stop_for_budget(
-                    session, self.run_id, claim.budget_exceeded):
-                self._publish(STATUS)  # run.finished once in flight is in
         return claim, self.journal.recall(claim.cells)
 
     def _flush(self, results: list[CellResult]) -> None:
@@ -361,6 +358,8 @@ class _Shard:
                         ahead = CLAIM_AHEAD
                         if claim.waiting:  # reservations in flight hold the budget: wait
                             claim_after = time.monotonic() + BUDGET_WAIT_S
+                        elif claim.skipped and not claim.cells:  # all priced out: the next
+                            claim_after = 0.0  # cells may be cheaper, claim them at once
                         else:
                             exhausted = stopping or not claim.cells
                             # a dead shard's journaled results are recorded, not called again

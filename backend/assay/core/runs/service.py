@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from assay.core import bulk, ledger
+from assay.core.audit_text import money
 from assay.core.base import utcnow
 from assay.core.datasets.models import Case
 from assay.core.errors import DomainError, NotFound
@@ -27,7 +28,7 @@ from assay.core.prompts.models import PromptVersion
 from assay.core.reports import rollups
 from assay.core.retrieval import rag_run
 from assay.core.runs import budget, judge_spend, rendering
-from assay.core.runs.control import transition
+from assay.core.runs.control import BUDGET_SKIPPED, transition
 from assay.core.runs.judge_spend import judge_cost
 from assay.core.runs.locks import for_update, lock_run
 from assay.core.runs.models import TERMINAL, CellStatus, Output, Run, RunStatus, RunTarget
@@ -145,7 +146,7 @@ class Claim:
 
     cells: list[Cell]
     waiting: bool = False  # no room in the caps now, or another shard won the race: look again
-    budget_exceeded: str | None = None  # the caps can never fit the next call: why
+    skipped: int = 0  # cells the caps can never pay for, skipped: claim again at once
 
 
 # The engine's sessions hold no loaded rows to keep in step with its bulk UPDATEs: skipping
@@ -248,14 +249,18 @@ def _reserve(session: Session, run_id: int, cells: list[Cell], held: dict[int, i
     kept: list[Cell] = []
     amounts: dict[int, int] = {}
     total = 0
+    given_back: list[Cell] = []  # may fit once reservations in flight are settled
+    never: list[tuple[Cell, int]] = []  # cannot fit whatever is settled: skipped
     for cell in cells:
         amount = _max_cost(cell, judging) if space.now is not None else 0
-        if not space.fits(total + amount - released):
-            break
-        kept.append(cell)
-        amounts[cell.output_id] = amount
-        total += amount
-    given_back = cells[len(kept):]
+        if space.fits(total + amount - released):
+            kept.append(cell)
+            amounts[cell.output_id] = amount
+            total += amount
+        elif space.could_ever_fit(amount):
+            given_back.append(cell)
+        else:  # a dearer cell than the budget can pay for: the cheaper ones still run
+            never.append((cell, amount))
     # one statement for the claim, not one per cell (the rows are locked by the claim)
     bulk.update_by_id(session.connection(), _OUTPUTS, [
         {"id": oid, "reserved_micros": amount} for oid, amount in amounts.items()
@@ -273,14 +278,41 @@ def _reserve(session: Session, run_id: int, cells: list[Cell], held: dict[int, i
         session.execute(update(Project).where(Project.id == run_row.project_id)
                         .values(reserved_micros=Project.reserved_micros + delta),
                         execution_options=NO_SYNC)
+    if never:
+        _skip_for_budget(session, run_id, never, max(space.ever or 0, 0))
     if kept:
         return kept, None
-    need = _max_cost(given_back[0], judging)
-    if space.could_ever_fit(need):
+    if given_back:
         return [], Claim([], waiting=True)
-    return [], Claim([], budget_exceeded=(
-        f"The next call may cost up to {need} micro-dollars and the budget has "
-        f"{max(space.ever or 0, 0)} left"))
+    return [], Claim([], skipped=len(never))
+
+
+def budget_reason(need: int, left: int) -> str:
+    """Why a cell was skipped for the budget, in dollars."""
+    return (f"This call may cost up to {money(need)} and the budget has {money(left)} left")
+
+
+def _skip_for_budget(session: Session, run_id: int, cells: list[tuple[Cell, int]],
+                     left: int) -> None:
+    """Claimed cells no budget left can pay for: skipped (never sent), each with its reason,
+    the run's and targets' skipped counters moved; the claim's attempt given back. The run
+    goes on with the cells that fit, and ends as budget_exceeded (finish_if_done)."""
+    rows = [{"id": cell.output_id, "reason": budget_reason(need, left)}
+            for cell, need in cells]
+    session.execute(
+        update(_OUTPUTS).where(_OUTPUTS.c.id == bindparam("_id"))
+        .values(status=CellStatus.skipped, error_class=BUDGET_SKIPPED,
+                error_message=bindparam("_reason"), finished_at=utcnow(), lease_owner=None,
+                lease_until=None, reserved_micros=0, attempts=_OUTPUTS.c.attempts - 1),
+        [{"_id": row["id"], "_reason": row["reason"]} for row in rows],
+        execution_options=NO_SYNC)
+    per_target = Counter(target for (target,) in session.execute(
+        select(Output.target_id).where(Output.id.in_([row["id"] for row in rows]))))
+    for target_id, count in sorted(per_target.items()):
+        session.execute(update(RunTarget).where(RunTarget.id == target_id)
+                        .values(skipped=RunTarget.skipped + count), execution_options=NO_SYNC)
+    session.execute(update(Run).where(Run.id == run_id)
+                    .values(skipped=Run.skipped + len(rows)), execution_options=NO_SYNC)
 
 
 def claim_cells(session: Session, run_id: int, owner: str, limit: int, lease: timedelta,
@@ -584,17 +616,6 @@ def _settle(session: Session, run_id: int, tallies: dict[int, rollups.Tally]
     return bool(getattr(moved, "rowcount", 0)), run.project_id
 
 
-def stop_for_budget(session: Session, run_id: int, reason: str) -> bool:
-    """running -> budget_exceeded, its pending cells skipped; True when this call stopped it."""
-    if transition(session, run_id, RunStatus.budget_exceeded, sources=[RunStatus.running],
-                  error=reason, finished_at=utcnow()):
-        skip_open_cells(session, run_id, "budget_exceeded", reason)
-        session.commit()
-        return True
-    session.commit()
-    return False
-
-
 def skip_open_cells(session: Session, run_id: int, error_class: str, message: str) -> int:
     """Pending cells -> skipped (never sent), with the run's and targets' counters moved in
     the same transaction. Cells in flight finish and are recorded as usual. Returns how many
@@ -723,12 +744,19 @@ def finish_if_done(session: Session, run_id: int) -> Run | None:
     shard of the pass before close the retried run as completed, its cells left pending."""
     open_cells = select(Output.id).where(
         Output.run_id == run_id, Output.status.in_([CellStatus.pending, CellStatus.running]))
-    ending = case((Run.failed == 0, RunStatus.completed.value),
+    # a cell the budget could not pay for ends the run as out of budget, with its reason
+    # (the first such cell's), once the cells that fit have run: a resume reopens them
+    priced_out = (select(Output.error_message).where(
+        Output.run_id == run_id, Output.status == CellStatus.skipped,
+        Output.error_class == BUDGET_SKIPPED).order_by(Output.id).limit(1).scalar_subquery())
+    ending = case((priced_out.is_not(None), RunStatus.budget_exceeded.value),
+                  (Run.failed == 0, RunStatus.completed.value),
                   (Run.succeeded == 0, RunStatus.failed.value), else_=RunStatus.partial.value)
     moved = session.execute(
         update(Run).where(Run.id == run_id, Run.status == RunStatus.running.value,
                           ~open_cells.exists())
-        .values(status=ending, finished_at=utcnow()).execution_options(synchronize_session=False))
+        .values(status=ending, error=func.coalesce(priced_out, Run.error),
+                finished_at=utcnow()).execution_options(synchronize_session=False))
     session.commit()
     run = session.get(Run, run_id)
     if run is None:
