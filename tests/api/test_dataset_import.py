@@ -230,6 +230,25 @@ def test_conversations_export_as_jsonl_only(factory: Factory) -> None:
                    None).status_code == 201
 
 
+def test_a_dataset_named_in_any_script_exports_with_a_latin1_header(factory: Factory) -> None:
+    """gunicorn refuses a header that is not Latin-1 (a 500 under `assay serve`, found by the
+    hour-long soak's fuzzer): the name goes as RFC 6266's filename* beside an ASCII one."""
+    user = factory.user()
+    project = factory.project(user, "Names")
+    browser = factory.login(user)
+    made = browser.post(f"/api/projects/{project.id}/datasets", json={
+        "name": "Données 数据 ǅ", "kind": "questions",
+        "cases": [{"input": {"question": "Hi"}}]}).json
+    assert "id" in made, made
+    base = f"/api/projects/{project.id}/datasets/{made['id']}"
+    for fmt in EXPORT_TYPES:
+        header = browser.get(base + "/export", query_string={"format": fmt}).headers[
+            "Content-Disposition"]
+        header.encode("latin-1")  # what gunicorn requires of every header value
+        assert header.startswith('attachment; filename="Donn-es') and header.isascii()
+        assert "filename*=UTF-8''Donn%C3%A9es-%E6%95%B0%E6%8D%AE-%C7%85-v1." + fmt in header
+
+
 def test_coverage(ctx: tuple[Session, str]) -> None:
     browser, base = ctx
     assert _import(browser, base, GOOD_CSV).status_code == 201

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import wraps
 from typing import Any
+from urllib.parse import quote
 
 from flask import Response, request
 from marshmallow import RAISE, Schema, ValidationError, fields
@@ -119,9 +120,18 @@ def _is_text(content_type: str) -> bool:
         "charset=" in content_type)
 
 
+def attachment(filename: str) -> str:
+    """Content-Disposition for `filename` (RFC 6266): an ASCII name, and the UTF-8 one beside
+    it when they differ. A header must be Latin-1: gunicorn refuses a dataset named "数据"."""
+    plain = "".join(c if 32 <= ord(c) < 127 and c not in '"\\' else "-" for c in filename)
+    if plain == filename:
+        return f'attachment; filename="{plain}"'
+    return f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(filename, safe='')}"
+
+
 def download(chunks: Iterator[str], content_type: str, filename: str) -> Response:
     return Response(ClosingBody(chunks), content_type=content_type, headers={
-        "Content-Disposition": f'attachment; filename="{filename}"'})
+        "Content-Disposition": attachment(filename)})
 
 
 def download_doc(description: str, *content_types: str,

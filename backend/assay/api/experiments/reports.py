@@ -19,6 +19,7 @@ from assay.api.experiments.schemas import (
     ReportSchema,
 )
 from assay.api.files import (
+    attachment,
     body_doc,
     download,
     download_doc,
@@ -84,7 +85,7 @@ def export_report(args: dict[str, Any], project_id: int, experiment_id: int) -> 
     else:
         body = exports.best_prompt(found, fmt.removeprefix("prompt-"))
     return Response(body, content_type=TYPES[fmt], headers={
-        "Content-Disposition": f'attachment; filename="{name}"'})
+        "Content-Disposition": attachment(name)})
 
 
 @blp.post("/import")
