@@ -152,7 +152,7 @@ def _experiments() -> int:
 def test_without_a_unicode_font_the_pdf_falls_back_to_latin_1(
         seeded: tuple[Session, int, Seeded, Any], monkeypatch: pytest.MonkeyPatch,
         tmp_path: Any) -> None:
-    monkeypatch.setattr("assay.core.experiments.exports.FONT_PATHS", ())
+    monkeypatch.setattr("assay.core.experiments.report_pdf.FONT_PATHS", ())
     monkeypatch.delenv("ASSAY_PDF_FONT", raising=False)
     browser, pid, found, _ = seeded
     pdf = _download(browser, _url(pid, found, "/report/export?format=pdf"))
