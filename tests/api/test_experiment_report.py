@@ -82,7 +82,8 @@ def test_every_export(seeded: tuple[Session, int, Seeded, Any], tmp_path: Any) -
     (tmp_path / "r.pdf").write_bytes(pdf)
     text = subprocess.run(["pdftotext", "-enc", "UTF-8", str(tmp_path / "r.pdf"), "-"],
                           capture_output=True, text=True, check=True).stdout
-    assert "Experiment report: Seeded" in text and "Best version" in text
+    assert "EXPERIMENT REPORT" in text and "Seeded — support answers" in text
+    assert "Best version" in text
     assert "Held-out cases" in text and "Cost by phase" in text
     # DejaVu has no CJK glyphs: the PDF still renders (those characters draw as blanks)
     assert "$2.0950" in text and "ünïcödé" in text and "✓" in text
@@ -152,7 +153,7 @@ def _experiments() -> int:
 def test_without_a_unicode_font_the_pdf_falls_back_to_latin_1(
         seeded: tuple[Session, int, Seeded, Any], monkeypatch: pytest.MonkeyPatch,
         tmp_path: Any) -> None:
-    monkeypatch.setattr("assay.core.experiments.exports.FONT_PATHS", ())
+    monkeypatch.setattr("assay.core.experiments.report_pdf.FONT_PATHS", ())
     monkeypatch.delenv("ASSAY_PDF_FONT", raising=False)
     browser, pid, found, _ = seeded
     pdf = _download(browser, _url(pid, found, "/report/export?format=pdf"))
@@ -206,3 +207,55 @@ def _plain_means(run_id: int) -> list[float | None]:
 
     with db.factory() as session:
         return list(session.scalars(select(Score.value).where(Score.run_id == run_id)))
+
+
+def _words(pdf: Any) -> list[tuple[str, float]]:
+    """Each word of the PDF with its right edge, in points."""
+    import re
+
+    html = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    return [(w, float(x)) for x, w in re.findall(r'xMax="([\d.]+)"[^>]*>([^<]*)<', html)]
+
+
+def test_long_prompt_lines_wrap_inside_the_page(
+        seeded: tuple[Session, int, Seeded, Any], tmp_path: Any) -> None:
+    """A best prompt with an unbroken 300-character token and a 60-word line: every
+    character is printed, and no word reaches past the right margin (15 mm)."""
+    from assay.core.experiments.models import Iteration
+    from assay.core.prompts.models import PromptVersion
+
+    browser, pid, found, _ = seeded
+    token = "x" * 300
+    prose = " ".join(f"word{i}" for i in range(60))
+    with db.factory() as session:
+        best = session.scalar(select(Iteration.prompt_version_id).where(
+            Iteration.experiment_id == found.experiment_id, Iteration.number == 2))
+        version = session.get(PromptVersion, best)
+        assert version is not None
+        version.template = f"{token}\n{prose}\nAnswer: {{{{question}}}}"
+        session.commit()
+    (tmp_path / "r.pdf").write_bytes(_download(browser, _url(pid, found,
+                                                             "/report/export?format=pdf")))
+    words = _words(tmp_path / "r.pdf")
+    assert max(x for _, x in words) <= (210 - 15) / 25.4 * 72 + 1
+    text = "".join(w for w, _ in words)
+    assert token in text and "word59" in text
+    assert "+xxxx" in text  # the diff from the seed marks the added lines
+
+
+def test_an_experiment_without_iterations_still_has_a_report(
+        factory: Factory, tmp_path: Any) -> None:
+    owner = factory.user()
+    project = factory.project(owner, "Empty")
+    with db.factory() as session:
+        found = seed(session, session.merge(owner), session.merge(project),
+                     factory.settings.fake_provider_url, iterations=0, cases=6)
+        session.commit()
+    browser = factory.login(owner)
+    pdf = _download(browser, _url(project.id, found, "/report/export?format=pdf"))
+    (tmp_path / "r.pdf").write_bytes(pdf)
+    text = subprocess.run(["pdftotext", "-enc", "UTF-8", str(tmp_path / "r.pdf"), "-"],
+                          capture_output=True, text=True, check=True).stdout
+    assert "No iteration has scores yet." in text and "No iterations ran." in text
+    assert "Page 1 of 3" in text

@@ -166,7 +166,7 @@ def _report_and_every_export(me: Any, b: Built, tmp_path: Path) -> None:
     (tmp_path / "report.pdf").write_bytes(download("pdf"))
     text = subprocess.run(["pdftotext", "-enc", "UTF-8", str(tmp_path / "report.pdf"), "-"],
                           capture_output=True, text=True, check=True).stdout
-    assert "Experiment report: Warmer support" in text and "Converged" in text
+    assert "EXPERIMENT REPORT\n\nWarmer support" in text and "Converged" in text
     assert "Best version" in text and "Cost by phase" in text and "Empathy" in text
     assert f"${done.spent_micros / 1e6:,.4f}" in text
     md = download("md").decode()

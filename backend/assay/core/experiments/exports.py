@@ -1,19 +1,13 @@
-"""The final report as files: Markdown, PDF (fpdf2, rendered here), the best prompt as
-.txt/.md, every score as CSV, and a bundle (zip: experiment.yaml, the prompt versions,
-the cases, results.csv, report.md) that imports back into a new draft (bundle.py).
-
-PDF fonts: DejaVu Sans is embedded when a copy is found (Debian's fonts-dejavu-core, which
-the Docker image and CI install, or ASSAY_PDF_FONT); otherwise the PDF falls back to the
-built-in Helvetica, and any character outside Latin-1 is printed as "?" rather than
-failing the export."""
+"""The final report as files: Markdown, PDF (report_pdf.py, its layout and fonts), the best
+prompt as .txt/.md, every score as CSV, and a bundle (zip: experiment.yaml, the prompt
+versions, the cases, results.csv, report.md) that imports back into a new draft
+(bundle.py)."""
 
 from __future__ import annotations
 
 import io
-import os
 from collections.abc import Iterator
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -23,12 +17,6 @@ from assay.core.experiments.models import Experiment, Iteration
 from assay.core.llm.models import ModelConfig
 from assay.core.runs.models import RunTarget
 from assay.core.scoring.models import Score, ScorerVersion
-
-if TYPE_CHECKING:
-    from fpdf import FPDF
-
-FONT_PATHS = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-              "/usr/share/fonts/dejavu/DejaVuSans.ttf")
 
 
 def _usd(micros: int | None) -> str:
@@ -134,41 +122,12 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(text) + "\n"
 
 
-def _font(pdf: FPDF) -> bool:
-    """Embeds DejaVu Sans when found; False: the Latin-1 fallback is in use."""
-    for path in (os.environ.get("ASSAY_PDF_FONT"), *FONT_PATHS):
-        if path and Path(path).is_file():
-            pdf.add_font("body", "", path)
-            pdf.add_font("body", "B", path)  # one weight: headings are larger instead
-            return True
-    return False
-
-
 def pdf(report: dict[str, Any]) -> bytes:
     # imported here: fpdf2 (with fontTools and Pillow) costs seconds of CPU to import, which
     # every API and worker process would pay at start for a rarely used export
-    from fpdf import FPDF
-    from fpdf.enums import WrapMode, XPos, YPos
+    from assay.core.experiments import report_pdf
 
-    doc = FPDF(format="A4")
-    doc.set_auto_page_break(True, margin=15)
-    doc.add_page()
-    unicode = _font(doc)
-    family = "body" if unicode else "helvetica"
-
-    def text(value: str) -> str:
-        return value if unicode else value.encode("latin-1", "replace").decode("latin-1")
-
-    sizes = {"h1": 16, "h2": 13, "p": 10, "li": 10, "row": 8, "pre": 8}
-    for kind, body in lines(report):
-        doc.set_font(family, "B" if kind in ("h1", "h2") else "", sizes[kind])
-        if kind == "h2":
-            doc.ln(3)
-        prefix = "- " if kind == "li" else ""
-        doc.multi_cell(0, sizes[kind] * 0.5, text(prefix + body), new_x=XPos.LMARGIN,
-                       new_y=YPos.NEXT, wrapmode=WrapMode.CHAR)
-    doc.set_title(text(report["experiment"]["name"]))
-    return bytes(doc.output())
+    return report_pdf.render(report)
 
 
 def best_prompt(report: dict[str, Any], fmt: str) -> str:

@@ -66,6 +66,24 @@ def _paired(a: dict[int, float], b: dict[int, float]) -> dict[str, Any] | None:
     return {k: v for k, v in asdict(found).items() if k in keep}
 
 
+def _criteria(it: Iteration, target: str | None) -> dict[str, dict[str, float | None]]:
+    """criterion -> its mean on all and on held-out cases, for the headline model."""
+    entry = _models_of(it).get(target or "")
+    if entry is None:
+        return {}
+    held = entry["holdout"]["criteria"]
+    return {name: {"all": ci["mean"], "holdout": (held.get(name) or {}).get("mean")}
+            for name, ci in entry["all"]["criteria"].items()}
+
+
+def _holdout_delta(it: Iteration, target: str | None) -> dict[str, Any] | None:
+    """The paired difference vs the previous iteration on held-out cases, as aggregated."""
+    found = (((it.aggregate or {}).get("delta") or {}).get(target or "") or {}).get("holdout")
+    if not found or found.get("mean_difference") is None:
+        return None
+    return {k: found.get(k) for k in ("mean_difference", "low", "high", "n", "verdict")}
+
+
 def _iteration_row(it: Iteration, versions: dict[int, PromptVersion]) -> dict[str, Any]:
     target = _headline_target(it)
     version = versions.get(it.prompt_version_id)
@@ -78,6 +96,10 @@ def _iteration_row(it: Iteration, versions: dict[int, PromptVersion]) -> dict[st
         "refinement": _split(it, target, "refinement", it.refinement_composite),
         "win_rate": ((it.aggregate or {}).get("win_rate") or {}).get(target or ""),
         "weakest_criteria": list(it.weakest_criteria or []),
+        "criteria": _criteria(it, target), "holdout_delta": _holdout_delta(it, target),
+        "phases": {"execution_micros": it.execution_micros,
+                   "judging_micros": it.judging_micros,
+                   "refinement_micros": it.refinement_micros},
         "spent_micros": it.execution_micros + it.judging_micros + it.refinement_micros,
         "tokens_in": it.tokens_in, "tokens_out": it.tokens_out, "likely_overfitting": False,
     }
@@ -162,7 +184,8 @@ def build(session: Session, experiment: Experiment) -> dict[str, Any]:
     held, refine = set(experiment.holdout_case_ids or []), set(
         experiment.refinement_case_ids or [])
     versions = {v.id: v for v in session.scalars(select(PromptVersion).where(
-        PromptVersion.id.in_([it.prompt_version_id for it in iterations])))}
+        PromptVersion.id.in_([it.prompt_version_id for it in iterations]
+                             + [experiment.seed_prompt_version_id or 0])))}
     table = [_iteration_row(it, versions) for it in iterations]
     _flag_overfitting(table)
     best = _best(table, bool(held))
@@ -203,6 +226,8 @@ def build(session: Session, experiment: Experiment) -> dict[str, Any]:
     }
     report["next_steps"] = _next_steps(report)
     report["best_prompt"] = _prompt(versions.get(best["prompt_version_id"]) if best else None)
+    # what the best prompt is compared with in the PDF (not in the API's report schema)
+    report["seed_prompt"] = _prompt(versions.get(experiment.seed_prompt_version_id or 0))
     return report
 
 
