@@ -92,3 +92,29 @@ def test_best_version_delta_on_the_live_state_and_a_hand_edit_changelog(
         stored = session.scalar(select(PromptVersion.id).where(
             PromptVersion.id == experiment(b.experiment_id).best_prompt_version_id))
     assert stored is not None
+
+
+def test_counterexamples_take_expected_as_text_and_a_refused_one_names_its_field(
+        factory: Factory, settings: Settings, fake: FakeProviderThread,  # noqa: F811
+        recorded: Calls) -> None:  # noqa: F811
+    b = build(factory, settings, fake)
+    me = factory.login(b.owner)
+    drive(recorded)
+    added = me.post(url(b, "/iterations/1/counterexamples"), json={"cases": [
+        {"input": {"question": "Can I reset it twice?"}, "expected": "Yes, any time."},
+        {"input": {"question": "And the lights?"}, "expected": {"answer": "Blue."}}]})
+    assert added.status_code == 201, added.json
+    with db.factory() as session:
+        from assay.core.datasets.models import Case
+
+        kept = session.scalars(select(Case.expected).where(
+            Case.id.in_(experiment(b.experiment_id).refinement_case_ids))
+            .order_by(Case.id.desc()).limit(2)).all()
+    assert kept == [{"answer": "Blue."}, {"answer": "Yes, any time."}]
+    refused = me.post(url(b, "/iterations/1/counterexamples"), json={"cases": [
+        {"input": {"question": "Fine?"}}, {"input": {"question": "Odd?"}, "expected": 5}]})
+    assert refused.status_code == 422
+    assert refused.json["message"].endswith(
+        "case 2, expected: must be text, an object or null"), refused.json["message"]
+    assert refused.json["errors"]["json"]["cases"] == {
+        "1": {"expected": ["must be text, an object or null"]}}
