@@ -105,7 +105,8 @@ class Built:
 def build(factory: Factory, settings: Settings, fake: FakeProviderThread, *, cases: int = 10,
           stop: dict[str, Any] | None = None, budget_micros: int | None = None,
           max_tokens: int | None = None, owner: Any = None, latency_ms: int = 0,
-          run: dict[str, Any] | None = None, pairwise: bool = False, **script: Any) -> Built:
+          run: dict[str, Any] | None = None, pairwise: bool = False,
+          judges_by_id: bool = False, **script: Any) -> Built:
     configure(fake, latency_ms=latency_ms, scripts=scripts(**script))
     owner = owner or factory.user()
     s = setup(factory, settings, fake, cases=cases, owner=owner)
@@ -115,17 +116,19 @@ def build(factory: Factory, settings: Settings, fake: FakeProviderThread, *, cas
         credential = session.scalar(select(Credential).where(
             Credential.project_id == project.id))
         assert credential is not None
-        session.add(ModelConfig(project_id=project.id, credential_id=credential.id,
-                                name="Judge", model="fake-judge",
-                                input_price_per_mtok_micros=100_000,
-                                output_price_per_mtok_micros=100_000,
-                                params={"max_tokens": 1000}))
+        judge = ModelConfig(project_id=project.id, credential_id=credential.id,
+                            name="Judge", model="fake-judge",
+                            input_price_per_mtok_micros=100_000,
+                            output_price_per_mtok_micros=100_000, params={"max_tokens": 1000})
+        session.add(judge)
         session.flush()
+        # the wizard's start names judges by model id (experiments/service.py); "Judge" by name
+        judge_ref = str(judge.id) if judges_by_id else "Judge"
         prompt, seed = create_prompt(session, None, project, {
             "name": "Support", "template": PROMPT, "note": "Seed prompt"})
         scorer, _ = create_scorer(session, None, project, {
             "name": "Rubric judge", "kind": "llm_judge",
-            "params": {"rubric": {"criteria": RUBRIC}, "judges": ["Judge"]}})
+            "params": {"rubric": {"criteria": RUBRIC}, "judges": [judge_ref]}})
         scorer_ids = [scorer.id]
         if pairwise:  # as the wizard's start makes it (experiments/service.py)
             pair, _ = create_scorer(session, None, project, {
@@ -139,7 +142,7 @@ def build(factory: Factory, settings: Settings, fake: FakeProviderThread, *, cas
             "objective": {"goal": "Answer router support questions helpfully and warmly."},
             "rubric": {"criteria": [{**c, "scale": {"min": 1, "max": 5}} for c in RUBRIC]},
             "models": {"targets": [{"model_id": s.model_ids[0], "params": {}}]},
-            "judges": {"pointwise": ["Judge"], "pairwise": pairwise},
+            "judges": {"pointwise": [judge_ref], "pairwise": pairwise},
             "stop": {"max_iterations": 10, "min_delta": 0.02, "convergence_window": 0,
                      "stop_if_no_suggestion": True, **(stop or {})},
             "run": run or {"concurrency": 8}}

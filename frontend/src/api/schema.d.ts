@@ -3493,6 +3493,19 @@ export interface components {
              */
             at?: string;
         };
+        PairedDelta: {
+            n: number;
+            mean_difference: number | null;
+            low: number | null;
+            high: number | null;
+            verdict: string;
+        };
+        ProgressDelta: {
+            model: string;
+            all: components["schemas"]["PairedDelta"] | null;
+            /** @description On the held-out cases (null when none is held out) */
+            holdout: components["schemas"]["PairedDelta"] | null;
+        };
         ExperimentProgressIteration: {
             id: number;
             number: number;
@@ -3508,6 +3521,8 @@ export interface components {
             composite: number | null;
             holdout_composite: number | null;
             suggestion_ready: boolean;
+            /** @description The best model's change vs the previous iteration, once this one is aggregated (null: iteration 1, or not aggregated yet) */
+            delta: components["schemas"]["ProgressDelta"] | null;
         };
         ExperimentEventData: {
             experiment_id: number;

@@ -129,6 +129,21 @@ class CounterexamplesAddedSchema(Schema):
     cases = fields.Integer(required=True)
 
 
+class PairedDeltaSchema(Schema):
+    n = fields.Integer(required=True)
+    mean_difference = fields.Float(required=True, allow_none=True)
+    low = fields.Float(required=True, allow_none=True)
+    high = fields.Float(required=True, allow_none=True)
+    verdict = fields.String(required=True)
+
+
+class ProgressDeltaSchema(Schema):
+    model = fields.String(required=True)
+    all = fields.Nested(PairedDeltaSchema, required=True, allow_none=True)
+    holdout = fields.Nested(PairedDeltaSchema, required=True, allow_none=True, metadata={
+        "description": "On the held-out cases (null when none is held out)"})
+
+
 class ExperimentProgressIterationSchema(Schema):
     id = fields.Integer(required=True)
     number = fields.Integer(required=True)
@@ -144,6 +159,9 @@ class ExperimentProgressIterationSchema(Schema):
     composite = fields.Float(required=True, allow_none=True)
     holdout_composite = fields.Float(required=True, allow_none=True)
     suggestion_ready = fields.Boolean(required=True)
+    delta = fields.Nested(ProgressDeltaSchema, required=True, allow_none=True, metadata={
+        "description": "The best model's change vs the previous iteration, once this one is "
+                       "aggregated (null: iteration 1, or not aggregated yet)"})
 
 
 class ExperimentProgressSchema(Schema):

@@ -69,7 +69,7 @@ def _cases(case: dict[str, Any], errors: Errors) -> None:
     if expected is None:
         return
     if not isinstance(expected, dict) or not set(expected) <= {"output"}:
-        _add(errors, "expected", "must be {\"output\": text} or null")
+        _add(errors, "expected", "must be text, {\"output\": text} or null")
     elif "output" in expected and (reason := _text(expected["output"], empty_ok=True)):
         _add(errors, "expected.output", f"output {reason}")
 
@@ -137,6 +137,17 @@ def _traces(case: dict[str, Any], errors: Errors) -> None:
 
 CHECKS = {"questions": _questions, "cases": _cases, "conversations": _conversations,
           "traces": _traces}
+
+
+def spec_expected(kind: str, case: dict[str, Any]) -> dict[str, Any]:
+    """The case with edison's `"expected": "text"` (its JSONL format, FR-EC-004) as the
+    object this kind stores: {"output": text} ({"answer": text} for questions); blank text
+    is no expected value. Any other `expected` is left for case_errors to judge."""
+    expected = case.get("expected")
+    if not isinstance(expected, str) or kind not in ("cases", "questions"):
+        return case
+    key = "answer" if kind == "questions" else "output"
+    return {**case, "expected": {key: expected} if expected.strip() else None}
 
 
 def case_errors(kind: str, case: dict[str, Any]) -> Errors:

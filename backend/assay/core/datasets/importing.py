@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from assay.core.auth.models import User
 from assay.core.csv_cells import unescape
 from assay.core.datasets import service
-from assay.core.datasets.cases import DIFFICULTIES, VARIABLE, case_errors
+from assay.core.datasets.cases import DIFFICULTIES, VARIABLE, case_errors, spec_expected
 from assay.core.datasets.csv_columns import metadata_of, tags_of
 from assay.core.datasets.models import Case, Dataset, DatasetVersion, VersionCase
 from assay.core.errors import DomainError, Invalid
@@ -255,9 +255,9 @@ def _mapped(kind: str, row: dict[str, Any], mapping: dict[str, Any]) -> dict[str
 EDISON_KEYS = {"input", "expected", "trace", "tags", "difficulty", "metadata"}
 
 
-def _native(row: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+def _native(kind: str, row: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     problems = [(key, "unknown key") for key in row if key not in EDISON_KEYS]
-    case = {key: row[key] for key in EDISON_KEYS if key in row}
+    case = spec_expected(kind, {key: row[key] for key in EDISON_KEYS if key in row})
     if case.get("tags") is None:
         case.pop("tags", None)
     return case, problems
@@ -271,7 +271,7 @@ def build_cases(kind: str, table: Table,
     for line, row in table.rows:
         problems: list[tuple[str | None, str]] = []
         if mapping is None:
-            case, unknown = _native(row)
+            case, unknown = _native(kind, row)
             problems.extend(unknown)
         else:
             try:

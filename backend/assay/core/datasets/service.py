@@ -58,9 +58,11 @@ def check_cases(kind: str, cases: Sequence[dict[str, Any]], field: str = "cases"
         found = case_errors(kind, case)
         if found:
             errors[str(index)] = found
-    if errors:
-        raise Invalid("Some cases are not valid for this dataset kind",
-                      {"json": {field: errors}})
+    if errors:  # the first problem in the message: a dialog showing only it says what
+        index, found = next(iter(errors.items()))
+        name, reasons = next(iter(found.items()))
+        raise Invalid(f"Some cases are not valid for this dataset kind: case {int(index) + 1}, "
+                      f"{name}: {reasons[0]}", {"json": {field: errors}})
 
 
 def insert_cases(session: Session, dataset_id: int, cases: Sequence[dict[str, Any]]) -> list[int]:

@@ -157,6 +157,9 @@ def results_csv(session: Session, experiment: Experiment) -> Iterator[str]:
     out.writerow(CSV_HEADER)
     yield buffer.getvalue()
     held = set(experiment.holdout_case_ids or [])
+    # judges by their model's name: the wizard's scorers refer to them by model id
+    names = {str(i): name for i, name in session.execute(select(
+        ModelConfig.id, ModelConfig.name).where(ModelConfig.project_id == experiment.project_id))}
     scorer_id = experiment.scorer_ids[0] if experiment.scorer_ids else None
     rows = session.execute(
         select(Iteration.number, Iteration.prompt_version_id, Score.case_id, ModelConfig.name,
@@ -173,6 +176,6 @@ def results_csv(session: Session, experiment: Experiment) -> Iterator[str]:
         buffer.truncate()
         out.writerow([csv_cells.escape(v) for v in (
             number, version_id, "holdout" if case_id in held else "refinement", case_id,
-            model or "", judge, "" if value is None else f"{value:.6f}",
+            model or "", names.get(judge, judge), "" if value is None else f"{value:.6f}",
             ";".join(f"{k}={v:.4f}" for k, v in sorted((criteria or {}).items())))])
         yield buffer.getvalue()

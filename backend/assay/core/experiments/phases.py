@@ -17,7 +17,7 @@ from assay.core.base import utcnow
 from assay.core.datasets.models import Case
 from assay.core.experiments import aggregate as agg
 from assay.core.experiments import config as config_
-from assay.core.experiments import loop, pairwise, spend
+from assay.core.experiments import judging, loop, pairwise, spend
 from assay.core.experiments import refiner as ref
 from assay.core.experiments.aggregate import target_key
 from assay.core.experiments.models import (
@@ -107,6 +107,8 @@ def store_aggregate(session: Session, experiment: Experiment, iteration: Iterati
     result = agg.aggregate(rows, weights, experiment.refinement_case_ids or [],
                            experiment.holdout_case_ids or [], previous,
                            pairwise=wins) if weights else {}
+    if result:
+        result["judging"] = judged(session, experiment, iteration.run_id or 0)
     composite, refinement, holdout = agg.headline(result) if result else (None, None, None)
     session.execute(update(Iteration).where(Iteration.id == iteration.id).values(
         aggregate=result, composite=composite, refinement_composite=refinement,
@@ -117,16 +119,34 @@ def store_aggregate(session: Session, experiment: Experiment, iteration: Iterati
     return result
 
 
+def judged(session: Session, experiment: Experiment, run_id: int) -> dict[str, Any]:
+    """How many outputs the rubric judges scored and where they failed (judging.py)."""
+    rows = [judging.Judged(target_key(name, params), output_id, source, value, error,
+                           details or {})
+            for output_id, source, value, error, details, name, params in session.execute(
+                select(Score.output_id, Score.source, Score.value, Score.error,
+                       Score.details, ModelConfig.name, RunTarget.params)
+                .join(RunTarget, RunTarget.id == Score.target_id)
+                .outerjoin(ModelConfig, ModelConfig.id == RunTarget.model_id)
+                .where(Score.run_id == run_id, Score.kind == JUDGE_KIND))]
+    names = judging.judge_names(session, experiment.project_id, {r.judge for r in rows})
+    return judging.summary(rows, names)
+
+
 def _choose_best(session: Session, experiment: Experiment) -> None:
     """The best prompt version so far: the highest held-out composite (all cases when no
-    case is held out)."""
+    case is held out). Written with its own UPDATE: the stop rules refresh the experiment
+    right after, which would drop a change held on the object."""
     rows = session.execute(select(Iteration.prompt_version_id, Iteration.holdout_composite,
                                   Iteration.composite).where(
         Iteration.experiment_id == experiment.id)).all()
     scored = [(h if h is not None else c, pv) for pv, h, c in rows
               if (h if h is not None else c) is not None]
     if scored:
-        experiment.best_prompt_version_id = max(scored)[1]
+        session.execute(update(Experiment).where(Experiment.id == experiment.id).values(
+            best_prompt_version_id=max(scored)[1]).execution_options(
+            synchronize_session=False))
+        session.expire(experiment, ["best_prompt_version_id"])
 
 
 # --- refining -------------------------------------------------------------------------------

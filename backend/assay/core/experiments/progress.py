@@ -25,6 +25,22 @@ def latest_iteration(session: Session, experiment_id: int) -> Iteration | None:
                           .order_by(Iteration.number.desc()).limit(1))
 
 
+DELTA_KEYS = ("n", "mean_difference", "low", "high", "verdict")
+
+
+def delta_of(aggregate: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The best model's paired delta vs the previous iteration, on all and held-out cases
+    (None before iteration 2 is aggregated): the live panel shows it with the phase."""
+    aggregate = aggregate or {}
+    best = aggregate.get("best_model")
+    found = (aggregate.get("delta") or {}).get(best) if best else None
+    if not found:
+        return None
+    picked = {split: {k: found[split].get(k) for k in DELTA_KEYS}
+              if (found.get(split) or {}).get("n") else None for split in ("all", "holdout")}
+    return {"model": best, **picked}
+
+
 def snapshot(session: Session, experiment: Experiment) -> dict[str, Any]:
     session.refresh(experiment)
     iteration = latest_iteration(session, experiment.id)
@@ -45,7 +61,7 @@ def snapshot(session: Session, experiment: Experiment) -> dict[str, Any]:
             "failed": run.failed if run else 0, "skipped": run.skipped if run else 0,
             "run_spent_micros": run.spent_micros if run else 0,
             "composite": iteration.composite, "holdout_composite": iteration.holdout_composite,
-            "suggestion_ready": ready}
+            "suggestion_ready": ready, "delta": delta_of(iteration.aggregate)}
     in_run = (current or {}).get("run_spent_micros", 0) if (
         iteration is not None and iteration.status == IterationStatus.executing) else 0
     return {

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from assay.core import audit
 from assay.core.auth.models import User
 from assay.core.base import utcnow
+from assay.core.datasets.cases import spec_expected
 from assay.core.datasets.models import Dataset, DatasetVersion
 from assay.core.datasets.service import add_cases, check_cases
 from assay.core.errors import Conflict, Invalid, NotFound
@@ -38,6 +39,7 @@ from assay.core.prompts.service import add_version
 
 I = IterationStatus  # noqa: E741
 REASON_MIN, REASON_MAX, COMMENT_MAX = 3, 2000, 5000
+EDITED = "Edited the diff"  # an edit's comment when the reviewer gave none
 
 
 class AlreadyReviewed(Conflict):
@@ -99,9 +101,7 @@ def approve(session: Session, actor: User, iteration: Iteration,
     prompt = session.get(Prompt, parent.prompt_id) if parent else None
     assert parent is not None and project is not None and prompt is not None
     checked = guardrails.check(parent.template, suggestion.diff or "")
-    note = (suggestion.note or "").strip().replace("\n", " ")
-    changelog = f"Iteration {iteration.number}: {note}"
-    changelog = (changelog[:497] + "...") if len(changelog) > 500 else changelog.ljust(10, ".")
+    changelog = _changelog(session, iteration, suggestion)
     version = add_version(session, actor, project, prompt, {
         "template": checked.text, "system": parent.system, "few_shots": parent.few_shots,
         "tools": parent.tools, "note": changelog, "parent_id": parent.id})
@@ -125,6 +125,23 @@ def approve(session: Session, actor: User, iteration: Iteration,
         loop.start_iteration(session, experiment, actor, version.id)
     experiment.current_prompt_version_id = version.id
     return version
+
+
+def _changelog(session: Session, iteration: Iteration, suggestion: Suggestion) -> str:
+    """The new version's changelog: the refiner's note, or, when a reviewer replaced its
+    diff, what the reviewer said of their edit (the note describes a change not made)."""
+    note = (suggestion.note or "").strip().replace("\n", " ")
+    text = f"Iteration {iteration.number}: {note}"
+    if suggestion.diff != suggestion.original_diff:
+        said = session.scalar(select(ReviewComment.body).where(
+            ReviewComment.suggestion_id == suggestion.id, ReviewComment.kind == "edit")
+            .order_by(ReviewComment.id.desc()).limit(1))
+        said = (said or "").strip().replace("\n", " ")
+        if not said or said == EDITED:
+            said = "the reviewer replaced the refiner's diff with their own"
+        text = f"Iteration {iteration.number}, edited by hand: {said} (the refiner proposed: " \
+               f"{note or '-'})"
+    return (text[:497] + "...") if len(text) > 500 else text.ljust(10, ".")
 
 
 def reject(session: Session, actor: User, iteration: Iteration, reason: str) -> Suggestion:
@@ -181,7 +198,7 @@ def edit(session: Session, actor: User, iteration: Iteration, diff: str,
                       {"json": {"diff": [exc.message]}}) from exc
     before = suggestion.diff
     suggestion.diff = diff
-    _comment(session, actor, suggestion, "edit", comment or "Edited the diff")
+    _comment(session, actor, suggestion, "edit", (comment or "").strip() or EDITED)
     _audit(session, actor, "edited", experiment, {
         "iteration": iteration.number, "suggestion_id": suggestion.id, "before": before,
         "after": diff})
@@ -215,7 +232,7 @@ def add_counterexamples(session: Session, actor: User, iteration: Iteration,
     dataset = session.get(Dataset, current.dataset_id) if current else None
     project = session.get(Project, experiment.project_id)
     assert dataset is not None and project is not None
-    items = [dict(c) for c in cases]
+    items = [spec_expected(dataset.kind, dict(c)) for c in cases]
     check_cases(dataset.kind, items)
     version, ids = add_cases(session, actor, project, dataset, items,
                              note=f"Counterexamples from experiment {experiment.id}, "

@@ -197,7 +197,7 @@ def start(session: Session, actor: User | None, project: Project,
         "description": config["objective"]["goal"][:2000],
         "template": prompt_step["template"], "system": prompt_step.get("system"),
         "few_shots": prompt_step.get("few_shots") or [], "tools": prompt_step.get("tools") or [],
-        "note": "Seed prompt"})
+        "note": "Seed prompt"}, production=False)
     experiment.prompt_id = prompt.id
     experiment.seed_prompt_version_id = experiment.current_prompt_version_id = seed.id
     experiment.scorer_ids = _scorers(session, actor, project, experiment)

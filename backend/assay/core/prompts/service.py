@@ -133,8 +133,11 @@ def version_in_project(session: Session, project: Project,
 
 
 def create_prompt(session: Session, actor: User | None, project: Project,
-                  data: Mapping[str, Any]) -> tuple[Prompt, PromptVersion]:
-    """A prompt and its version 1. Name unique per project (409 NAME_TAKEN)."""
+                  data: Mapping[str, Any], production: bool = True
+                  ) -> tuple[Prompt, PromptVersion]:
+    """A prompt and its version 1, marked for production unless `production` is False (an
+    experiment's seed: nobody chose to ship it; set_production marks it, audited). Name
+    unique per project (409 NAME_TAKEN)."""
     name = str(data["name"]).strip()
     fields = _check_version(data, changelog_required=False)
     if session.scalar(select(Prompt.id).where(Prompt.project_id == project.id,
@@ -151,7 +154,8 @@ def create_prompt(session: Session, actor: User | None, project: Project,
                             created_by=actor.id if actor else None, **fields)
     session.add(version)
     session.flush()
-    prompt.production_version_id = version.id  # a prompt always has one production version
+    if production:  # a prompt made by hand starts with its version 1 in production
+        prompt.production_version_id = version.id
     audit.record(session, actor, "prompt.created", "prompt", prompt.id, project.id,
                  {"name": name, "version": 1, "variables": fields["variables"]})
     return prompt, version

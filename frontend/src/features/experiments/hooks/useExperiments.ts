@@ -152,11 +152,14 @@ export function useIterations(projectId: number, experimentId: number, version =
   });
 }
 
-export function useIteration(projectId: number, experimentId: number, number: number | null) {
+/** Polled every `pollWhileRefining` ms while the refiner works on it (after a rejection the
+ * next suggestion arrives without a reload). */
+export function useIteration(projectId: number, experimentId: number, number: number | null, pollWhileRefining: number | false = false) {
   return useQuery({
     queryKey: expKeys.iteration(projectId, experimentId, number ?? 0),
     enabled: number !== null && number > 0,
     queryFn: ({ signal }) => request<Iteration>('GET', iterationPath(projectId, experimentId, number ?? 0), { signal }),
+    refetchInterval: (q) => (pollWhileRefining && q.state.data?.status === 'refining' ? pollWhileRefining : false),
   });
 }
 

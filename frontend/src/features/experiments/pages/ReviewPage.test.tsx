@@ -1,4 +1,4 @@
-import { screen, waitFor } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { json, mockFetch, renderWithProviders, requestsOf } from '@/test/utils';
@@ -122,4 +122,43 @@ describe('ReviewPage', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Retry with another refiner model' }));
     await waitFor(() => expect(posts(fetch)).toEqual(['/api/projects/3/experiments/5/duplicate']));
   });
+
+  it('after a reject the new suggestion appears without a reload', async () => {
+    let phase: 'awaiting_review' | 'refining' = 'awaiting_review';
+    let current = suggestion;
+    let rejectedAt = 0;
+    const second = { ...suggestion, id: 12, note: 'Acknowledge the customer first.' };
+    mockFetch(async (req) => {
+      const url = new URL(req.url);
+      if (req.method === 'GET' && url.pathname === '/api/projects/3/experiments/5') return json(experiment);
+      if (req.method === 'GET' && url.pathname === '/api/projects/3/experiments/5/iterations/1') {
+        // the refiner answers a second after the rejection, while the page polls
+        if (phase === 'refining' && Date.now() - rejectedAt > 1000) {
+          phase = 'awaiting_review';
+          current = second;
+        }
+        return json({ ...iteration, status: phase });
+      }
+      if (req.method === 'GET' && url.pathname === '/api/projects/3/experiments/5/iterations/1/suggestion') return json(current);
+      if (req.method === 'GET' && url.pathname === '/api/projects/3/prompts/7') return json(prompt);
+      if (req.method === 'POST' && url.pathname.endsWith('/reject')) {
+        phase = 'refining';
+        rejectedAt = Date.now();
+        current = { ...suggestion, status: 'rejected', reject_reason: 'Too vague' };
+        return json(current);
+      }
+      return json({ code: 'NOT_FOUND', status: 404, message: 'Not found', errors: {} }, 404);
+    });
+    renderWithProviders(<ReviewPage />, { route: '/projects/3/experiments/5/iterations/1/review', path: '/projects/:projectId/experiments/:experimentId/iterations/:number/review' });
+    expect(await screen.findByTestId('suggestion-note')).toHaveTextContent('Be kinder on line two.');
+    await userEvent.click(screen.getByRole('button', { name: /Reject/ }));
+    const dialog = await screen.findByRole('dialog', { name: 'Reject the suggestion' });
+    await userEvent.type(within(dialog).getByRole('textbox'), 'Too vague');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Reject' }));
+    expect(await screen.findByTestId('refining')).toHaveTextContent('The refiner is proposing a new suggestion');
+    await waitFor(() => expect(screen.getByTestId('suggestion-note')).toHaveTextContent('Acknowledge the customer first.'), { timeout: 5000 });
+    expect(screen.queryByTestId('refining')).toBeNull();
+    expect(screen.getByRole('button', { name: /Approve/ })).toBeInTheDocument();
+    expect(screen.queryByText(/Rejected: the reason is recorded/)).toBeNull();
+  }, 10000);
 });

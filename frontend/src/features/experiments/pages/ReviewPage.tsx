@@ -16,6 +16,8 @@ import { CounterexamplesDialog, EditDiffDialog, RejectDialog } from '../componen
 import { StatusBadge } from '../components/StatusBadge';
 import { NoSuggestion } from '../components/NoSuggestion';
 
+const REFINING_POLL_MS = 1500;
+
 /** FR-PR-002: the refiner's note, its diff, the failing exemplars; approve, reject, edit, add cases. */
 export function ReviewPage() {
   const { projectId: p, experimentId: e, number: n } = useParams();
@@ -25,7 +27,7 @@ export function ReviewPage() {
   const qc = useQueryClient();
   const navigate = useNavigate();
   const experiment = useExperiment(projectId, experimentId);
-  const iteration = useIteration(projectId, experimentId, number);
+  const iteration = useIteration(projectId, experimentId, number, REFINING_POLL_MS);
   const suggestion = useSuggestion(projectId, experimentId, number);
   const prompt = usePrompt(projectId, experiment.data?.prompt_id ?? 0);
   const review = useReview(projectId, experimentId, number);
@@ -36,9 +38,23 @@ export function ReviewPage() {
   const [dialog, setDialog] = useState<'reject' | 'edit' | 'cases' | null>(null);
   const [comment, setComment] = useState('');
   const [done, setDone] = useState<string | null>(null);
+  const [rejected, setRejected] = useState<number | null>(null); // the suggestion rejected here
   const approveRef = useRef<() => void>(() => undefined);
 
+  // The refiner answered (refining -> awaiting_review, or the loop ended): its suggestion.
+  const phase = iteration.data?.status;
+  useEffect(() => {
+    if (phase && phase !== 'refining') void qc.invalidateQueries({ queryKey: expKeys.suggestion(projectId, experimentId, number) });
+  }, [phase, qc, projectId, experimentId, number]);
   const s = suggestion.data ?? null;
+  const refining = phase === 'refining';
+  // the next suggestion arrived: the rejection's message is about the one before
+  useEffect(() => {
+    if (rejected !== null && s && s.id !== rejected) {
+      setDone(null);
+      setRejected(null);
+    }
+  }, [rejected, s]);
   const pending = s?.status === 'pending' && iteration.data?.status === 'awaiting_review';
   const back = `/projects/${projectId}/experiments/${experimentId}`;
 
@@ -79,7 +95,13 @@ export function ReviewPage() {
       <h2 className="flex flex-wrap items-center gap-2 text-lg font-semibold">
         Review refinement — iteration {it.number} <StatusBadge status={it.status} />
       </h2>
-      {!s && <Alert tone="info">No suggestion yet: the refiner has not finished.</Alert>}
+      {(!s || refining) && (
+        <Alert tone="info">
+          <span role="status" data-testid="refining">
+            {refining ? 'The refiner is proposing a new suggestion; it appears here when ready.' : 'No suggestion yet: the refiner has not finished.'}
+          </span>
+        </Alert>
+      )}
       {s?.status === 'none' && <NoSuggestion suggestion={s} projectId={projectId} experimentId={experimentId} promptId={experiment.data.prompt_id ?? null} />}
       {s && s.status !== 'pending' && s.status !== 'none' && <Alert tone="info">This suggestion was {s.status}{s.reject_reason ? `: ${s.reject_reason}` : ''}.</Alert>}
       {done && <Alert tone="success">{done}</Alert>}
@@ -141,6 +163,7 @@ export function ReviewPage() {
         onSubmit={(reason) =>
           review.mutateAsync({ action: 'reject', reason }).then(() => {
             setDone('Rejected: the reason is recorded and the refiner proposes again, told why.');
+            setRejected(s?.id ?? null);
             refresh();
           })
         }
