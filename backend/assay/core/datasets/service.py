@@ -59,9 +59,9 @@ def check_cases(kind: str, cases: Sequence[dict[str, Any]], field: str = "cases"
         if found:
             errors[str(index)] = found
     if errors:  # the first problem in the message: a dialog showing only it says what
-        index, found = next(iter(errors.items()))
+        first, found = next(iter(errors.items()))
         name, reasons = next(iter(found.items()))
-        raise Invalid(f"Some cases are not valid for this dataset kind: case {int(index) + 1}, "
+        raise Invalid(f"Some cases are not valid for this dataset kind: case {int(first) + 1}, "
                       f"{name}: {reasons[0]}", {"json": {field: errors}})
 
 

@@ -125,7 +125,7 @@ describe('ReviewPage', () => {
 
   it('after a reject the new suggestion appears without a reload', async () => {
     let phase: 'awaiting_review' | 'refining' = 'awaiting_review';
-    let current = suggestion;
+    let current: Record<string, unknown> = suggestion;
     let rejectedAt = 0;
     const second = { ...suggestion, id: 12, note: 'Acknowledge the customer first.' };
     mockFetch(async (req) => {
