@@ -97,7 +97,8 @@ def test_the_whole_loop_then_the_final_report_and_every_export(
         v2 = session.get(PromptVersion, approved.json["prompt_version_id"])
         assert v2 is not None and "say sorry for the trouble" in v2.template
         assert v2.parent_id == first.prompt_version_id and v2.created_by == b.owner.id
-        assert v2.note and v2.note.startswith("Iteration 1:")
+        # a hand-edited approval has its own changelog line
+        assert v2.note and v2.note.startswith("Iteration 1, edited by hand:")
     drive(recorded)
     second = iterations(b.experiment_id)[1]
     e2 = experiment(b.experiment_id)

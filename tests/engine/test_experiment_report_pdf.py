@@ -101,7 +101,10 @@ def test_every_section_says_what_the_database_says(
             f"{best_it.holdout_composite:.3f} {held['mean_difference']:+.3f} "
             f"{_usd(done.spent_micros)}") in text
     assert f"{_ci(report['best']['score'])} on held-out cases, iteration {best_it.number}" in text
-    assert (f"held-out cases: the last is better, difference {held['mean_difference']:+.3f} "
+    # the verdict is the paired rule's (interval and exact test): with a few held-out cases
+    # an improvement can be "not distinguishable"
+    said = {"B better": "the last is better"}.get(held["verdict"], held["verdict"])
+    assert (f"held-out cases: {said}, difference {held['mean_difference']:+.3f} "
             f"[{held['low']:+.3f}, {held['high']:+.3f}] over {held['n']} cases") in text
     assert held["mean_difference"] > 0  # the demo improves on cases the refiner never saw
     assert f"Stop reason: {done.stop_detail}" in text

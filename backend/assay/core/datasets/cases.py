@@ -52,7 +52,7 @@ def _questions(case: dict[str, Any], errors: Errors) -> None:
         _add(errors, "input.question", f"question {reason}")
     expected = case.get("expected")
     if expected is not None and not isinstance(expected, dict):
-        _add(errors, "expected", "must be an object or null")
+        _add(errors, "expected", "must be text, an object or null")
 
 
 def _cases(case: dict[str, Any], errors: Errors) -> None:
