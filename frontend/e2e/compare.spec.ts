@@ -64,7 +64,7 @@ test('compare two runs of a dataset: fixed, regressed and new fail counters, the
   // The misses list: each entry opens the case in the head run.
   const misses = page.getByRole('list', { name: 'Misses list' });
   await expect(misses.getByRole('listitem').first()).toContainText('Fixed');
-  const caseLink = misses.getByRole('link', { name: /^Open case \d+/ }).first();
+  const caseLink = misses.getByRole('link', { name: /^Open case #\d+/ }).first();
   const href = await caseLink.getAttribute('href');
   expect(href).toMatch(new RegExp(`^/projects/\\d+/runs/${headId}/cases/\\d+$`));
 

@@ -63,7 +63,7 @@ test('a project budget stops the demo run as budget exceeded, with the reason sh
   await expect(page).toHaveURL(/\/projects\/\d+\/runs\/\d+$/);
   await expect(page.getByTestId('run-status')).toHaveText('Budget exceeded', { timeout: 60_000 });
   await expect(page.getByTestId('budget-alert')).toContainText('Budget exceeded');
-  await expect(page.getByText(/Stopped: The next call may cost up to \d+ micro-dollars and the budget has \d+ left/)).toBeVisible();
+  await expect(page.getByText(/Stopped: .*may cost up to \$[\d.,]+ and the budget has \$[\d.,]+ left/)).toBeVisible();
 
   // Settings show the spend the run made once its last call in flight settled (the Fake
   // Smart call that could cost more than the cap was never sent); the log reads as sentences.
